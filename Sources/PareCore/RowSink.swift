@@ -1,0 +1,77 @@
+/// Where a decoded row belongs in the image. A sequential decoder sends rows with
+/// `xOrigin` 0 and `xStep` 1, top to bottom. An interlaced PNG (Adam7) sends each pass's
+/// rows with the pass's origin and step: pixel `i` of the row lands at
+/// column `xOrigin + i * xStep` of row `y`.
+public struct RowPlacement: Sendable, Equatable {
+    public var y: Int
+    public var xOrigin: Int
+    public var xStep: Int
+    /// The number of pixels in the row.
+    public var width: Int
+
+    public init(y: Int, xOrigin: Int = 0, xStep: Int = 1, width: Int) {
+        self.y = y
+        self.xOrigin = xOrigin
+        self.xStep = xStep
+        self.width = width
+    }
+}
+
+/// What a sink learns before the first row.
+public struct RowStreamHeader: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    public var format: PixelFormat
+    /// True when rows arrive in several passes (Adam7) rather than once each, top to bottom.
+    public var interlaced: Bool
+
+    public init(width: Int, height: Int, format: PixelFormat, interlaced: Bool = false) {
+        self.width = width
+        self.height = height
+        self.format = format
+        self.interlaced = interlaced
+    }
+}
+
+/// A consumer of decoded rows: the resampler, an image builder, a file writer. Decoders
+/// push rows into it through a generic parameter (`some RowSink`), never an existential, so
+/// the call is specialised and costs nothing in the row loop.
+///
+/// A row's bytes are valid only during the call. Sinks allocate in `begin`, where they may
+/// fail; `consume` cannot fail.
+public protocol RowSink {
+    mutating func begin(_ header: RowStreamHeader) throws(CoreError)
+    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement)
+}
+
+/// Collects rows into a whole `Image`: the convenience full decode, and tests.
+public struct ImageBuilder: RowSink {
+    public let ledger: MemoryLedger
+    public private(set) var image: Image?
+
+    public init(ledger: MemoryLedger) {
+        self.ledger = ledger
+    }
+
+    public mutating func begin(_ header: RowStreamHeader) throws(CoreError) {
+        image = try Image(width: header.width, height: header.height, format: header.format, ledger: ledger)
+    }
+
+    public mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+        guard let image, placement.y >= 0, placement.y < image.height else { return }
+        let pixelBytes = image.format.bytesPerPixel
+        let target = image.row(placement.y)
+        if placement.xOrigin == 0 && placement.xStep == 1 {
+            let n = min(row.count, target.count, placement.width * pixelBytes)
+            if n > 0 { target.baseAddress!.update(from: row.baseAddress!, count: n) }
+            return
+        }
+        for i in 0 ..< placement.width {
+            let x = placement.xOrigin + i * placement.xStep
+            guard x < image.width, (i + 1) * pixelBytes <= row.count else { break }
+            for b in 0 ..< pixelBytes {
+                target[x * pixelBytes + b] = row[i * pixelBytes + b]
+            }
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import Pare
+
+/// `pare`: the command line described in DESIGN.md. Exit status 0 on success, 1 when an
+/// input is bad (one line on stderr naming the file, offset and reason), 2 on a usage error.
+
+let usage = """
+    pare \(pareVersion): fast, portable image thumbnails
+
+    usage:
+      pare thumbnail IN... --size N [-o OUT | --out-dir DIR] [--format png|ppm]
+                     [--embedded auto|never|always] [--no-rotate] [--jobs N] [--json] [--stats]
+      pare decode IN [--scale 1/8|1/4|1/2|1] -o OUT
+      pare exif IN --json
+      pare inspect IN
+      pare --help | --version
+    """
+
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}
+
+func notImplemented(_ command: String) -> Int32 {
+    printError("pare: \(command) is not implemented yet")
+    return 2
+}
+
+let commandLine = Array(CommandLine.arguments.dropFirst())
+guard let command = commandLine.first else {
+    print(usage)
+    exit(2)
+}
+let rest = Array(commandLine.dropFirst())
+let status: Int32
+switch command {
+case "--help", "-h", "help":
+    print(usage)
+    status = 0
+case "--version":
+    print("pare \(pareVersion)")
+    status = 0
+case "thumbnail":
+    status = runThumbnail(rest)
+case "decode":
+    status = runDecode(rest)
+case "exif":
+    status = runExif(rest)
+case "inspect":
+    status = runInspect(rest)
+default:
+    printError("pare: unknown command '\(command)' (see pare --help)")
+    status = 2
+}
+exit(status)

@@ -1,0 +1,8 @@
+import Testing
+import Pare
+
+@Suite struct PareModuleTests {
+    @Test func moduleLinks() {
+        #expect(Bool(true))
+    }
+}

@@ -1,0 +1,165 @@
+import PareCore
+
+/// A GPS position from the GPS IFD (Exif 2.32 §4.6.6), in degrees and metres, with the
+/// N/S, E/W and above/below sea level references already applied as signs.
+public struct GPSPosition: Sendable, Equatable {
+    public var latitude: Double?
+    public var longitude: Double?
+    public var altitude: Double?
+}
+
+/// How an embedded image's bytes are encoded.
+public enum EmbeddedImageEncoding: Sendable, Equatable {
+    /// A complete JPEG stream (IFD1 JPEGInterchangeFormat, MPF images, JFXX thumbnails).
+    case jpeg
+    /// Uncompressed samples from IFD1 strips (Exif 2.32 §4.5.8, Compression = 1).
+    case uncompressed
+}
+
+/// An image stored inside the file: its bytes are `length` bytes at absolute `offset` of
+/// the input, read through the same source when needed (never copied up front).
+public struct EmbeddedImage: Sendable, Equatable {
+    public let offset: Int
+    public let length: Int
+    /// The pixel size from the image's own SOF (JPEG) or IFD1 ImageWidth/Height.
+    public let width: Int?
+    public let height: Int?
+    public let encoding: EmbeddedImageEncoding
+
+    public init(offset: Int, length: Int, width: Int?, height: Int?, encoding: EmbeddedImageEncoding = .jpeg) {
+        self.offset = offset
+        self.length = length
+        self.width = width
+        self.height = height
+        self.encoding = encoding
+    }
+
+    /// The image's bytes, read from the input they were found in.
+    public func bytes<Source: ByteSource>(from source: Source) throws(EXIFError) -> [UInt8] {
+        do {
+            return try source.bytes(at: offset, count: length)
+        } catch {
+            throw .core(error)
+        }
+    }
+}
+
+/// What a TIFF block's IFDs say, with typed accessors for the tags a thumbnailer and a
+/// photo browser need, and every IFD kept whole for tools that show the rest.
+public struct EXIFMetadata: Sendable {
+    public var byteOrder: ByteOrder
+    /// The absolute offset of the TIFF header ("II"/"MM").
+    public var tiffHeaderOffset: Int
+    /// IFD0 Orientation (0x0112), `.up` when absent or outside 1…8.
+    public var orientation: Orientation
+    /// The Orientation value as stored, when there is one.
+    public var rawOrientation: Int?
+    public var make: String?
+    public var model: String?
+    public var software: String?
+    /// IFD0 DateTime (0x0132), "YYYY:MM:DD HH:MM:SS".
+    public var dateTime: String?
+    /// ExifIFD DateTimeOriginal (0x9003).
+    public var dateTimeOriginal: String?
+    /// ExifIFD PixelXDimension/PixelYDimension (0xA002/0xA003).
+    public var pixelWidth: Int?
+    public var pixelHeight: Int?
+    /// IFD0 XResolution/YResolution (0x011A/0x011B); nil for a zero denominator.
+    public var xResolution: Double?
+    public var yResolution: Double?
+    /// The GPS IFD's position, when it has any of latitude, longitude or altitude.
+    public var gps: GPSPosition?
+    /// The IFD1 thumbnail, when its offset and length are present, non-zero and inside
+    /// the block.
+    public var thumbnail: EmbeddedImage?
+    /// Every IFD read, in reading order: IFD0, ExifIFD, GPS, InteropIFD, IFD1, IFD2…
+    public var ifds: [IFD]
+    /// What was wrong but did not stop the reading.
+    public var warnings: [EXIFError]
+
+    /// The IFD named `name` ("IFD0", "IFD1", "ExifIFD", "GPS", "InteropIFD").
+    public func ifd(_ name: String) -> IFD? {
+        ifds.first { $0.name == name }
+    }
+}
+
+/// The typed accessors, computed once from the IFDs (Exif 2.32 Tables 4–8).
+extension EXIFMetadata {
+    init<Source: ByteSource>(ifds: [IFD], block: TIFFBlock<Source>, byteOrder: ByteOrder,
+                             options: EXIFOptions, warnings: [EXIFError]) {
+        self.byteOrder = byteOrder
+        tiffHeaderOffset = block.absoluteBase
+        self.ifds = ifds
+        self.warnings = warnings
+        let ifd0 = ifds.first { $0.name == "IFD0" }
+        let exif = ifds.first { $0.name == "ExifIFD" }
+        rawOrientation = ifd0?.entry(0x0112)?.integer().flatMap { Int(exactly: $0) }
+        orientation = Orientation(exifValue: rawOrientation ?? 1)
+        make = ifd0?.entry(0x010F)?.string
+        model = ifd0?.entry(0x0110)?.string
+        software = ifd0?.entry(0x0131)?.string
+        dateTime = ifd0?.entry(0x0132)?.string
+        dateTimeOriginal = exif?.entry(0x9003)?.string
+        pixelWidth = exif?.entry(0xA002)?.integer().flatMap { Int(exactly: $0) }
+        pixelHeight = exif?.entry(0xA003)?.integer().flatMap { Int(exactly: $0) }
+        xResolution = ifd0?.entry(0x011A)?.double()
+        yResolution = ifd0?.entry(0x011B)?.double()
+        gps = ifds.first { $0.name == "GPS" }.flatMap(Self.position)
+        thumbnail = nil
+        if let ifd1 = ifds.first(where: { $0.name == "IFD1" }) {
+            thumbnail = thumbnailImage(ifd1, block: block, options: options)
+        }
+    }
+
+    /// Degrees from three rationals (degrees, minutes, seconds), signed by the reference.
+    private static func position(_ ifd: IFD) -> GPSPosition? {
+        func degrees(_ tag: UInt16, negativeRef: UInt8, refTag: UInt16) -> Double? {
+            guard let entry = ifd.entry(tag), entry.valueCount >= 1, let d = entry.double(at: 0) else { return nil }
+            let m = entry.double(at: 1) ?? 0, s = entry.double(at: 2) ?? 0
+            let value = d + m / 60 + s / 3600
+            return ifd.entry(refTag)?.value?.first == negativeRef ? -value : value
+        }
+        var result = GPSPosition()
+        result.latitude = degrees(0x0002, negativeRef: UInt8(ascii: "S"), refTag: 0x0001)
+        result.longitude = degrees(0x0004, negativeRef: UInt8(ascii: "W"), refTag: 0x0003)
+        if let altitude = ifd.entry(0x0006)?.double() {
+            result.altitude = ifd.entry(0x0005)?.integer() == 1 ? -altitude : altitude
+        }
+        return result == GPSPosition() ? nil : result
+    }
+
+    /// The IFD1 thumbnail: JPEGInterchangeFormat/Length (0x0201/0x0202), or for
+    /// Compression 1 the strips (0x0111/0x0117) when they are one contiguous run.
+    private mutating func thumbnailImage<Source: ByteSource>(_ ifd1: IFD, block: TIFFBlock<Source>,
+                                                             options: EXIFOptions) -> EmbeddedImage? {
+        if let start = ifd1.entry(0x0201)?.integer(), let length = ifd1.entry(0x0202)?.integer() {
+            guard length > 0 else { return nil }
+            guard start >= 0, block.contains(UInt64(start), length: UInt64(length)) else {
+                warnings.append(.thumbnailOutOfBounds(offset: block.absolute(pointer: UInt32(clamping: start)),
+                                                      length: Int(clamping: length)))
+                return nil
+            }
+            let from = block.start + Int(start), count = Int(length)
+            let size = JPEGSegmentLocator.frameSize(in: block.source, start: from, end: from + count, options: options)
+            return EmbeddedImage(offset: block.absolute(Int(start)), length: count,
+                                 width: size?.width, height: size?.height, encoding: .jpeg)
+        }
+        guard ifd1.entry(0x0103)?.integer() == 1, let offsets = ifd1.entry(0x0111),
+              let counts = ifd1.entry(0x0117), offsets.valueCount >= 1, offsets.valueCount == counts.valueCount,
+              let first = offsets.integer(at: 0) else { return nil }
+        var end = first
+        for index in 0 ..< offsets.valueCount {
+            guard offsets.integer(at: index) == end, let count = counts.integer(at: index), count >= 0 else { return nil }
+            end += count
+        }
+        guard end > first, first >= 0, block.contains(UInt64(first), length: UInt64(end - first)) else {
+            warnings.append(.thumbnailOutOfBounds(offset: block.absolute(pointer: UInt32(clamping: first)),
+                                                  length: Int(clamping: end - first)))
+            return nil
+        }
+        return EmbeddedImage(offset: block.absolute(Int(first)), length: Int(end - first),
+                             width: ifd1.entry(0x0100)?.integer().flatMap { Int(exactly: $0) },
+                             height: ifd1.entry(0x0101)?.integer().flatMap { Int(exactly: $0) },
+                             encoding: .uncompressed)
+    }
+}

@@ -1,0 +1,137 @@
+import PareCore
+
+/// What a JPEG file's metadata segments hold: the Exif APP1, the MPF APP2 index, a JFXX
+/// thumbnail, and the primary frame's size, found in one walk from SOI to SOS.
+public struct JPEGMetadata: Sendable {
+    /// The Exif metadata, or nil when there is no APP1 "Exif\0\0" or its TIFF header is
+    /// unreadable (the error is then in `warnings`).
+    public var exif: EXIFMetadata?
+    /// The MP entries (CIPA DC-007), empty without an MPF segment.
+    public var mpf: [MPFEntry]
+    /// The MP Index IFD itself, for tools that show it.
+    public var mpfIndex: IFD?
+    /// The absolute offset of the APP1 marker that holds the Exif data.
+    public var exifSegmentOffset: Int?
+    /// The absolute offset of the APP2 marker that holds the MPF index.
+    public var mpfSegmentOffset: Int?
+    /// A JPEG thumbnail in a JFIF extension (APP0 "JFXX", code 0x10).
+    public var jfxxThumbnail: EmbeddedImage?
+    /// The primary image's size from its SOF.
+    public var width: Int?
+    public var height: Int?
+    /// Problems met outside the Exif block (stray bytes, truncated segments, MPF).
+    public var warnings: [EXIFError]
+}
+
+/// Entry points: a TIFF block in memory, a JPEG file, or a plain TIFF file (TIFF 6.0 §2;
+/// Exif 2.32 §4.5–4.6; CIPA DC-007 §5).
+public enum EXIFReader {
+    /// Reads a TIFF block (the APP1 payload after "Exif\0\0", a PNG eXIf chunk, ...).
+    /// `baseOffset` is the absolute file offset of its header, so reported offsets are
+    /// absolute.
+    public static func readTIFF(_ bytes: [UInt8], baseOffset: Int,
+                                options: EXIFOptions = .init()) throws(EXIFError) -> EXIFMetadata {
+        try read(TIFFBlock(source: MemoryByteSource(bytes), start: 0, count: bytes.count, absoluteBase: baseOffset),
+                 options: options)
+    }
+
+    /// Reads a plain TIFF file through `source`, IFD by IFD, without loading the file.
+    /// BigTIFF throws `unsupportedBigTIFF`.
+    public static func readTIFFFile<Source: ByteSource>(_ source: Source,
+                                                        options: EXIFOptions = .init()) throws(EXIFError) -> EXIFMetadata {
+        try read(TIFFBlock(source: source, start: 0, count: source.count, absoluteBase: 0), options: options)
+    }
+
+    /// Reads a JPEG's metadata segments (up to SOS) and the SOF of each embedded image
+    /// through `source`. Throws only when the input is not a JPEG; broken metadata leaves
+    /// `exif` nil or partial, with warnings.
+    public static func readJPEG<Source: ByteSource>(_ source: Source,
+                                                    options: EXIFOptions = .init()) throws(EXIFError) -> JPEGMetadata {
+        let walk = try JPEGSegmentLocator(source, start: 0, end: source.count, options: options)
+        var result = JPEGMetadata(exif: nil, mpf: [], mpfIndex: nil, exifSegmentOffset: walk.exif?.offset,
+                                  mpfSegmentOffset: walk.mpf?.offset, jfxxThumbnail: nil,
+                                  width: walk.frameWidth, height: walk.frameHeight, warnings: walk.warnings)
+        if let segment = walk.exif {
+            do {
+                let payload = try payloadBytes(segment, in: source)
+                result.exif = try readTIFF(Array(payload[6...]), baseOffset: segment.payloadOffset + 6, options: options)
+            } catch {
+                result.warnings.append(error)
+            }
+        }
+        if let segment = walk.mpf {
+            do {
+                let payload = try payloadBytes(segment, in: source)
+                var primary: (width: Int, height: Int)?
+                if let width = walk.frameWidth, let height = walk.frameHeight { primary = (width, height) }
+                (result.mpfIndex, result.mpf) = MPFIndex.read(Array(payload[4...]), headerOffset: segment.payloadOffset + 4,
+                                                              in: source, fileStart: 0, primarySize: primary,
+                                                              options: options, warnings: &result.warnings)
+            } catch {
+                result.warnings.append(error)
+            }
+        }
+        if let segment = walk.jfxx {
+            let start = segment.payloadOffset + 6, length = segment.payloadLength - 6
+            let size = JPEGSegmentLocator.frameSize(in: source, start: start, end: start + length, options: options)
+            if length > 0 {
+                result.jfxxThumbnail = EmbeddedImage(offset: start, length: length, width: size?.width,
+                                                     height: size?.height)
+            }
+        }
+        return result
+    }
+
+    private static func payloadBytes<Source: ByteSource>(_ segment: JPEGSegment,
+                                                         in source: Source) throws(EXIFError) -> [UInt8] {
+        do {
+            return try source.bytes(at: segment.payloadOffset, count: segment.payloadLength)
+        } catch {
+            throw .core(error)
+        }
+    }
+
+    /// The header, IFD0 (whose failure is the only fatal one after the header), the Exif,
+    /// GPS and Interop sub-IFDs, then the IFD1… chain; later failures become warnings.
+    static func read<Source: ByteSource>(_ block: TIFFBlock<Source>,
+                                         options: EXIFOptions) throws(EXIFError) -> EXIFMetadata {
+        var reader = IFDReader(block: block, options: options)
+        let first = try reader.readHeader()
+        let ifd0 = try reader.readIFD(at: first, name: "IFD0")
+        var ifds = [ifd0]
+        func follow(_ parent: IFD, _ tag: UInt16, _ name: String) -> IFD? {
+            guard let pointer = parent.entry(tag) else { return nil }
+            guard pointer.fieldType == .long || pointer.fieldType == .ifd, let value = pointer.integer() else {
+                reader.warn(.wrongPointerType(ifd: parent.name, tag: tag, offset: pointer.valueOffset, type: pointer.type))
+                return nil
+            }
+            do {
+                let ifd = try reader.readIFD(at: UInt32(truncatingIfNeeded: value), name: name)
+                ifds.append(ifd)
+                return ifd
+            } catch {
+                reader.warn(error)
+                return nil
+            }
+        }
+        if let exif = follow(ifd0, 0x8769, "ExifIFD") {
+            _ = follow(exif, 0xA005, "InteropIFD")
+        }
+        _ = follow(ifd0, 0x8825, "GPS")
+        var next = ifd0.nextIFD
+        var number = 1
+        while next != 0 {
+            do {
+                let ifd = try reader.readIFD(at: next, name: "IFD\(number)")
+                ifds.append(ifd)
+                next = ifd.nextIFD
+                number += 1
+            } catch {
+                reader.warn(error)
+                break
+            }
+        }
+        return EXIFMetadata(ifds: ifds, block: block, byteOrder: reader.byteOrder, options: options,
+                            warnings: reader.warnings)
+    }
+}

@@ -1,0 +1,291 @@
+import PareCore
+
+/// A streaming PNG decoder (PNG Specification, 3rd edition): chunks (§5), IHDR/PLTE/IDAT/IEND
+/// and their ordering (§5.6, §11.2), zlib inflate over a bounded input buffer (§10),
+/// unfiltering with only the previous scanline kept (§9), Adam7 (§8.2), every colour type
+/// and bit depth (§11.2.1), palette expansion and tRNS.
+///
+/// `init` reads the signature, IHDR and every chunk up to the first IDAT, so `header`,
+/// `metadata` and `outputFormat` are known before any pixel is decoded. `decode(into:)`
+/// then pushes rows into a sink: top to bottom for a sequential image; pass by pass with
+/// each row's x origin and step for an interlaced one. It reads the chunks after the image
+/// data up to IEND, adding their metadata. Memory: two scanlines, one output row, the
+/// 64 KiB read window, a 32 KiB input buffer and zlib's state, all counted by the ledger.
+public struct PNGDecoder<Source: ByteSource> {
+    var reader: ChunkReader<Source>
+    let ledger: MemoryLedger
+    let options: PNGOptions
+    public private(set) var header: PNGHeader
+    /// What the ancillary chunks say. `decode` adds the chunks that follow the image data.
+    public internal(set) var metadata = PNGMetadata()
+    /// 256 RGBA entries: PLTE's colours, tRNS's alphas (255 where tRNS is shorter).
+    var palette = [UInt8](repeating: 0, count: 1024)
+    var colorKey: [Int]?
+    /// Chunk types already seen, for the ordering rules.
+    var seen: Set<UInt32> = []
+    var seenPalette = false
+    var afterImageData = false
+    /// The first IDAT's header, read by `init`.
+    private var firstImageChunk = ChunkHeader(offset: 0, length: 0, type: ChunkType.IDAT)
+    private var decoded = false
+
+    /// The compressed-input buffer handed to zlib.
+    static var inputBufferSize: Int { 32 * 1024 }
+
+    public init(source: Source, ledger: MemoryLedger, options: PNGOptions = PNGOptions()) throws(PNGError) {
+        self.ledger = ledger
+        self.options = options
+        reader = try ChunkReader(source: source, ledger: ledger, maxChunkLength: options.maxChunkLength)
+        try reader.readSignature()
+        let first = try reader.nextHeader()
+        guard first.type == ChunkType.IHDR else { throw .missingIHDR(offset: first.offset) }
+        guard first.length == 13 else {
+            throw .invalidIHDR(offset: first.offset, reason: "length \(first.length), expected 13")
+        }
+        let (data, crcMatches) = try reader.readData(first)
+        guard crcMatches else { throw .crcMismatch(chunk: "IHDR", offset: first.offset) }
+        header = try Self.parseHeader(data, offset: first.offset, options: options)
+        for i in 0 ..< 256 { palette[4 * i + 3] = 255 }
+
+        while true {
+            let chunk = try reader.nextHeader()
+            switch chunk.type {
+            case ChunkType.IDAT:
+                if header.colorType == 3 && !seenPalette { throw .missingPLTE(offset: chunk.offset) }
+                firstImageChunk = chunk
+                return
+            case ChunkType.IEND:
+                throw .missingIDAT(offset: chunk.offset)
+            case ChunkType.IHDR:
+                throw .chunkOutOfOrder(chunk: "IHDR", offset: chunk.offset, reason: "IHDR appears twice")
+            case ChunkType.PLTE:
+                try readPalette(chunk)
+            default:
+                if chunk.isCritical { throw .unknownCriticalChunk(chunk: chunk.name, offset: chunk.offset) }
+                try readAncillary(chunk)
+            }
+        }
+    }
+
+    /// The layout of the rows `decode` hands out.
+    public var outputFormat: PixelFormat { expander.outputFormat }
+
+    var expander: PixelExpander {
+        PixelExpander(header: header, palette: palette, paletteCount: metadata.paletteSize,
+                      paletteHasAlpha: header.colorType == 3 && metadata.hasTransparency,
+                      colorKey: colorKey, output: options.output)
+    }
+
+    /// §11.2.1: IHDR's fields and the colour type / bit depth combinations of Table 11.1.
+    static func parseHeader(_ data: [UInt8], offset: Int, options: PNGOptions) throws(PNGError) -> PNGHeader {
+        func be32(_ i: Int) -> UInt32 {
+            UInt32(data[i]) << 24 | UInt32(data[i + 1]) << 16 | UInt32(data[i + 2]) << 8 | UInt32(data[i + 3])
+        }
+        let width = be32(0), height = be32(4)
+        let depth = Int(data[8]), colorType = Int(data[9])
+        guard width > 0, height > 0 else {
+            throw .invalidIHDR(offset: offset, reason: "zero width or height (\(width)x\(height))")
+        }
+        guard width <= UInt32(Int32.max), height <= UInt32(Int32.max) else {
+            throw .invalidIHDR(offset: offset, reason: "width or height over 2^31-1 (\(width)x\(height))")
+        }
+        let allowed: [Int]
+        switch colorType {
+        case 0: allowed = [1, 2, 4, 8, 16]
+        case 3: allowed = [1, 2, 4, 8]
+        case 2, 4, 6: allowed = [8, 16]
+        default: throw .invalidIHDR(offset: offset, reason: "colour type \(colorType)")
+        }
+        guard allowed.contains(depth) else {
+            throw .invalidIHDR(offset: offset, reason: "bit depth \(depth) with colour type \(colorType)")
+        }
+        guard data[10] == 0 else { throw .invalidIHDR(offset: offset, reason: "compression method \(data[10])") }
+        guard data[11] == 0 else { throw .invalidIHDR(offset: offset, reason: "filter method \(data[11])") }
+        guard data[12] <= 1 else { throw .invalidIHDR(offset: offset, reason: "interlace method \(data[12])") }
+        let w = Int(width), h = Int(height)
+        guard w <= options.maxWidth else {
+            throw .limitExceeded(offset: offset, what: "width", value: w, limit: options.maxWidth)
+        }
+        guard h <= options.maxHeight else {
+            throw .limitExceeded(offset: offset, what: "height", value: h, limit: options.maxHeight)
+        }
+        let (pixels, overflow) = w.multipliedReportingOverflow(by: h)
+        guard !overflow, pixels <= options.maxPixels else {
+            throw .limitExceeded(offset: offset, what: "pixel count", value: overflow ? Int.max : pixels,
+                                 limit: options.maxPixels)
+        }
+        return PNGHeader(width: w, height: h, bitDepth: depth, colorType: colorType, interlaced: data[12] == 1)
+    }
+
+    /// §11.2.2: one PLTE, before IDAT, 1…256 entries (at most 2^depth for palette images),
+    /// never for gray.
+    mutating func readPalette(_ chunk: ChunkHeader) throws(PNGError) {
+        if seenPalette { throw .chunkOutOfOrder(chunk: "PLTE", offset: chunk.offset, reason: "PLTE appears twice") }
+        if header.colorType == 0 || header.colorType == 4 {
+            throw .invalidPalette(offset: chunk.offset, reason: "PLTE is not allowed in a gray image")
+        }
+        guard chunk.length > 0, chunk.length <= 768, chunk.length % 3 == 0 else {
+            throw .invalidPalette(offset: chunk.offset, reason: "length \(chunk.length)")
+        }
+        let (data, crcMatches) = try reader.readData(chunk)
+        guard crcMatches else { throw .crcMismatch(chunk: "PLTE", offset: chunk.offset) }
+        let entries = chunk.length / 3
+        if header.colorType == 3 && entries > 1 << header.bitDepth {
+            throw .invalidPalette(offset: chunk.offset,
+                                  reason: "\(entries) entries for bit depth \(header.bitDepth)")
+        }
+        for i in 0 ..< entries {
+            palette[4 * i] = data[3 * i]
+            palette[4 * i + 1] = data[3 * i + 1]
+            palette[4 * i + 2] = data[3 * i + 2]
+        }
+        seenPalette = true
+        metadata.paletteSize = entries
+    }
+
+    /// Decodes the image data into `sink` and reads the remaining chunks up to IEND.
+    /// Call it once.
+    public mutating func decode<Sink: RowSink>(into sink: inout Sink) throws(PNGError) {
+        if decoded {
+            throw .chunkOutOfOrder(chunk: "IDAT", offset: firstImageChunk.offset, reason: "image already decoded")
+        }
+        decoded = true
+        let expander = self.expander
+        let width = header.width
+        let bitsPerPixel = header.bitsPerPixel
+        let bpp = max(1, bitsPerPixel / 8)
+        let (lineBits, overflow) = width.multipliedReportingOverflow(by: bitsPerPixel)
+        if overflow { throw .core(.sizeOverflow) }
+        let lineBytes = lineBits / 8 + (lineBits % 8 == 0 ? 0 : 1)
+        do {
+            try sink.begin(RowStreamHeader(width: width, height: header.height, format: expander.outputFormat,
+                                           interlaced: header.interlaced))
+        } catch {
+            throw .core(error)
+        }
+        var current: LedgerBuffer<UInt8>, previous: LedgerBuffer<UInt8>
+        let nativeRow: LedgerBuffer<UInt8>?, outputRow: LedgerBuffer<UInt8>?, input: LedgerBuffer<UInt8>
+        do {
+            current = try ledger.allocate(UInt8.self, count: lineBytes + 1, initialValue: 0)
+            previous = try ledger.allocate(UInt8.self, count: lineBytes + 1, initialValue: 0)
+            nativeRow = expander.storedIsNative ? nil
+                : try ledger.allocate(UInt8.self, count: width * expander.nativeFormat.bytesPerPixel, initialValue: 0)
+            outputRow = expander.outputFormat == expander.nativeFormat ? nil
+                : try ledger.allocate(UInt8.self, count: width * 4, initialValue: 0)
+            input = try ledger.allocate(UInt8.self, count: Self.inputBufferSize, initialValue: 0)
+        } catch {
+            throw .core(error)
+        }
+        let inflater = try Inflater(ledger: ledger)
+        reader.beginImageData(firstImageChunk)
+        let inputBuffer = UnsafeMutableRawBufferPointer(start: input.baseAddress, count: input.count)
+
+        let passes = header.interlaced ? Adam7Pass.passes : [Adam7Pass.sequential]
+        var rowsLeft = 0
+        for pass in passes { rowsLeft += pass.width(of: width) > 0 ? pass.height(of: header.height) : 0 }
+
+        for pass in passes {
+            let passWidth = pass.width(of: width), passHeight = pass.height(of: header.height)
+            guard passWidth > 0 && passHeight > 0 else { continue }
+            let rowBytes = (passWidth * bitsPerPixel + 7) / 8
+            previous.fill(with: 0)
+            for j in 0 ..< passHeight {
+                // Inflate exactly one filtered scanline: the filter byte and rowBytes of data.
+                var filled = 0
+                while filled <= rowBytes {
+                    if inflater.availableInput == 0 && !inflater.finished {
+                        let n = try reader.readImageData(into: inputBuffer)
+                        if n == 0 { throw .notEnoughImageData(offset: reader.position, rowsMissing: rowsLeft) }
+                        inflater.supply(input.baseAddress, count: n)
+                    }
+                    filled += try inflater.inflate(into: current.baseAddress + filled, count: rowBytes + 1 - filled,
+                                                   offset: reader.position)
+                    if inflater.finished && filled <= rowBytes {
+                        throw .notEnoughImageData(offset: reader.position, rowsMissing: rowsLeft)
+                    }
+                }
+                let y = pass.yOrigin + j * pass.yStep
+                let line = current.baseAddress + 1
+                let filter = current.baseAddress[0]
+                guard ScanlineFilter.unfilter(filter, current: line, previous: previous.baseAddress + 1,
+                                              count: rowBytes, bpp: bpp) else {
+                    throw .invalidFilterType(offset: reader.position, row: y, filter: filter)
+                }
+                var pixels = UnsafePointer(line)
+                if let nativeRow {
+                    if let index = expander.expandToNative(line, width: passWidth, into: nativeRow.baseAddress) {
+                        throw .paletteIndexOutOfRange(offset: reader.position, row: y, index: index,
+                                                      entries: metadata.paletteSize)
+                    }
+                    pixels = UnsafePointer(nativeRow.baseAddress)
+                }
+                if let outputRow {
+                    expander.convertToRGBA8(pixels, width: passWidth, into: outputRow.baseAddress)
+                    pixels = UnsafePointer(outputRow.baseAddress)
+                }
+                sink.consume(UnsafeBufferPointer(start: pixels, count: passWidth * expander.outputFormat.bytesPerPixel),
+                             at: RowPlacement(y: y, xOrigin: pass.xOrigin, xStep: pass.xStep, width: passWidth))
+                swap(&current, &previous)
+                rowsLeft -= 1
+            }
+        }
+        try finishImageData(inflater, input: input, scratch: current)
+        try readTrailingChunks()
+    }
+
+    /// After the last scanline: inflates what is left of the zlib stream (bounded by
+    /// `maxDecompressedExcess`, so a zip bomb stops early), then reads the rest of the IDAT
+    /// run, checking each CRC.
+    private mutating func finishImageData(_ inflater: Inflater, input: LedgerBuffer<UInt8>,
+                                          scratch: LedgerBuffer<UInt8>) throws(PNGError) {
+        let inputBuffer = UnsafeMutableRawBufferPointer(start: input.baseAddress, count: input.count)
+        var excess = 0
+        while !inflater.finished {
+            if inflater.availableInput == 0 {
+                let n = try reader.readImageData(into: inputBuffer)
+                if n == 0 { return }
+                inflater.supply(input.baseAddress, count: n)
+            }
+            excess += try inflater.inflate(into: scratch.baseAddress, count: scratch.count, offset: reader.position)
+            if excess > options.maxDecompressedExcess {
+                throw .limitExceeded(offset: reader.position, what: "decompressed bytes after the last scanline",
+                                     value: excess, limit: options.maxDecompressedExcess)
+            }
+        }
+        while try reader.readImageData(into: inputBuffer) > 0 {}
+    }
+
+    /// §5.6: after the IDAT run only ancillary chunks may come, then IEND.
+    private mutating func readTrailingChunks() throws(PNGError) {
+        afterImageData = true
+        guard var chunk = reader.afterImageData else { return }
+        while true {
+            switch chunk.type {
+            case ChunkType.IEND:
+                let (_, crcMatches) = try reader.readData(chunk)
+                guard crcMatches else { throw .crcMismatch(chunk: "IEND", offset: chunk.offset) }
+                return
+            case ChunkType.IDAT:
+                throw .chunkOutOfOrder(chunk: "IDAT", offset: chunk.offset, reason: "IDAT chunks are not consecutive")
+            case ChunkType.IHDR, ChunkType.PLTE:
+                throw .chunkOutOfOrder(chunk: chunk.name, offset: chunk.offset, reason: "after the image data")
+            default:
+                if chunk.isCritical { throw .unknownCriticalChunk(chunk: chunk.name, offset: chunk.offset) }
+                try readAncillary(chunk)
+            }
+            chunk = try reader.nextHeader()
+        }
+    }
+}
+
+extension PNGDecoder where Source == MemoryByteSource {
+    /// Decodes a whole PNG held in memory into an `Image` (deinterlaced).
+    public static func decodeImage(_ bytes: [UInt8], ledger: MemoryLedger,
+                                   options: PNGOptions = PNGOptions()) throws(PNGError) -> Image {
+        var decoder = try PNGDecoder(source: MemoryByteSource(bytes), ledger: ledger, options: options)
+        var builder = ImageBuilder(ledger: ledger)
+        try decoder.decode(into: &builder)
+        guard let image = builder.image else { throw .core(.sizeOverflow) }
+        return image
+    }
+}

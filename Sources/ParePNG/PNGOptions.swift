@@ -1,0 +1,33 @@
+/// The pixel layout a `PNGDecoder` hands out.
+public enum PNGOutput: Sendable, Equatable {
+    /// The image's own channels and depth: gray, gray+alpha, RGB or RGBA at 8 or 16 bits.
+    /// Palette images become RGB (RGBA with tRNS), bit depths below 8 are scaled to 8 by bit
+    /// replication, and a tRNS colour key adds an alpha channel.
+    case native
+    /// Always 8-bit RGBA; 16-bit samples are rounded to the nearest 8-bit value.
+    case rgba8
+}
+
+/// Limits and choices for decoding. Every limit has a default that any real image fits and
+/// that keeps a hostile file from costing more than a few hundred megabytes or seconds.
+public struct PNGOptions: Sendable {
+    /// Largest accepted IHDR width.
+    public var maxWidth: Int = 1 << 16
+    /// Largest accepted IHDR height.
+    public var maxHeight: Int = 1 << 16
+    /// Largest accepted width × height.
+    public var maxPixels: Int = 1 << 28
+    /// Longest accepted chunk. PNG itself caps lengths at 2^31−1 (§5.3); values above that
+    /// are clamped to it.
+    public var maxChunkLength: Int = Int(Int32.max)
+    /// How many decompressed bytes may follow the last scanline before the decoder gives up
+    /// (a zip bomb hides gigabytes of zeros after a tiny image).
+    public var maxDecompressedExcess: Int = 1 << 20
+    /// Most bytes of metadata (eXIf, iCCP, text) kept, and most bytes one compressed text or
+    /// profile may inflate to. Chunks past the budget are skipped and reported.
+    public var maxMetadataBytes: Int = 8 << 20
+    /// The pixel layout handed out.
+    public var output: PNGOutput = .native
+
+    public init() {}
+}

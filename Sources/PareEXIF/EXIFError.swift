@@ -20,7 +20,8 @@ public enum EXIFError: Error, Equatable, Sendable {
     case tooManyIFDs(offset: Int, limit: Int)
     /// An IFD declares more entries than `EXIFOptions.maxEntriesPerIFD`.
     case tooManyEntries(ifd: String, offset: Int, count: Int, limit: Int)
-    /// An IFD's entries run past the end of the block; the ones that fit were read.
+    /// An IFD's entry table runs past the end of the block (`read` entries fit), or entry
+    /// `read` points outside the block and the entries from there on were dropped.
     case truncatedIFD(ifd: String, offset: Int, declared: Int, read: Int)
     /// A field type outside 1…13; the entry is kept without a value.
     case unknownFieldType(ifd: String, tag: UInt16, offset: Int, type: UInt16)
@@ -64,7 +65,7 @@ extension EXIFError: CustomStringConvertible {
         case let .tooManyEntries(ifd, offset, count, limit):
             return "EXIF: \(ifd) at byte \(offset): \(count) entries, limit \(limit)"
         case let .truncatedIFD(ifd, offset, declared, read):
-            return "EXIF: \(ifd) at byte \(offset): \(declared) entries declared, only \(read) fit in the block"
+            return "EXIF: \(ifd) at byte \(offset): \(declared) entries declared, only \(read) usable"
         case let .unknownFieldType(ifd, tag, offset, type):
             return "EXIF: \(ifd) tag \(hex(tag)) at byte \(offset): unknown field type \(type)"
         case let .valueOutOfBounds(ifd, tag, offset):

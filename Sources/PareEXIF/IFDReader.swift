@@ -75,8 +75,9 @@ struct IFDReader<Source: ByteSource> {
         return longWord(header, 4)
     }
 
-    /// Reads the IFD at header-relative `offset`. Entries that do not fit are dropped with
-    /// a warning; values that cannot be read are kept as entries without a value.
+    /// Reads the IFD at header-relative `offset`. A table that does not fit in the block is
+    /// an error; entries after one whose value points outside the block are dropped with a
+    /// warning; values over the size limits are kept as entries without a value.
     mutating func readIFD(at offset: UInt32, name: String) throws(EXIFError) -> IFD {
         let absolute = block.absolute(pointer: offset)
         if visited.contains(offset) { throw .ifdLoop(ifd: name, offset: absolute) }
@@ -88,25 +89,34 @@ struct IFDReader<Source: ByteSource> {
         guard declared <= options.maxEntriesPerIFD else {
             throw .tooManyEntries(ifd: name, offset: absolute, count: declared, limit: options.maxEntriesPerIFD)
         }
+        // A table that runs past the block means the count is garbage: trust none of it.
         let fitting = min(declared, (block.count - start - 2) / 12)
-        if fitting < declared {
-            warn(.truncatedIFD(ifd: name, offset: absolute, declared: declared, read: fitting))
+        guard fitting == declared else {
+            throw .truncatedIFD(ifd: name, offset: absolute, declared: declared, read: fitting)
         }
-        let table = try block.bytes(at: start + 2, count: fitting * 12)
+        let table = try block.bytes(at: start + 2, count: declared * 12)
         var entries: [IFDEntry] = []
-        entries.reserveCapacity(fitting)
-        for index in 0 ..< fitting {
-            entries.append(readEntry(table, index * 12, entryOffset: start + 2 + index * 12, ifd: name))
+        entries.reserveCapacity(declared)
+        for index in 0 ..< declared {
+            let (entry, trusted) = readEntry(table, index * 12, entryOffset: start + 2 + index * 12, ifd: name)
+            // A value pointing outside the block marks the table as corrupt from there on
+            // (ExifTool stops at the same place), so later entries are dropped.
+            guard trusted else {
+                warn(.truncatedIFD(ifd: name, offset: absolute, declared: declared, read: index))
+                break
+            }
+            entries.append(entry)
         }
         var next: UInt32 = 0
         let nextAt = start + 2 + declared * 12
-        if fitting == declared, block.contains(UInt64(nextAt), length: 4) {
+        if block.contains(UInt64(nextAt), length: 4) {
             next = longWord(try block.bytes(at: nextAt, count: 4), 0)
         }
         return IFD(name: name, offset: absolute, entries: entries, nextIFD: next)
     }
 
-    private mutating func readEntry(_ table: [UInt8], _ at: Int, entryOffset: Int, ifd: String) -> IFDEntry {
+    /// The entry, and false when its value lies outside the block.
+    private mutating func readEntry(_ table: [UInt8], _ at: Int, entryOffset: Int, ifd: String) -> (IFDEntry, Bool) {
         let tag = word(table, at), type = word(table, at + 2), count = longWord(table, at + 4)
         let absoluteEntry = block.absolute(entryOffset)
         let name = TagNames.name(for: tag, in: ifd)
@@ -116,32 +126,37 @@ struct IFDReader<Source: ByteSource> {
         }
         guard let fieldType = TIFFFieldType(rawValue: type) else {
             warn(.unknownFieldType(ifd: ifd, tag: tag, offset: absoluteEntry, type: type))
-            return entry(block.absolute(entryOffset + 8), nil)
+            return (entry(block.absolute(entryOffset + 8), nil), true)
         }
         let byteCount = UInt64(count) * UInt64(fieldType.size)
         if byteCount <= 4 {
             let inline = Array(table[at + 8 ..< at + 8 + Int(byteCount)])
-            return entry(block.absolute(entryOffset + 8), inline)
+            return (entry(block.absolute(entryOffset + 8), inline), true)
         }
         let pointer = longWord(table, at + 8)
         let valueOffset = block.absolute(pointer: pointer)
+        // A size no TIFF can hold is a damaged count, not a damaged table: skip just it.
+        guard byteCount <= UInt64(Int32.max) else {
+            warn(.valueTooLarge(ifd: ifd, tag: tag, offset: absoluteEntry, limit: options.maxValueBytes))
+            return (entry(valueOffset, nil), true)
+        }
         guard block.contains(UInt64(pointer), length: byteCount) else {
             warn(.valueOutOfBounds(ifd: ifd, tag: tag, offset: absoluteEntry))
-            return entry(valueOffset, nil)
+            return (entry(valueOffset, nil), false)
         }
         let length = Int(byteCount)
         guard length <= options.maxValueBytes, length <= options.maxTotalValueBytes - valueBytes else {
             warn(.valueTooLarge(ifd: ifd, tag: tag, offset: absoluteEntry,
                                 limit: min(options.maxValueBytes, options.maxTotalValueBytes - valueBytes)))
-            return entry(valueOffset, nil)
+            return (entry(valueOffset, nil), true)
         }
         do {
             let value = try block.bytes(at: Int(pointer), count: length)
             valueBytes += length
-            return entry(valueOffset, value)
+            return (entry(valueOffset, value), true)
         } catch {
             warn(error)
-            return entry(valueOffset, nil)
+            return (entry(valueOffset, nil), true)
         }
     }
 

@@ -105,20 +105,17 @@ struct ChunkReader<Source: ByteSource> {
             let byte = UInt8(truncatingIfNeeded: type >> shift) & 0xDF
             guard byte >= 0x41 && byte <= 0x5A else { throw .invalidChunkType(offset: offset) }
         }
-        let header = ChunkHeader(offset: offset, length: Int(length), type: type)
         guard UInt64(length) <= UInt64(maxChunkLength) else {
-            throw .chunkTooLong(chunk: header.name, offset: offset, length: Int(length), limit: maxChunkLength)
+            throw .chunkTooLong(chunk: ChunkType.name(type), offset: offset, length: Int(clamping: length),
+                                limit: maxChunkLength)
         }
-        return header
+        return ChunkHeader(offset: offset, length: Int(length), type: type)
     }
 
     /// The chunk's data and whether its stored CRC matches. The caller bounds `length`
     /// (chunks it keeps are small or limited by the metadata budget).
     mutating func readData(_ header: ChunkHeader) throws(PNGError) -> (data: [UInt8], crcMatches: Bool) {
-        guard stream.remaining >= header.length + 4 else {
-            throw .truncated(offset: stream.position, needed: header.length + 4 - max(stream.remaining, 0),
-                             what: "chunk \(header.name)")
-        }
+        try requireChunkBody(header)
         let data: [UInt8], stored: UInt32
         do {
             data = try stream.readBytes(header.length)
@@ -133,11 +130,23 @@ struct ChunkReader<Source: ByteSource> {
 
     /// Passes over a chunk's data and CRC unread.
     mutating func skip(_ header: ChunkHeader) throws(PNGError) {
-        guard stream.remaining >= header.length + 4 else {
-            throw .truncated(offset: stream.position, needed: header.length + 4 - max(stream.remaining, 0),
+        try requireChunkBody(header)
+        do {
+            try stream.skip(header.length)
+            try stream.skip(4)
+        } catch {
+            throw .core(error)
+        }
+    }
+
+    /// The chunk's data and CRC must be in the file (written so that a length near 2^31
+    /// cannot overflow a 32-bit `Int`).
+    private func requireChunkBody(_ header: ChunkHeader) throws(PNGError) {
+        let remaining = max(stream.remaining, 0)
+        guard remaining >= 4, remaining - 4 >= header.length else {
+            throw .truncated(offset: stream.position, needed: header.length - max(remaining - 4, 0),
                              what: "chunk \(header.name)")
         }
-        do { try stream.skip(header.length + 4) } catch { throw .core(error) }
     }
 
     static func crc(ofType type: UInt32) -> uLong {

@@ -148,3 +148,11 @@ struct CountingSink: RowSink {
         checksum = checksum &* 31 &+ UInt64(row[row.count / 2])
     }
 }
+
+/// zlib's uncompress into exactly `expected` bytes, or nil.
+func zlibInflate(_ data: [UInt8], expected: Int) -> [UInt8]? {
+    var out = [UInt8](repeating: 0, count: expected)
+    var length = uLongf(expected)
+    guard uncompress(&out, &length, data, uLong(data.count)) == Z_OK, Int(length) == expected else { return nil }
+    return out
+}

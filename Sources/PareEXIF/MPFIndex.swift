@@ -59,6 +59,12 @@ public struct MPFImageFlags: Sendable, Equatable {
     public var dependentParent: Bool
     public var dependentChild: Bool
     public var representative: Bool
+
+    public init(dependentParent: Bool, dependentChild: Bool, representative: Bool) {
+        self.dependentParent = dependentParent
+        self.dependentChild = dependentChild
+        self.representative = representative
+    }
 }
 
 /// One image of a Multi-Picture file: its type, flags and where its JPEG stream is.

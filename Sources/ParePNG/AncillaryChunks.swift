@@ -165,6 +165,8 @@ private func splitKeyword(_ data: [UInt8]) -> (String, ArraySlice<UInt8>)? {
 
 /// ISO 8859-1 bytes as a string: each byte is the code point of the same value.
 private func latin1(_ bytes: ArraySlice<UInt8>) -> String {
+    // ASCII, the usual case, is the same in UTF-8 and converts in one pass.
+    if bytes.allSatisfy({ $0 < 0x80 }) { return String(decoding: bytes, as: UTF8.self) }
     var scalars = String.UnicodeScalarView()
     for byte in bytes { scalars.append(Unicode.Scalar(byte)) }
     return String(scalars)

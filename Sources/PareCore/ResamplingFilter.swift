@@ -44,8 +44,8 @@ public enum ResamplingFilter: Sendable {
 }
 
 /// sin(πx), without a C maths library (PareCore must build for bare-metal targets). The
-/// argument is reduced to [−½, ½], where a Taylor series to the 15th power is accurate to
-/// about 1e−12; integers give exactly 0, so Lanczos weights at 1:1 are exactly 1 and 0.
+/// argument is reduced to [−½, ½], where a Taylor series to the 17th power is accurate to
+/// about 1e−13; integers give exactly 0, so Lanczos weights at 1:1 are exactly 1 and 0.
 func sinPi(_ x: Double) -> Double {
     var r = x - 2 * (x / 2).rounded()          // r ∈ [−1, 1], sin(πr) = sin(πx)
     if r > 0.5 { r = 1 - r } else if r < -0.5 { r = -1 - r }
@@ -54,7 +54,7 @@ func sinPi(_ x: Double) -> Double {
     var term = t
     var sum = t
     var n = 1.0
-    for _ in 0 ..< 7 {
+    for _ in 0 ..< 8 {
         term *= -t2 / ((n + 1) * (n + 2))
         n += 2
         sum += term

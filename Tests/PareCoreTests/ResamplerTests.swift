@@ -1,0 +1,335 @@
+import Testing
+@testable import PareCore
+import TestSupport
+
+/// Counts the rows it receives and keeps nothing: lets the ledger see the resampler alone.
+private struct CountingSink: RowSink {
+    var header: RowStreamHeader?
+    var rows = 0
+    var checksum = 0
+
+    mutating func begin(_ header: RowStreamHeader) throws(CoreError) { self.header = header }
+
+    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+        rows += 1
+        checksum &+= Int(row[0]) &* (placement.y + 1)
+    }
+}
+
+/// A small deterministic generator, so that "random" test pictures are the same every run.
+private struct Noise {
+    var state: UInt32
+    mutating func next() -> UInt8 {
+        state = state &* 1_664_525 &+ 1_013_904_223
+        return UInt8(truncatingIfNeeded: state >> 24)
+    }
+}
+
+private let allFilters: [ResamplingFilter] = [.lanczos3, .triangle, .area]
+
+/// Resamples `pixels` (rows top to bottom, no padding) through a `Resampler` into an image.
+private func resample(_ pixels: [UInt8], width: Int, height: Int, format: PixelFormat,
+                      to outWidth: Int, _ outHeight: Int, filter: ResamplingFilter,
+                      ledger: MemoryLedger = MemoryLedger()) throws -> Image {
+    var resampler = Resampler(outputWidth: outWidth, outputHeight: outHeight, filter: filter, ledger: ledger,
+                              downstream: ImageBuilder(ledger: ledger))
+    try resampler.begin(RowStreamHeader(width: width, height: height, format: format))
+    let stride = width * format.bytesPerPixel
+    pixels.withUnsafeBufferPointer { all in
+        for y in 0 ..< height {
+            resampler.consume(UnsafeBufferPointer(rebasing: all[y * stride ..< (y + 1) * stride]),
+                              at: RowPlacement(y: y, width: width))
+        }
+    }
+    resampler.finish()
+    return try #require(resampler.downstream.image)
+}
+
+/// The same, but delivering the picture as Adam7 passes (PNG specification §8.2).
+private func resampleInterlaced(_ pixels: [UInt8], width: Int, height: Int, format: PixelFormat,
+                                to outWidth: Int, _ outHeight: Int) throws -> Image {
+    let ledger = MemoryLedger()
+    var resampler = Resampler(outputWidth: outWidth, outputHeight: outHeight, filter: .lanczos3, ledger: ledger,
+                              downstream: ImageBuilder(ledger: ledger))
+    try resampler.begin(RowStreamHeader(width: width, height: height, format: format, interlaced: true))
+    let bpp = format.bytesPerPixel
+    let passes = [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)]
+    for (x0, y0, dx, dy) in passes {
+        for y in stride(from: y0, to: height, by: dy) {
+            var row: [UInt8] = []
+            for x in stride(from: x0, to: width, by: dx) {
+                row += pixels[(y * width + x) * bpp ..< (y * width + x + 1) * bpp]
+            }
+            guard !row.isEmpty else { continue }
+            row.withUnsafeBufferPointer {
+                resampler.consume($0, at: RowPlacement(y: y, xOrigin: x0, xStep: dx, width: row.count / bpp))
+            }
+        }
+    }
+    resampler.finish()
+    return try #require(resampler.downstream.image)
+}
+
+@Suite struct ResamplerTests {
+    /// The kernels are partitions of unity: away from the edges the raw weights of an output
+    /// pixel sum to the stretch (the window covers `stretch` input pixels per unit of kernel),
+    /// so the normalisation only corrects the edges and the discretisation.
+    @Test func weightsSumToOne() {
+        for filter in allFilters {
+            for (input, output) in [(1000, 100), (640, 256), (97, 13), (50, 50), (10, 37), (3, 64)] {
+                let axis = ResamplingAxis(inputCount: input, outputCount: output, filter: filter)
+                let stretch = max(1, axis.scale)
+                for j in 0 ..< output {
+                    let window = axis.window(j)
+                    #expect(window.first >= 0 && window.last < input && window.first <= window.last)
+                    var sum = 0.0
+                    for x in window.first ... window.last { sum += axis.weight(j, x) }
+                    let centre = (Double(j) + 0.5) * axis.scale
+                    let interior = centre - axis.radius >= 0 && centre + axis.radius <= Double(input)
+                    if filter == .area {
+                        #expect(abs(sum - axis.scale) < 1e-9, "\(filter) \(input)→\(output) j=\(j)")
+                    } else if interior {
+                        #expect(abs(sum / stretch - 1) < 0.02, "\(filter) \(input)→\(output) j=\(j): \(sum)")
+                    } else {
+                        #expect(sum > 0)
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func sinPiIsAccurate() {
+        #expect(sinPi(0) == 0 && sinPi(1) == 0 && sinPi(2) == 0 && sinPi(-3) == 0)
+        #expect(abs(sinPi(0.5) - 1) < 1e-12)
+        #expect(abs(sinPi(1.0 / 6) - 0.5) < 1e-12)
+        #expect(abs(sinPi(-2.25) + 0.70710678118654752) < 1e-12)
+    }
+
+    @Test func constantImageStaysConstant() throws {
+        let cases: [(PixelFormat, [UInt8])] = [
+            (.gray8, [77]), (.grayAlpha8, [200, 90]), (.rgb8, [12, 130, 250]), (.rgba8, [40, 180, 220, 128]),
+        ]
+        let sizes = [(37, 23, 5, 4), (10, 10, 10, 10), (7, 5, 19, 13), (100, 3, 9, 2), (1, 1, 3, 2), (64, 48, 32, 24)]
+        for filter in allFilters {
+            for (format, pixel) in cases {
+                for (w, h, ow, oh) in sizes {
+                    let pixels = Array([[UInt8]](repeating: pixel, count: w * h).joined())
+                    let image = try resample(pixels, width: w, height: h, format: format, to: ow, oh, filter: filter)
+                    #expect(image.width == ow && image.height == oh && image.format == format)
+                    #expect(image.bytes == Array([[UInt8]](repeating: pixel, count: ow * oh).joined()),
+                            "\(filter) \(format) \(w)×\(h)→\(ow)×\(oh)")
+                }
+            }
+        }
+    }
+
+    @Test func areaHalvingIsTheTwoByTwoMean() throws {
+        var noise = Noise(state: 7)
+        let (w, h) = (6, 4)
+        let pixels = (0 ..< w * h * 3).map { _ in noise.next() }
+        let image = try resample(pixels, width: w, height: h, format: .rgb8, to: 3, 2, filter: .area)
+        var expected: [UInt8] = []
+        for y in 0 ..< 2 {
+            for x in 0 ..< 3 {
+                for c in 0 ..< 3 {
+                    var sum = 0
+                    for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                        sum += Int(pixels[((2 * y + dy) * w + 2 * x + dx) * 3 + c])
+                    }
+                    expected.append(UInt8((sum + 2) / 4))
+                }
+            }
+        }
+        #expect(image.bytes == expected)
+    }
+
+    /// Area shrinking by a fraction weights the pixels the cell edges cut: 3 → 2 gives
+    /// (a + b/2)/1.5 and (b/2 + c)/1.5.
+    @Test func areaUsesFractionalCoverage() throws {
+        let image = try resample([30, 90, 150], width: 3, height: 1, format: .gray8, to: 2, 1, filter: .area)
+        #expect(image.bytes == [50, 130])
+    }
+
+    @Test func identitySizeKeepsEveryPixel() throws {
+        var noise = Noise(state: 99)
+        let pixels = (0 ..< 13 * 9 * 4).map { _ in noise.next() | 1 }
+        for filter in allFilters {
+            // Opaque alpha, so that premultiplying is exactly reversible.
+            var opaque = pixels
+            for i in stride(from: 3, to: opaque.count, by: 4) { opaque[i] = 255 }
+            let image = try resample(opaque, width: 13, height: 9, format: .rgba8, to: 13, 9, filter: filter)
+            #expect(image.bytes == opaque, "\(filter)")
+        }
+    }
+
+    /// A linear ramp is reproduced by every filter away from the edges: pixel x holds 4x + 1,
+    /// so output i (centre at input 4i + 1.5 in pixel indices) should be 16i + 7.
+    @Test func lanczosFollowsASmoothGradient() throws {
+        let (w, h) = (64, 8)
+        var pixels: [UInt8] = []
+        for _ in 0 ..< h { for x in 0 ..< w { pixels.append(UInt8(4 * x + 1)) } }
+        for filter in allFilters {
+            let image = try resample(pixels, width: w, height: h, format: .gray8, to: 16, 2, filter: filter)
+            for y in 0 ..< 2 {
+                for i in 3 ..< 13 {   // outputs whose window lies inside the picture
+                    let value = Int(image.row(y)[i])
+                    #expect(abs(value - (16 * i + 7)) <= 1, "\(filter) x=\(i): \(value)")
+                }
+            }
+        }
+        // Enlarging a ramp by 4 interpolates it: output i sits at input (i + 0.5)/4 − 0.5.
+        let small = (0 ..< 16).map { UInt8(16 * $0) }
+        let big = try resample(small, width: 16, height: 1, format: .gray8, to: 64, 1, filter: .lanczos3)
+        for i in 12 ..< 52 {
+            let expected = 16 * ((Double(i) + 0.5) / 4 - 0.5)
+            #expect(abs(Double(big.row(0)[i]) - expected) <= 1, "x=\(i)")
+        }
+    }
+
+    /// Opaque red beside transparent black: filtered naively, the black would bleed in and
+    /// darken the red; premultiplied, every pixel that has any alpha stays pure red.
+    @Test func alphaEdgesDoNotDarken() throws {
+        let (w, h) = (12, 6)
+        var pixels: [UInt8] = []
+        for _ in 0 ..< h {
+            for x in 0 ..< w { pixels += x < 5 ? [255, 0, 0, 255] : [0, 0, 0, 0] }
+        }
+        for filter in allFilters {
+            for (ow, oh) in [(5, 3), (4, 2), (7, 6), (25, 9)] {
+                let image = try resample(pixels, width: w, height: h, format: .rgba8, to: ow, oh, filter: filter)
+                var sawEdge = false
+                for y in 0 ..< oh {
+                    let row = image.row(y)
+                    for x in 0 ..< ow where row[4 * x + 3] > 0 {
+                        #expect(row[4 * x] == 255 && row[4 * x + 1] == 0 && row[4 * x + 2] == 0,
+                                "\(filter) \(ow)×\(oh) at \(x),\(y): \(Array(row[4 * x ..< 4 * x + 4]))")
+                        if row[4 * x + 3] < 255 { sawEdge = true }
+                    }
+                }
+                #expect(sawEdge, "\(filter) \(ow)×\(oh) has a partly transparent edge")
+            }
+        }
+        let interlaced = try resampleInterlaced(pixels, width: w, height: h, format: .rgba8, to: 5, 3)
+        for x in 0 ..< 5 where interlaced.row(1)[4 * x + 3] > 0 {
+            #expect(interlaced.row(1)[4 * x] == 255)
+        }
+    }
+
+    /// Shrinking W × H: the ledger's peak is the same for two heights (rows are fed one at a
+    /// time, nothing holds the input), stays under the bound documented on `Resampler`, and
+    /// the process heap agrees with the ledger.
+    @Test func memoryDoesNotGrowWithInputHeight() throws {
+        let (w, ow, oh) = (600, 64, 48)
+        var peaks: [Int] = []
+        for h in [400, 1600] {
+            for filter in allFilters {
+                let ledger = MemoryLedger()
+                let (sink, heap) = try HeapMeter.peakGrowth(ledger: ledger) { () throws -> CountingSink in
+                    var resampler = Resampler(outputWidth: ow, outputHeight: oh, filter: filter, ledger: ledger,
+                                              downstream: CountingSink())
+                    try resampler.begin(RowStreamHeader(width: w, height: h, format: .rgb8))
+                    var row = [UInt8](repeating: 0, count: w * 3)
+                    for y in 0 ..< h {
+                        for i in 0 ..< row.count { row[i] = UInt8(truncatingIfNeeded: i &+ y) }
+                        row.withUnsafeBufferPointer { resampler.consume($0, at: RowPlacement(y: y, width: w)) }
+                    }
+                    resampler.finish()
+                    return resampler.downstream
+                }
+                #expect(sink.rows == oh)
+                let sx = Double(w) / Double(ow), sy = Double(h) / Double(oh)
+                let radius = filter.support * max(1, sx)
+                let taps = filter == .area ? Int(sx.rounded(.up)) + 1 : Int(2 * radius) + 1
+                let open = filter == .area ? Int(1 / sy) + 2 : Int((2 * filter.support * max(1, sy) + 1) / sy) + 2
+                let bound = 4 * (w * 3 + ow * taps + ow * 3 * (open + 1) + open)
+                    + 2 * MemoryLayout<Int>.size * ow + ow * 3
+                #expect(ledger.peakBytes <= bound, "\(filter) h=\(h): \(ledger.peakBytes) > \(bound)")
+                if let heap {
+                    #expect(heap <= ledger.peakBytes + 16_384, "\(filter) h=\(h): heap \(heap), ledger \(ledger.peakBytes)")
+                }
+                peaks.append(ledger.peakBytes)
+            }
+        }
+        #expect(Array(peaks[0 ..< 3]) == Array(peaks[3 ..< 6]))
+        // Lanczos3 at ~9.4:1 across: a few tens of KiB, for any height.
+        #expect(peaks[0] < 64 * 1024)
+    }
+
+    /// Adam7 passes, accumulated straight into output cells, give the area filter over the
+    /// whole picture: bit for bit when the ratio makes every weight a power of two, and within
+    /// one level (Float summation order) otherwise.
+    @Test func interlacedEqualsAreaFilter() throws {
+        var noise = Noise(state: 2024)
+        for (format, w, h, ow, oh, exact) in [
+            (PixelFormat.rgba8, 16, 16, 4, 4, true), (.rgb8, 32, 24, 8, 6, true), (.gray8, 16, 8, 16, 8, true),
+            (.rgba8, 37, 29, 10, 7, false), (.grayAlpha8, 23, 41, 6, 11, false), (.rgb8, 5, 3, 12, 7, false),
+        ] {
+            var pixels = (0 ..< w * h * format.bytesPerPixel).map { _ in noise.next() }
+            if format == .rgba8 { for i in stride(from: 3, to: pixels.count, by: 8) { pixels[i] = 0 } }
+            let sequential = try resample(pixels, width: w, height: h, format: format, to: ow, oh, filter: .area)
+            let interlaced = try resampleInterlaced(pixels, width: w, height: h, format: format, to: ow, oh)
+            #expect(interlaced.width == ow && interlaced.height == oh && interlaced.format == format)
+            let a = sequential.bytes, b = interlaced.bytes
+            let worst = zip(a, b).map { abs(Int($0) - Int($1)) }.max() ?? 0
+            if exact {
+                #expect(a == b, "\(format) \(w)×\(h)→\(ow)×\(oh)")
+            } else {
+                #expect(worst <= 1, "\(format) \(w)×\(h)→\(ow)×\(oh): differs by \(worst)")
+            }
+        }
+    }
+
+    /// A stream that stops early still yields every output row (the last row repeated), and
+    /// `finish()` twice is harmless.
+    @Test func finishCompletesATruncatedStream() throws {
+        let ledger = MemoryLedger()
+        var resampler = Resampler(outputWidth: 4, outputHeight: 5, filter: .lanczos3, ledger: ledger,
+                                  downstream: CountingSink())
+        try resampler.begin(RowStreamHeader(width: 20, height: 25, format: .gray8))
+        let row = [UInt8](repeating: 60, count: 20)
+        for y in 0 ..< 18 {
+            row.withUnsafeBufferPointer { resampler.consume($0, at: RowPlacement(y: y, width: 20)) }
+        }
+        // Output row 0 (centre 2.5, reach ±15) needs input rows up to 17.
+        #expect(resampler.downstream.rows == 1)
+        resampler.finish()
+        resampler.finish()
+        #expect(resampler.downstream.rows == 5)
+        #expect(resampler.downstream.checksum == 60 * (1 + 2 + 3 + 4 + 5))
+    }
+
+    /// Rows are emitted as soon as their input has arrived, not at the end.
+    @Test func rowsStreamOut() throws {
+        let ledger = MemoryLedger()
+        var resampler = Resampler(outputWidth: 10, outputHeight: 10, filter: .triangle, ledger: ledger,
+                                  downstream: CountingSink())
+        try resampler.begin(RowStreamHeader(width: 100, height: 100, format: .rgb8))
+        let row = [UInt8](repeating: 1, count: 300)
+        for y in 0 ..< 50 {
+            row.withUnsafeBufferPointer { resampler.consume($0, at: RowPlacement(y: y, width: 100)) }
+        }
+        // Output row j (centre 10j + 5, reach ±10) is complete once input row 10j + 14 is in.
+        #expect(resampler.downstream.rows == 4)
+    }
+
+    @Test func sixteenBitInputComesOutEightBit() throws {
+        let pixels: [UInt8] = [0xFF, 0xFF, 0x80, 0x00, 0xFF, 0xFF, 0x80, 0x00]
+        let image = try resample(pixels, width: 2, height: 1, format: .gray16, to: 1, 1, filter: .area)
+        #expect(image.format == .gray8)
+        #expect(image.bytes == [191])   // (255 + 32768/257) / 2 = 191.25
+    }
+
+    @Test func emptySizesAreRefused() {
+        let ledger = MemoryLedger()
+        var resampler = Resampler(outputWidth: 0, outputHeight: 5, filter: .area, ledger: ledger,
+                                  downstream: CountingSink())
+        #expect(throws: CoreError.sizeOverflow) {
+            try resampler.begin(RowStreamHeader(width: 10, height: 10, format: .rgb8))
+        }
+        var limited = Resampler(outputWidth: 100, outputHeight: 100, filter: .area, ledger: MemoryLedger(limit: 1000),
+                                downstream: CountingSink())
+        #expect(throws: CoreError.self) {
+            try limited.begin(RowStreamHeader(width: 1000, height: 1000, format: .rgb8))
+        }
+    }
+}

@@ -98,6 +98,28 @@ private func resampleInterlaced(_ pixels: [UInt8], width: Int, height: Int, form
         }
     }
 
+    /// The ring of open output rows (and the interlaced column table) is sized by
+    /// `maxOutputsPerInput`: no input row may ever feed more output rows than that.
+    @Test func openRowBoundHolds() {
+        for filter in allFilters {
+            for input in [1, 2, 3, 7, 10, 33, 100, 257, 1000] {
+                for output in [1, 2, 3, 5, 16, 64, 99, 256, 1000] {
+                    let axis = ResamplingAxis(inputCount: input, outputCount: output, filter: filter)
+                    let windows = (0 ..< output).map(axis.window)
+                    for y in 0 ..< input {
+                        let open = windows.filter { $0.first <= y && $0.last >= y }.count
+                        #expect(open <= axis.maxOutputsPerInput, "\(filter) \(input)→\(output) y=\(y)")
+                        if filter == .area {
+                            let cells = axis.outputsCovering(y)
+                            #expect(cells.last - cells.first + 1 <= axis.maxOutputsPerInput)
+                            #expect(cells.first == windows.firstIndex { $0.last >= y })
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     @Test func sinPiIsAccurate() {
         #expect(sinPi(0) == 0 && sinPi(1) == 0 && sinPi(2) == 0 && sinPi(-3) == 0)
         #expect(abs(sinPi(0.5) - 1) < 1e-12)

@@ -1,7 +1,130 @@
 import PareCore
 
-/// Everything that can go wrong reading a JPEG, each case with the byte offset where it was
-/// found.
+/// Everything that can stop a JPEG decode, each case with the byte offset where it was found.
+/// `description` is one line naming the stage, the offset and the reason, for example
+/// "JPEG: invalid Huffman code in scan 1 at byte 48213".
 public enum JPEGError: Error, Equatable, Sendable {
+    /// Reading the input failed (end of data inside a marker segment, an I/O error) or the
+    /// ledger refused an allocation.
     case core(CoreError)
+    /// The input does not start with SOI (T.81 B.2.1).
+    case notJPEG(offset: Int)
+    /// A coding process this decoder does not implement (T.81 Table B.1), named.
+    case unsupported(process: JPEGProcess, offset: Int)
+    /// A feature outside the baseline decoder: a sample precision other than 8, DNL, a
+    /// colour model it cannot convert, non-integral sampling ratios.
+    case unsupportedFeature(feature: String, offset: Int)
+    /// A marker segment whose contents break T.81 Annex B (a bad length, a zero dimension, a
+    /// table id out of range…).
+    case invalidSegment(marker: UInt8, offset: Int, reason: String)
+    /// A Huffman table whose code lengths cannot form a prefix code (T.81 C.2).
+    case invalidHuffmanTable(offset: Int, reason: String)
+    /// A scan refers to a table that was never defined.
+    case missingTable(kind: String, id: Int, offset: Int)
+    /// The file ended, or EOI came, before any scan.
+    case missingScan(offset: Int)
+    /// A marker where T.81 B.2 does not allow one.
+    case unexpectedMarker(marker: UInt8, offset: Int)
+    /// A size or count over a limit of `JPEGOptions`.
+    case limitExceeded(what: String, value: Int, limit: Int, offset: Int)
+    /// `JPEGOptions.strict` is set and the decoder met something it would otherwise repair.
+    case strict(JPEGWarning)
+}
+
+extension JPEGError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case let .core(error):
+            return "JPEG: \(error)"
+        case let .notJPEG(offset):
+            return "JPEG: not a JPEG file (no SOI marker) at byte \(offset)"
+        case let .unsupported(process, offset):
+            return "JPEG: unsupported coding process: \(process.name) at byte \(offset)"
+        case let .unsupportedFeature(feature, offset):
+            return "JPEG: unsupported feature: \(feature) at byte \(offset)"
+        case let .invalidSegment(marker, offset, reason):
+            return "JPEG: invalid \(markerName(marker)) segment: \(reason) at byte \(offset)"
+        case let .invalidHuffmanTable(offset, reason):
+            return "JPEG: invalid Huffman table: \(reason) at byte \(offset)"
+        case let .missingTable(kind, id, offset):
+            return "JPEG: scan uses \(kind) table \(id), which is not defined, at byte \(offset)"
+        case let .missingScan(offset):
+            return "JPEG: no image data (no SOS before the end) at byte \(offset)"
+        case let .unexpectedMarker(marker, offset):
+            return "JPEG: unexpected marker \(markerName(marker)) at byte \(offset)"
+        case let .limitExceeded(what, value, limit, offset):
+            return "JPEG: \(what) \(value) exceeds the limit \(limit) at byte \(offset)"
+        case let .strict(warning):
+            return "JPEG: \(warning.message) at byte \(warning.offset) (strict mode)"
+        }
+    }
+}
+
+/// Damage the decoder repairs the way libjpeg and browsers do, reported so that callers can
+/// tell a clean decode from a patched one. `JPEGOptions.strict` turns each into an error.
+public enum JPEGWarning: Equatable, Sendable {
+    /// The entropy-coded data ended (end of file or a marker) before the scan's last MCU;
+    /// the rest of the image comes out mid-gray.
+    case truncated(scan: Int, offset: Int)
+    /// Bytes that are neither a marker nor entropy-coded data were skipped before a marker.
+    case extraneousBytes(count: Int, marker: UInt8, offset: Int)
+    /// A restart marker was missing or out of order; decoding resynchronised (T.81 E.2.4).
+    case restartResync(expected: UInt8, found: UInt8, offset: Int)
+    /// A bit pattern that is no code of the table; the symbol was read as 0 (T.81 F.2.2.3).
+    case invalidHuffmanCode(scan: Int, offset: Int)
+    /// A component never appeared in any scan before EOI; it decodes as mid-level.
+    case componentNotCoded(id: Int, offset: Int)
+    /// An Adobe APP14 transform value other than 0, 1 or 2; read as YCbCr/YCCK.
+    case unknownAdobeTransform(value: Int, offset: Int)
+
+    public var offset: Int {
+        switch self {
+        case let .truncated(_, offset), let .extraneousBytes(_, _, offset), let .restartResync(_, _, offset),
+             let .invalidHuffmanCode(_, offset), let .componentNotCoded(_, offset),
+             let .unknownAdobeTransform(_, offset):
+            return offset
+        }
+    }
+
+    var message: String {
+        switch self {
+        case let .truncated(scan, _):
+            return "data of scan \(scan) ends early, the rest is filled with gray"
+        case let .extraneousBytes(count, marker, _):
+            return "\(count) extraneous bytes before marker \(markerName(marker))"
+        case let .restartResync(expected, found, _):
+            return "expected \(markerName(expected)), found \(markerName(found)); resynchronised"
+        case let .invalidHuffmanCode(scan, _):
+            return "invalid Huffman code in scan \(scan)"
+        case let .componentNotCoded(id, _):
+            return "component \(id) has no scan"
+        case let .unknownAdobeTransform(value, _):
+            return "unknown Adobe transform \(value)"
+        }
+    }
+}
+
+extension JPEGWarning: CustomStringConvertible {
+    public var description: String { "JPEG: \(message) at byte \(offset)" }
+}
+
+/// "SOF0", "RST3", "APP1"… or the hex code for the rest, for messages.
+func markerName(_ code: UInt8) -> String {
+    switch code {
+    case 0xC0 ... 0xC3, 0xC5 ... 0xC7, 0xC9 ... 0xCB, 0xCD ... 0xCF: return "SOF\(code - 0xC0)"
+    case 0xC4: return "DHT"
+    case 0xCC: return "DAC"
+    case 0xD0 ... 0xD7: return "RST\(code - 0xD0)"
+    case 0xD8: return "SOI"
+    case 0xD9: return "EOI"
+    case 0xDA: return "SOS"
+    case 0xDB: return "DQT"
+    case 0xDC: return "DNL"
+    case 0xDD: return "DRI"
+    case 0xE0 ... 0xEF: return "APP\(code - 0xE0)"
+    case 0xFE: return "COM"
+    default:
+        let digits: [Character] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "A", "B", "C", "D", "E", "F"]
+        return "0xFF" + String(digits[Int(code >> 4)]) + String(digits[Int(code & 15)])
+    }
 }

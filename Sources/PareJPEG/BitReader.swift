@@ -1,0 +1,129 @@
+import PareCore
+
+/// Reads entropy-coded data bit by bit (T.81 F.2.2.5, Figure F.18, and the byte stuffing of
+/// F.1.2.3): a 64-bit buffer holds the next bits most significant first; a stuffed 0xFF00
+/// yields 0xFF; fill 0xFF bytes before a marker are skipped. A marker (or the end of the
+/// input, taken as EOI) ends the data: it is remembered in `marker` and the buffer is padded
+/// with zero bits, as libjpeg does, so that a damaged segment decodes to something
+/// definite. Once padding bits are consumed, `isExhausted` is true and the scan decoder
+/// fills the rest of the segment with flat blocks.
+struct BitReader<Source: ByteSource> {
+    var stream: ByteStream<Source>
+    /// The next bits, most significant first; bits past `count` are zero.
+    var buffer: UInt64 = 0
+    /// Valid bits in `buffer`, real data and padding.
+    var count = 0
+    /// Of `count`, how many are zero padding added after the data ended.
+    var padding = 0
+    /// The marker that ended the data, already consumed from the stream.
+    var marker: UInt8?
+    var markerOffset = 0
+
+    init(stream: ByteStream<Source>) {
+        self.stream = stream
+    }
+
+    /// True once the decoder has used bits that came after the end of the data.
+    var isExhausted: Bool { count < padding }
+
+    /// Makes at least 57 bits available (real or padding).
+    @inline(never)
+    mutating func refill() throws(JPEGError) {
+        while count <= 56 {
+            if marker != nil {
+                let add = (64 - count) & ~7
+                count += add
+                padding += add
+                return
+            }
+            let byte: UInt8
+            do {
+                guard let b = try stream.nextByte() else {
+                    marker = Marker.eoi
+                    markerOffset = stream.position
+                    continue
+                }
+                if b == 0xFF {
+                    var next = try stream.nextByte()
+                    while next == 0xFF { next = try stream.nextByte() }
+                    guard let code = next else {
+                        marker = Marker.eoi
+                        markerOffset = stream.position
+                        continue
+                    }
+                    if code != 0 {
+                        marker = code
+                        markerOffset = stream.position - 2
+                        continue
+                    }
+                }
+                byte = b
+            } catch {
+                throw .core(error)
+            }
+            buffer |= UInt64(byte) &<< UInt64(56 - count)
+            count += 8
+        }
+    }
+
+    @inline(__always)
+    mutating func ensure(_ bits: Int) throws(JPEGError) {
+        if count < bits { try refill() }
+    }
+
+    /// The next `n` (1…32) bits without consuming them; `ensure` must have made them available.
+    @inline(__always)
+    func peek(_ n: Int) -> Int {
+        Int(truncatingIfNeeded: buffer &>> UInt64(64 - n))
+    }
+
+    @inline(__always)
+    mutating func skip(_ n: Int) {
+        buffer = buffer &<< UInt64(n)
+        count &-= n
+    }
+
+    /// RECEIVE(s) followed by EXTEND (T.81 F.2.2.1, Figure F.12), for 1 ≤ s ≤ 16.
+    @inline(__always)
+    mutating func receiveExtend(_ s: Int) -> Int {
+        let value = peek(s)
+        skip(s)
+        return value < (1 &<< (s &- 1)) ? value &- (1 &<< s) &+ 1 : value
+    }
+
+    /// DECODE (T.81 F.2.2.3, Figure F.16): one symbol. Needs 17 bits available. A bit pattern
+    /// that is no code returns nil after consuming 17 bits, as libjpeg does.
+    @inline(__always)
+    mutating func decode(_ table: HuffmanPointers) -> Int? {
+        let entry = Int(table.base[peek(HuffmanDecodingTable.lookaheadBits)])
+        if entry != 0 {
+            skip(entry &>> 8)
+            return entry & 0xFF
+        }
+        return decodeLong(table)
+    }
+
+    @inline(never)
+    mutating func decodeLong(_ table: HuffmanPointers) -> Int? {
+        var length = HuffmanDecodingTable.lookaheadBits + 1
+        var code = peek(length)
+        while code > Int(table.base[512 + length]) {
+            length += 1
+            code = peek(length)
+        }
+        guard length <= 16 else {
+            skip(17)
+            return nil
+        }
+        skip(length)
+        return Int(table.base[548 + ((Int(table.base[530 + length]) &+ code) & 0xFF)])
+    }
+
+    /// Forgets buffered bits, as at a restart marker (T.81 F.2.2.5: the data before a marker
+    /// is padded to a byte boundary with 1 bits, which are no data).
+    mutating func discardBits() {
+        buffer = 0
+        count = 0
+        padding = 0
+    }
+}

@@ -1,0 +1,66 @@
+/// The frame header (T.81 B.2.2, Figure B.3): size, precision and the components with their
+/// sampling factors and quantisation table selectors.
+struct FrameHeader {
+    var process: JPEGProcess
+    var precision: Int
+    var width: Int
+    var height: Int
+    var components: [JPEGComponentInfo]
+    /// Hmax and Vmax (T.81 A.1.1).
+    var maxHorizontal: Int
+    var maxVertical: Int
+
+    /// Parses SOFn parameters. Only 8-bit sequential Huffman frames pass: other processes
+    /// throw `unsupported` naming themselves, other precisions and DNL-defined heights throw
+    /// `unsupportedFeature`, and sizes over the options' limits throw `limitExceeded`.
+    init(_ bytes: [UInt8], marker: FoundMarker, options: JPEGOptions) throws(JPEGError) {
+        let offset = marker.offset
+        guard let process = JPEGProcess(marker: marker.code) else {
+            throw .unexpectedMarker(marker: marker.code, offset: offset)
+        }
+        guard process.isSupported else { throw .unsupported(process: process, offset: offset) }
+        func invalid(_ reason: String) -> JPEGError {
+            .invalidSegment(marker: marker.code, offset: offset, reason: reason)
+        }
+        guard bytes.count >= 6 else { throw invalid("too short") }
+        precision = Int(bytes[0])
+        height = Int(bytes[1]) << 8 | Int(bytes[2])
+        width = Int(bytes[3]) << 8 | Int(bytes[4])
+        let count = Int(bytes[5])
+        guard precision == 8 else { throw .unsupportedFeature(feature: "\(precision)-bit samples", offset: offset) }
+        guard count >= 1 else { throw invalid("no components") }
+        guard bytes.count == 6 + 3 * count else { throw invalid("length does not match \(count) components") }
+        guard height > 0 else {
+            throw .unsupportedFeature(feature: "height defined by DNL (T.81 B.2.5)", offset: offset)
+        }
+        guard width > 0 else { throw invalid("width is 0") }
+        guard width <= options.maxDimension else {
+            throw .limitExceeded(what: "width", value: width, limit: options.maxDimension, offset: offset)
+        }
+        guard height <= options.maxDimension else {
+            throw .limitExceeded(what: "height", value: height, limit: options.maxDimension, offset: offset)
+        }
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        guard !overflow, pixels <= options.maxPixels else {
+            throw .limitExceeded(what: "pixel count", value: overflow ? Int.max : pixels, limit: options.maxPixels,
+                                 offset: offset)
+        }
+        guard count == 1 || count == 3 || count == 4 else {
+            throw .unsupportedFeature(feature: "\(count) components", offset: offset)
+        }
+        var components: [JPEGComponentInfo] = []
+        for i in 0 ..< count {
+            let base = 6 + 3 * i
+            let h = Int(bytes[base + 1] >> 4), v = Int(bytes[base + 1] & 15), tq = Int(bytes[base + 2])
+            guard (1 ... 4).contains(h), (1 ... 4).contains(v) else {
+                throw invalid("component \(bytes[base]) has sampling factors \(h)x\(v)")
+            }
+            guard tq <= 3 else { throw invalid("component \(bytes[base]) uses quantisation table \(tq)") }
+            components.append(JPEGComponentInfo(id: Int(bytes[base]), horizontal: h, vertical: v, quantizationTable: tq))
+        }
+        self.process = process
+        self.components = components
+        maxHorizontal = components.map(\.horizontal).max() ?? 1
+        maxVertical = components.map(\.vertical).max() ?? 1
+    }
+}

@@ -1,0 +1,160 @@
+import PareCore
+
+/// A Huffman table as DHT defines it (T.81 B.2.4.2, Figure B.7): BITS, the number of codes
+/// of each length 1…16, and HUFFVAL, the symbols in code order. Codes are canonical (T.81
+/// C.2, Figures C.1–C.3): each length's codes follow the previous length's last code + 1,
+/// shifted left.
+struct HuffmanTable: Sendable {
+    /// BITS: counts[l - 1] codes of length l.
+    var counts: [UInt8]
+    /// HUFFVAL.
+    var symbols: [UInt8]
+
+    /// Checks that the lengths form a prefix code. As in libjpeg, a table whose codes would
+    /// use the all-ones pattern of some length is rejected too (T.81 C.2 and K.2 never
+    /// produce one), which also catches every over-subscribed table.
+    init(counts: [UInt8], symbols: [UInt8], offset: Int) throws(JPEGError) {
+        guard counts.count == 16 else { throw .invalidHuffmanTable(offset: offset, reason: "BITS must have 16 entries") }
+        let total = counts.reduce(0) { $0 + Int($1) }
+        guard total <= 256, total == symbols.count else {
+            throw .invalidHuffmanTable(offset: offset, reason: "\(total) codes for \(symbols.count) symbols")
+        }
+        var code = 0
+        for length in 1 ... 16 {
+            code += Int(counts[length - 1])
+            guard code < 1 << length else {
+                throw .invalidHuffmanTable(offset: offset, reason: "over-subscribed at code length \(length)")
+            }
+            code <<= 1
+        }
+        self.counts = counts
+        self.symbols = symbols
+    }
+
+    /// Every table a DHT segment defines, as (class, destination, table); class 0 is DC,
+    /// 1 is AC.
+    static func parse(_ bytes: [UInt8], offset: Int) throws(JPEGError) -> [(tableClass: Int, id: Int, table: HuffmanTable)] {
+        var result: [(tableClass: Int, id: Int, table: HuffmanTable)] = []
+        var index = 0
+        while index < bytes.count {
+            let tableClass = Int(bytes[index] >> 4), id = Int(bytes[index] & 15)
+            guard tableClass <= 1, id <= 3 else {
+                throw .invalidSegment(marker: Marker.dht, offset: offset, reason: "table class \(tableClass) id \(id)")
+            }
+            guard bytes.count - index >= 17 else {
+                throw .invalidSegment(marker: Marker.dht, offset: offset, reason: "BITS cut short")
+            }
+            let counts = Array(bytes[index + 1 ..< index + 17])
+            let total = counts.reduce(0) { $0 + Int($1) }
+            guard bytes.count - index - 17 >= total else {
+                throw .invalidSegment(marker: Marker.dht, offset: offset, reason: "HUFFVAL cut short")
+            }
+            let symbols = Array(bytes[index + 17 ..< index + 17 + total])
+            result.append((tableClass, id, try HuffmanTable(counts: counts, symbols: symbols, offset: offset)))
+            index += 17 + total
+        }
+        return result
+    }
+
+    /// The typical tables of T.81 K.3 (Tables K.3–K.6), used when a scan names table 0 or 1
+    /// and the file never defined it (Motion-JPEG frames leave them out).
+    static func standard(tableClass: Int, id: Int) -> HuffmanTable? {
+        let counts: [UInt8], symbols: [UInt8]
+        switch (tableClass, id) {
+        case (0, 0):
+            counts = [0, 1, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0]
+            symbols = Array(0 ... 11)
+        case (0, 1):
+            counts = [0, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0]
+            symbols = Array(0 ... 11)
+        case (1, 0):
+            counts = [0, 2, 1, 3, 3, 2, 4, 3, 5, 5, 4, 4, 0, 0, 1, 0x7D]
+            symbols = [
+                0x01, 0x02, 0x03, 0x00, 0x04, 0x11, 0x05, 0x12, 0x21, 0x31, 0x41, 0x06, 0x13, 0x51, 0x61, 0x07,
+                0x22, 0x71, 0x14, 0x32, 0x81, 0x91, 0xA1, 0x08, 0x23, 0x42, 0xB1, 0xC1, 0x15, 0x52, 0xD1, 0xF0,
+                0x24, 0x33, 0x62, 0x72, 0x82, 0x09, 0x0A, 0x16, 0x17, 0x18, 0x19, 0x1A, 0x25, 0x26, 0x27, 0x28,
+                0x29, 0x2A, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39, 0x3A, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49,
+                0x4A, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58, 0x59, 0x5A, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68, 0x69,
+                0x6A, 0x73, 0x74, 0x75, 0x76, 0x77, 0x78, 0x79, 0x7A, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x89,
+                0x8A, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, 0x98, 0x99, 0x9A, 0xA2, 0xA3, 0xA4, 0xA5, 0xA6, 0xA7,
+                0xA8, 0xA9, 0xAA, 0xB2, 0xB3, 0xB4, 0xB5, 0xB6, 0xB7, 0xB8, 0xB9, 0xBA, 0xC2, 0xC3, 0xC4, 0xC5,
+                0xC6, 0xC7, 0xC8, 0xC9, 0xCA, 0xD2, 0xD3, 0xD4, 0xD5, 0xD6, 0xD7, 0xD8, 0xD9, 0xDA, 0xE1, 0xE2,
+                0xE3, 0xE4, 0xE5, 0xE6, 0xE7, 0xE8, 0xE9, 0xEA, 0xF1, 0xF2, 0xF3, 0xF4, 0xF5, 0xF6, 0xF7, 0xF8,
+                0xF9, 0xFA,
+            ]
+        case (1, 1):
+            counts = [0, 2, 1, 2, 4, 4, 3, 4, 7, 5, 4, 4, 0, 1, 2, 0x77]
+            symbols = [
+                0x00, 0x01, 0x02, 0x03, 0x11, 0x04, 0x05, 0x21, 0x31, 0x06, 0x12, 0x41, 0x51, 0x07, 0x61, 0x71,
+                0x13, 0x22, 0x32, 0x81, 0x08, 0x14, 0x42, 0x91, 0xA1, 0xB1, 0xC1, 0x09, 0x23, 0x33, 0x52, 0xF0,
+                0x15, 0x62, 0x72, 0xD1, 0x0A, 0x16, 0x24, 0x34, 0xE1, 0x25, 0xF1, 0x17, 0x18, 0x19, 0x1A, 0x26,
+                0x27, 0x28, 0x29, 0x2A, 0x35, 0x36, 0x37, 0x38, 0x39, 0x3A, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48,
+                0x49, 0x4A, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58, 0x59, 0x5A, 0x63, 0x64, 0x65, 0x66, 0x67, 0x68,
+                0x69, 0x6A, 0x73, 0x74, 0x75, 0x76, 0x77, 0x78, 0x79, 0x7A, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87,
+                0x88, 0x89, 0x8A, 0x92, 0x93, 0x94, 0x95, 0x96, 0x97, 0x98, 0x99, 0x9A, 0xA2, 0xA3, 0xA4, 0xA5,
+                0xA6, 0xA7, 0xA8, 0xA9, 0xAA, 0xB2, 0xB3, 0xB4, 0xB5, 0xB6, 0xB7, 0xB8, 0xB9, 0xBA, 0xC2, 0xC3,
+                0xC4, 0xC5, 0xC6, 0xC7, 0xC8, 0xC9, 0xCA, 0xD2, 0xD3, 0xD4, 0xD5, 0xD6, 0xD7, 0xD8, 0xD9, 0xDA,
+                0xE2, 0xE3, 0xE4, 0xE5, 0xE6, 0xE7, 0xE8, 0xE9, 0xEA, 0xF2, 0xF3, 0xF4, 0xF5, 0xF6, 0xF7, 0xF8,
+                0xF9, 0xFA,
+            ]
+        default:
+            return nil
+        }
+        return try? HuffmanTable(counts: counts, symbols: symbols, offset: 0)
+    }
+}
+
+/// The decoding form of a Huffman table (T.81 F.2.2.3, Figure F.16, with the MAXCODE and
+/// VALPTR arrays of F.15), plus a lookup table indexed by the next `lookaheadBits` bits that
+/// resolves every code of that length or shorter in one step. Longer codes take the
+/// MAXCODE walk of Figure F.16.
+///
+/// Layout of the one ledger buffer (Int32 entries):
+/// - `[0, 512)`: lookahead entries, `length << 8 | symbol`, or 0 for "code longer than 9 bits";
+/// - `[512, 530)`: MAXCODE[l] for l = 0…17 (−1 when no code has length l; l = 17 is a sentinel);
+/// - `[530, 548)`: VALOFFSET[l], so that the symbol of code c of length l is HUFFVAL[VALOFFSET[l] + c];
+/// - `[548, 804)`: HUFFVAL.
+final class HuffmanDecodingTable {
+    static let lookaheadBits = 9
+    let storage: LedgerBuffer<Int32>
+
+    /// `isDC` tables must only hold symbols 0…15 (DC categories, T.81 F.1.2.1), which libjpeg
+    /// also insists on.
+    init(_ table: HuffmanTable, isDC: Bool, ledger: MemoryLedger, offset: Int) throws(JPEGError) {
+        if isDC, table.symbols.contains(where: { $0 > 15 }) {
+            throw .invalidHuffmanTable(offset: offset, reason: "DC table holds a category over 15")
+        }
+        storage = try core { () throws(CoreError) in try ledger.allocate(Int32.self, count: 804, initialValue: 0) }
+        let base = storage.baseAddress
+        var code = 0, k = 0
+        for length in 1 ... 16 {
+            let n = Int(table.counts[length - 1])
+            base[530 + length] = Int32(k - code)
+            if n > 0 {
+                for _ in 0 ..< n {
+                    if length <= Self.lookaheadBits {
+                        let shift = Self.lookaheadBits - length
+                        let entry = Int32(length << 8) | Int32(table.symbols[k])
+                        for fill in 0 ..< (1 << shift) { base[(code << shift) | fill] = entry }
+                    }
+                    code += 1
+                    k += 1
+                }
+                base[512 + length] = Int32(code - 1)
+            } else {
+                base[512 + length] = -1
+            }
+            code <<= 1
+        }
+        base[512 + 17] = Int32.max
+        for (i, symbol) in table.symbols.enumerated() { base[548 + i] = Int32(symbol) }
+    }
+
+    var pointers: HuffmanPointers { HuffmanPointers(base: UnsafePointer(storage.baseAddress)) }
+}
+
+/// A borrowed view of a `HuffmanDecodingTable` for the entropy decoder's inner loop: plain
+/// pointers, so that no reference counting happens per symbol.
+struct HuffmanPointers {
+    let base: UnsafePointer<Int32>
+}

@@ -1,0 +1,325 @@
+import PareCore
+
+/// A baseline and extended-sequential (8-bit Huffman) JPEG decoder, ITU-T T.81 Annexes B, C,
+/// E and F, that streams rows into a `RowSink` at full size or at 1/2, 1/4 or 1/8 in the DCT
+/// domain.
+///
+/// `init` reads the markers up to the first scan (T.81 B.2.1) and fails early on processes it
+/// does not decode. `decode(scale:into:)` then runs the scans. A file with one interleaved
+/// scan (almost every JPEG) is decoded one MCU row at a time: memory holds one MCU row of
+/// samples per component plus one context row, whatever the height. A file whose components
+/// come in separate scans (T.81 A.2.2) needs every component before the first row can be
+/// made, so its planes are held whole (counted by the ledger like everything else).
+///
+/// Damage is repaired as libjpeg repairs it (see `JPEGWarning`) unless `options.strict`.
+public struct JPEGDecoder<Source: ByteSource> {
+    let ledger: MemoryLedger
+    let options: JPEGOptions
+    var reader: BitReader<Source>
+    let frame: FrameHeader
+    /// The tables in force when the first scan starts.
+    let tables: TableSet
+    let firstScan: ScanHeader
+    /// The offset of the first byte of entropy-coded data.
+    let scanStart: Int
+    public let info: JPEGInfo
+    /// Repairs made so far: while reading the headers, then by each `decode`.
+    public private(set) var warnings: [JPEGWarning]
+    /// Warnings past `options.maxWarnings`, counted but not kept.
+    public private(set) var droppedWarnings = 0
+    let headerWarnings: [JPEGWarning]
+
+    public init(source: Source, ledger: MemoryLedger, options: JPEGOptions = JPEGOptions()) throws(JPEGError) {
+        self.ledger = ledger
+        self.options = options
+        var stream = try core { () throws(CoreError) in try ByteStream(source: source, ledger: ledger) }
+        let soi = try core { () throws(CoreError) -> UInt16 in
+            stream.remaining >= 2 ? try stream.readUInt16() : 0
+        }
+        guard soi == 0xFFD8 else { throw .notJPEG(offset: 0) }
+
+        var log = WarningLog(strict: options.strict, limit: options.maxWarnings)
+        var tables = TableSet()
+        var segments: [JPEGSegment] = []
+        var frame: FrameHeader?
+        var restartInterval = 0
+        var sawJFIF = false
+        var adobeTransform: Int?
+        var adobeOffset = 0
+        var scan: ScanHeader?
+        while scan == nil {
+            guard let marker = try MarkerReader.next(&stream) else { throw .missingScan(offset: stream.position) }
+            if marker.discarded > 0 {
+                try log.add(.extraneousBytes(count: marker.discarded, marker: marker.code, offset: marker.offset))
+            }
+            switch marker.code {
+            case Marker.eoi:
+                throw .missingScan(offset: marker.offset)
+            case Marker.soi:
+                throw .unexpectedMarker(marker: marker.code, offset: marker.offset)
+            case _ where Marker.isStandalone(marker.code):
+                continue
+            default:
+                break
+            }
+            let isApp = marker.code >= 0xE0 && marker.code <= 0xEF
+            let (bytes, length) = try MarkerReader.segment(&stream, marker: marker,
+                                                           limit: isApp || marker.code == Marker.com ? 32 : 65535)
+            guard segments.count < options.maxSegments else {
+                throw .limitExceeded(what: "marker segment count", value: segments.count + 1, limit: options.maxSegments,
+                                     offset: marker.offset)
+            }
+            let kind = isApp ? MarkerReader.kind(marker: marker.code, prefix: bytes) : .other
+            segments.append(JPEGSegment(marker: marker.code, offset: marker.offset, length: length, kind: kind))
+            switch marker.code {
+            case _ where JPEGProcess(marker: marker.code) != nil:
+                guard frame == nil else { throw .unexpectedMarker(marker: marker.code, offset: marker.offset) }
+                frame = try FrameHeader(bytes, marker: marker, options: options)
+            case 0xDE, 0xDF:
+                throw .unsupportedFeature(feature: "hierarchical mode (\(markerName(marker.code)))", offset: marker.offset)
+            case Marker.sos:
+                guard let frame else { throw .unexpectedMarker(marker: marker.code, offset: marker.offset) }
+                scan = try ScanHeader(bytes, marker: marker, frame: frame)
+            default:
+                if try tables.apply(marker: marker, bytes: bytes) { continue }
+                if marker.code == Marker.dri {
+                    restartInterval = try MarkerReader.restartInterval(bytes, marker: marker)
+                } else if kind == .jfif {
+                    sawJFIF = true
+                } else if kind == .adobe, bytes.count >= 12 {
+                    adobeTransform = Int(bytes[11])
+                    adobeOffset = marker.offset
+                }
+            }
+        }
+        guard let frame, let scan else { throw .missingScan(offset: stream.position) }
+
+        let colorSpace: JPEGColorSpace
+        let ids = frame.components.map(\.id)
+        switch frame.components.count {
+        case 1:
+            colorSpace = .gray
+        case 3:
+            if sawJFIF {
+                colorSpace = .yCbCr
+            } else if let adobeTransform {
+                if adobeTransform > 1 { try log.add(.unknownAdobeTransform(value: adobeTransform, offset: adobeOffset)) }
+                colorSpace = adobeTransform == 0 ? .rgb : .yCbCr
+            } else {
+                colorSpace = ids == [0x52, 0x47, 0x42] ? .rgb : .yCbCr
+            }
+        default:
+            if let adobeTransform {
+                if adobeTransform > 2 { try log.add(.unknownAdobeTransform(value: adobeTransform, offset: adobeOffset)) }
+                colorSpace = adobeTransform == 0 ? .cmyk : .ycck
+            } else {
+                colorSpace = .cmyk
+            }
+        }
+
+        self.frame = frame
+        self.tables = tables
+        self.firstScan = scan
+        self.scanStart = stream.position
+        self.reader = BitReader(stream: stream)
+        self.info = JPEGInfo(width: frame.width, height: frame.height, precision: frame.precision,
+                             components: frame.components, process: frame.process, colorSpace: colorSpace,
+                             restartInterval: restartInterval, adobeTransform: adobeTransform, segments: segments)
+        self.headerWarnings = log.warnings
+        self.warnings = log.warnings
+        self.droppedWarnings = log.dropped
+    }
+
+    /// gray8 for one component, rgb8 for three or four.
+    public var outputFormat: PixelFormat { frame.components.count == 1 ? .gray8 : .rgb8 }
+
+    /// ceil(W·k/8) × ceil(H·k/8), as `djpeg -scale k/8`.
+    public func outputSize(at scale: JPEGScale) -> (width: Int, height: Int) {
+        ((info.width * scale.rawValue + 7) / 8, (info.height * scale.rawValue + 7) / 8)
+    }
+
+    /// Decodes the image at `scale` into `sink`: `begin` with the output size and format, then
+    /// every row once, top to bottom. May be called again (for another scale).
+    public mutating func decode<Sink: RowSink>(scale: JPEGScale, into sink: inout Sink) throws(JPEGError) {
+        var log = WarningLog(warnings: headerWarnings, strict: options.strict, limit: options.maxWarnings)
+        defer {
+            warnings = log.warnings
+            droppedWarnings = log.dropped
+        }
+        let plan = try ScalePlan(frame: frame, scale: scale, offset: firstScan.offset)
+        let streaming = firstScan.components.count == frame.components.count
+        var buffers: [ComponentBuffer] = []
+        for p in plan.components {
+            let rows = (streaming ? p.rowsPerMCURow : p.totalRows) + 1
+            let (count, overflow) = p.stride.multipliedReportingOverflow(by: rows)
+            guard !overflow else { throw .core(.sizeOverflow) }
+            let storage = try core { () throws(CoreError) in try ledger.allocate(UInt8.self, count: count, initialValue: 128) }
+            buffers.append(ComponentBuffer(storage: storage, stride: p.stride, firstRow: -1))
+        }
+        let scratch = try ScanScratch(ledger: ledger)
+        var output = try OutputStage(plan: plan, colorSpace: info.colorSpace, format: outputFormat, ledger: ledger)
+        let header = RowStreamHeader(width: plan.outputWidth, height: plan.outputHeight, format: outputFormat)
+        try core { () throws(CoreError) in try sink.begin(header) }
+        try core { () throws(CoreError) in try reader.stream.seek(to: scanStart) }
+        reader.discardBits()
+        reader.marker = nil
+
+        if streaming {
+            var scan = try makeScan(firstScan, number: 1, tables: tables, restartInterval: info.restartInterval,
+                                    plan: plan, buffers: buffers, scratch: scratch)
+            var available = [Int](repeating: 0, count: buffers.count)
+            for mcuRow in 0 ..< plan.mcuRows {
+                try scan.decodeRow(columns: plan.mcusPerLine, log: &log)
+                for c in 0 ..< buffers.count {
+                    let rows = plan.components[c].rowsPerMCURow
+                    buffers[c].firstRow = mcuRow * rows - 1
+                    available[c] = (mcuRow + 1) * rows - 1
+                }
+                output.emit(buffers, availableThrough: mcuRow == plan.mcuRows - 1 ? nil : available, into: &sink)
+                for c in 0 ..< buffers.count {
+                    let b = buffers[c]
+                    b.storage.baseAddress.update(from: b.storage.baseAddress + plan.components[c].rowsPerMCURow * b.stride,
+                                                 count: b.stride)
+                }
+            }
+            try scan.finish(log: &log)
+            reader = scan.reader
+        } else {
+            var tables = self.tables
+            var restartInterval = info.restartInterval
+            var scanHeader = firstScan
+            var number = 1
+            var coded = [Bool](repeating: false, count: frame.components.count)
+            while true {
+                var scan = try makeScan(scanHeader, number: number, tables: tables, restartInterval: restartInterval,
+                                        plan: plan, buffers: buffers, scratch: scratch)
+                if scanHeader.components.count == 1 {
+                    let c = scanHeader.components[0].index
+                    let component = frame.components[c], p = plan.components[c]
+                    let width = (frame.width * component.horizontal + frame.maxHorizontal - 1) / frame.maxHorizontal
+                    let height = (frame.height * component.vertical + frame.maxVertical - 1) / frame.maxVertical
+                    scan.units[0].horizontal = 1
+                    scan.units[0].vertical = 1
+                    for blockRow in 0 ..< (height + 7) / 8 {
+                        scan.units[0].rowStart = 1 + blockRow * p.blockSize
+                        try scan.decodeRow(columns: (width + 7) / 8, log: &log)
+                    }
+                } else {
+                    for mcuRow in 0 ..< plan.mcuRows {
+                        for i in 0 ..< scanHeader.components.count {
+                            scan.units[i].rowStart = 1 + mcuRow * plan.components[scanHeader.components[i].index].rowsPerMCURow
+                        }
+                        try scan.decodeRow(columns: plan.mcusPerLine, log: &log)
+                    }
+                }
+                try scan.finish(log: &log)
+                for component in scanHeader.components { coded[component.index] = true }
+                reader = scan.reader
+                guard let next = try nextScan(tables: &tables, restartInterval: &restartInterval, log: &log) else { break }
+                number += 1
+                guard number <= options.maxScans else {
+                    throw .limitExceeded(what: "scan count", value: number, limit: options.maxScans, offset: next.offset)
+                }
+                scanHeader = next
+            }
+            for (c, wasCoded) in coded.enumerated() where !wasCoded {
+                try log.add(.componentNotCoded(id: frame.components[c].id, offset: reader.stream.position))
+            }
+            output.emit(buffers, availableThrough: nil, into: &sink)
+        }
+    }
+
+    /// Reads the markers between scans (T.81 B.2.1: tables and DRI may change) up to the next
+    /// SOS; nil at EOI or the end of the data.
+    mutating func nextScan(tables: inout TableSet, restartInterval: inout Int,
+                           log: inout WarningLog) throws(JPEGError) -> ScanHeader? {
+        var pending = reader.marker.map { FoundMarker(code: $0, offset: reader.markerOffset, discarded: 0) }
+        reader.marker = nil
+        reader.discardBits()
+        while true {
+            let marker: FoundMarker
+            if let p = pending {
+                marker = p
+                pending = nil
+            } else {
+                guard let m = try MarkerReader.next(&reader.stream) else { return nil }
+                if m.discarded > 0 {
+                    try log.add(.extraneousBytes(count: m.discarded, marker: m.code, offset: m.offset))
+                }
+                marker = m
+            }
+            if marker.code == Marker.eoi { return nil }
+            if Marker.isStandalone(marker.code) { continue }
+            if JPEGProcess(marker: marker.code) != nil { return nil }
+            let (bytes, _) = try MarkerReader.segment(&reader.stream, marker: marker,
+                                                      limit: marker.code >= 0xE0 && marker.code <= 0xEF ? 0 : 65535)
+            if marker.code == Marker.sos { return try ScanHeader(bytes, marker: marker, frame: frame) }
+            if try tables.apply(marker: marker, bytes: bytes) { continue }
+            if marker.code == Marker.dri { restartInterval = try MarkerReader.restartInterval(bytes, marker: marker) }
+        }
+    }
+
+    /// Prepares a scan: each component's quantisers (latched now, T.81 B.2.4.1), its
+    /// Huffman tables in decoding form, its IDCT size and buffer.
+    func makeScan(_ header: ScanHeader, number: Int, tables: TableSet, restartInterval: Int, plan: ScalePlan,
+                  buffers: [ComponentBuffer], scratch: ScanScratch) throws(JPEGError) -> ScanDecoder<Source> {
+        var units: [ScanUnit] = []
+        var quantizerBuffers: [LedgerBuffer<Int32>] = []
+        var huffman: [HuffmanDecodingTable] = []
+        var built: [Int: Int] = [:]
+        func table(_ tableClass: Int, _ id: Int) throws(JPEGError) -> HuffmanPointers {
+            let key = tableClass * 4 + id
+            if let index = built[key] { return huffman[index].pointers }
+            let defined = tableClass == 0 ? tables.dc[id] : tables.ac[id]
+            guard let spec = defined ?? HuffmanTable.standard(tableClass: tableClass, id: id) else {
+                throw .missingTable(kind: tableClass == 0 ? "DC Huffman" : "AC Huffman", id: id, offset: header.offset)
+            }
+            let decoding = try HuffmanDecodingTable(spec, isDC: tableClass == 0, ledger: ledger, offset: header.offset)
+            built[key] = huffman.count
+            huffman.append(decoding)
+            return decoding.pointers
+        }
+        for component in header.components {
+            let c = component.index
+            let tq = frame.components[c].quantizationTable
+            guard let q = tables.quantization[tq] else {
+                throw .missingTable(kind: "quantization", id: tq, offset: header.offset)
+            }
+            let quantizers = try core { () throws(CoreError) in try ledger.allocate(Int32.self, count: 64, initialValue: 0) }
+            for i in 0 ..< 64 { quantizers[i] = Int32(q.values[i]) }
+            quantizerBuffers.append(quantizers)
+            let p = plan.components[c]
+            units.append(ScanUnit(dc: try table(0, component.dcTable), ac: try table(1, component.acTable),
+                                  quantizers: UnsafePointer(quantizers.baseAddress),
+                                  keep: scratch.keepMap(blockSize: p.blockSize), blockSize: p.blockSize,
+                                  horizontal: p.horizontal, vertical: p.vertical,
+                                  plane: buffers[c].storage.baseAddress, stride: p.stride, rowStart: 1))
+        }
+        return ScanDecoder(reader: reader, units: units, scanNumber: number, restartInterval: restartInterval,
+                           scratch: scratch, quantizerBuffers: quantizerBuffers, huffmanTables: huffman)
+    }
+}
+
+/// The quantisation and Huffman tables in force (T.81 B.2.4: a later DQT or DHT replaces the
+/// table with the same destination).
+struct TableSet {
+    var quantization: [QuantizationTable?] = [nil, nil, nil, nil]
+    var dc: [HuffmanTable?] = [nil, nil, nil, nil]
+    var ac: [HuffmanTable?] = [nil, nil, nil, nil]
+
+    /// Installs the tables of a DQT or DHT segment; false for other markers.
+    mutating func apply(marker: FoundMarker, bytes: [UInt8]) throws(JPEGError) -> Bool {
+        switch marker.code {
+        case Marker.dqt:
+            for (id, table) in try QuantizationTable.parse(bytes, offset: marker.offset) { quantization[id] = table }
+            return true
+        case Marker.dht:
+            for (tableClass, id, table) in try HuffmanTable.parse(bytes, offset: marker.offset) {
+                if tableClass == 0 { dc[id] = table } else { ac[id] = table }
+            }
+            return true
+        default:
+            return false
+        }
+    }
+}

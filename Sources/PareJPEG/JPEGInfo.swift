@@ -1,0 +1,167 @@
+/// The DCT-domain scales: the raw value is the numerator k of k/8. At k/8 every 8×8 block
+/// becomes a k×k block (T.81 A.3.3 read backwards), so the output is ceil(W·k/8) × ceil(H·k/8),
+/// the size `djpeg -scale k/8` writes.
+public enum JPEGScale: Int, CaseIterable, Sendable {
+    case eighth = 1, quarter = 2, half = 4, full = 8
+
+    /// The samples one block yields along each axis.
+    public var blockSize: Int { rawValue }
+
+    /// "1/8", "1/4", "1/2" or "1", as on the command line.
+    public var name: String {
+        switch self {
+        case .eighth: return "1/8"
+        case .quarter: return "1/4"
+        case .half: return "1/2"
+        case .full: return "1"
+        }
+    }
+
+    /// Parses "1/8", "1/4", "1/2", "1" or "1/1".
+    public init?(name: String) {
+        switch name {
+        case "1/8": self = .eighth
+        case "1/4": self = .quarter
+        case "1/2": self = .half
+        case "1", "1/1", "8/8": self = .full
+        default: return nil
+        }
+    }
+}
+
+/// Limits and policy for one decode. Every limit has a default that real photographs never
+/// reach and that keeps a hostile file from asking for unbounded work or memory.
+public struct JPEGOptions: Sendable {
+    /// Turn every `JPEGWarning` into `JPEGError.strict`.
+    public var strict = false
+    /// Largest width × height accepted from SOF.
+    public var maxPixels: Int = 1 << 28
+    /// Largest width or height accepted from SOF (T.81 allows 65535).
+    public var maxDimension = 65535
+    /// Most marker segments recorded in `JPEGInfo.segments` before an error.
+    public var maxSegments = 4096
+    /// Most scans read in a multi-scan (non-interleaved) sequential file.
+    public var maxScans = 64
+    /// Most warnings kept; later ones are counted in `JPEGDecoder.droppedWarnings`.
+    public var maxWarnings = 64
+
+    public init() {}
+}
+
+/// The coding processes of T.81 Table B.1 (SOF0…SOF15) plus JPEG-LS (ITU-T T.87 SOF55).
+/// Only `baseline` and `extendedSequential` (8-bit Huffman) are decoded here.
+public enum JPEGProcess: Sendable, Equatable {
+    case baseline
+    case extendedSequential
+    case progressive
+    case lossless
+    case differentialSequential
+    case differentialProgressive
+    case differentialLossless
+    case arithmeticSequential
+    case arithmeticProgressive
+    case arithmeticLossless
+    case arithmeticDifferentialSequential
+    case arithmeticDifferentialProgressive
+    case arithmeticDifferentialLossless
+    case jpegLS
+
+    /// The process a start-of-frame marker announces, or nil if the code is no SOF.
+    init?(marker: UInt8) {
+        switch marker {
+        case 0xC0: self = .baseline
+        case 0xC1: self = .extendedSequential
+        case 0xC2: self = .progressive
+        case 0xC3: self = .lossless
+        case 0xC5: self = .differentialSequential
+        case 0xC6: self = .differentialProgressive
+        case 0xC7: self = .differentialLossless
+        case 0xC9: self = .arithmeticSequential
+        case 0xCA: self = .arithmeticProgressive
+        case 0xCB: self = .arithmeticLossless
+        case 0xCD: self = .arithmeticDifferentialSequential
+        case 0xCE: self = .arithmeticDifferentialProgressive
+        case 0xCF: self = .arithmeticDifferentialLossless
+        case 0xF7: self = .jpegLS
+        default: return nil
+        }
+    }
+
+    public var name: String {
+        switch self {
+        case .baseline: return "baseline sequential (SOF0)"
+        case .extendedSequential: return "extended sequential Huffman (SOF1)"
+        case .progressive: return "progressive Huffman (SOF2)"
+        case .lossless: return "lossless Huffman (SOF3)"
+        case .differentialSequential: return "differential sequential Huffman (SOF5)"
+        case .differentialProgressive: return "differential progressive Huffman (SOF6)"
+        case .differentialLossless: return "differential lossless Huffman (SOF7)"
+        case .arithmeticSequential: return "extended sequential arithmetic (SOF9)"
+        case .arithmeticProgressive: return "progressive arithmetic (SOF10)"
+        case .arithmeticLossless: return "lossless arithmetic (SOF11)"
+        case .arithmeticDifferentialSequential: return "differential sequential arithmetic (SOF13)"
+        case .arithmeticDifferentialProgressive: return "differential progressive arithmetic (SOF14)"
+        case .arithmeticDifferentialLossless: return "differential lossless arithmetic (SOF15)"
+        case .jpegLS: return "JPEG-LS (SOF55)"
+        }
+    }
+
+    /// True for the processes this decoder implements.
+    public var isSupported: Bool { self == .baseline || self == .extendedSequential }
+}
+
+/// The colour model of the coded components, decided as libjpeg does: JFIF means YCbCr;
+/// an Adobe APP14 transform flag says RGB/YCbCr (3 components) or CMYK/YCCK (4); otherwise
+/// component ids 'R','G','B' mean RGB, and 4 components without Adobe mean CMYK.
+public enum JPEGColorSpace: Sendable, Equatable {
+    case gray, yCbCr, rgb, cmyk, ycck, unknown
+}
+
+/// One frame component (T.81 B.2.2, Table B.2).
+public struct JPEGComponentInfo: Sendable, Equatable {
+    /// Ci, the component identifier.
+    public var id: Int
+    /// Hi, horizontal sampling factor (1…4).
+    public var horizontal: Int
+    /// Vi, vertical sampling factor (1…4).
+    public var vertical: Int
+    /// Tqi, quantisation table selector (0…3).
+    public var quantizationTable: Int
+}
+
+/// What a marker segment holds, for the stages after decoding (EXIF, ICC, MPF).
+public enum JPEGSegmentKind: Sendable, Equatable {
+    case jfif, jfxx, exif, xmp, icc, mpf, adobe, other
+}
+
+/// One marker segment met before the first scan (T.81 B.1.1.4).
+public struct JPEGSegment: Sendable, Equatable {
+    /// The marker code (the byte after 0xFF).
+    public var marker: UInt8
+    /// The absolute offset of the marker's 0xFF byte.
+    public var offset: Int
+    /// The segment length field: the parameter bytes plus the two length bytes.
+    public var length: Int
+    public var kind: JPEGSegmentKind
+
+    /// Where the parameters start (after marker and length).
+    public var dataOffset: Int { offset + 4 }
+    /// The number of parameter bytes.
+    public var dataLength: Int { max(0, length - 2) }
+}
+
+/// What the headers say, read up to the first scan.
+public struct JPEGInfo: Sendable {
+    public var width: Int
+    public var height: Int
+    /// P, the sample precision in bits.
+    public var precision: Int
+    public var components: [JPEGComponentInfo]
+    public var process: JPEGProcess
+    public var colorSpace: JPEGColorSpace
+    /// Ri from the last DRI before the first scan; 0 when restarts are off.
+    public var restartInterval: Int
+    /// The Adobe APP14 transform flag, when that segment is present.
+    public var adobeTransform: Int?
+    public var segments: [JPEGSegment]
+}

@@ -1,0 +1,108 @@
+import PareCore
+
+/// One component's decoded samples: a window of rows of its plane at the scaled size.
+/// Row 0 of the buffer holds absolute sample row `firstRow`; in streaming use it carries the
+/// last row of the previous MCU row, which upsampling needs as context.
+struct ComponentBuffer {
+    let storage: LedgerBuffer<UInt8>
+    let stride: Int
+    var firstRow: Int
+
+    @inline(__always)
+    func row(_ absolute: Int) -> UnsafeMutablePointer<UInt8> {
+        storage.baseAddress + (absolute - firstRow) * stride
+    }
+}
+
+/// The last stage: for each output row, the component rows it needs are upsampled to the
+/// output width (see `Upsampler`), colour-converted (see `ColorConverter`) and handed to the
+/// row sink, top to bottom. Rows are produced as soon as every component row they depend on
+/// has been decoded.
+struct OutputStage {
+    let plan: ScalePlan
+    let colorSpace: JPEGColorSpace
+    let format: PixelFormat
+    /// One upsampling row per component.
+    let temporary: LedgerBuffer<UInt8>
+    let row: LedgerBuffer<UInt8>
+    private(set) var nextRow = 0
+
+    init(plan: ScalePlan, colorSpace: JPEGColorSpace, format: PixelFormat, ledger: MemoryLedger) throws(JPEGError) {
+        self.plan = plan
+        self.colorSpace = colorSpace
+        self.format = format
+        let (tempCount, o1) = plan.upsampledWidth.multipliedReportingOverflow(by: plan.components.count)
+        let (rowCount, o2) = plan.outputWidth.multipliedReportingOverflow(by: format.bytesPerPixel)
+        guard !o1, !o2 else { throw .core(.sizeOverflow) }
+        temporary = try core { () throws(CoreError) in try ledger.allocate(UInt8.self, count: tempCount, initialValue: 0) }
+        row = try core { () throws(CoreError) in try ledger.allocate(UInt8.self, count: rowCount, initialValue: 0) }
+    }
+
+    var isComplete: Bool { nextRow >= plan.outputHeight }
+
+    /// Emits every row whose inputs are available: component c holds rows up to
+    /// `availableThrough[c]`, or everything when `availableThrough` is nil.
+    mutating func emit<Sink: RowSink>(_ buffers: [ComponentBuffer], availableThrough: [Int]?, into sink: inout Sink) {
+        let width = plan.outputWidth
+        while nextRow < plan.outputHeight {
+            let y = nextRow
+            if let availableThrough {
+                for c in 0 ..< buffers.count where plan.lastRowNeeded(component: c, outputRow: y) > availableThrough[c] {
+                    return
+                }
+            }
+            let out = row.baseAddress
+            switch buffers.count {
+            case 1:
+                let gray = componentRow(0, y, buffers[0])
+                sink.consume(UnsafeBufferPointer(start: gray, count: width), at: RowPlacement(y: y, width: width))
+                nextRow += 1
+                continue
+            case 3:
+                let a = componentRow(0, y, buffers[0]), b = componentRow(1, y, buffers[1]), c = componentRow(2, y, buffers[2])
+                if colorSpace == .rgb {
+                    ColorConverter.interleave(a, b, c, count: width, output: out)
+                } else {
+                    ColorConverter.yCbCrToRGB(a, b, c, count: width, output: out)
+                }
+            default:
+                let a = componentRow(0, y, buffers[0]), b = componentRow(1, y, buffers[1])
+                let c = componentRow(2, y, buffers[2]), d = componentRow(3, y, buffers[3])
+                if colorSpace == .ycck {
+                    ColorConverter.ycckToRGB(a, b, c, d, count: width, output: out)
+                } else {
+                    ColorConverter.cmykToRGB(a, b, c, d, count: width, output: out)
+                }
+            }
+            sink.consume(UnsafeBufferPointer(start: out, count: width * 3), at: RowPlacement(y: y, width: width))
+            nextRow += 1
+        }
+    }
+
+    /// Component c's samples for output row y, at the output width.
+    @inline(__always)
+    private func componentRow(_ c: Int, _ y: Int, _ buffer: ComponentBuffer) -> UnsafePointer<UInt8> {
+        let p = plan.components[c]
+        let temp = temporary.baseAddress + c * plan.upsampledWidth
+        let last = p.height - 1
+        switch p.method {
+        case .none:
+            return UnsafePointer(buffer.row(min(y, last)))
+        case .fancyH2V1:
+            Upsampler.fancyH2V1(buffer.row(min(y, last)), width: p.width, output: temp)
+        case .fancyH1V2, .fancyH2V2:
+            let near = min(y >> 1, last)
+            let lower = y & 1 == 1
+            let far = lower ? min(near + 1, last) : max(near - 1, 0)
+            if p.method == .fancyH1V2 {
+                Upsampler.fancyH1V2(near: buffer.row(near), far: buffer.row(far), width: p.width, lower: lower, output: temp)
+            } else {
+                Upsampler.fancyH2V2(near: buffer.row(near), far: buffer.row(far), width: p.width, output: temp)
+            }
+        case .replicate:
+            Upsampler.replicate(buffer.row(min(y / p.verticalFactor, last)), width: p.width, factor: p.horizontalFactor,
+                                count: plan.upsampledWidth, output: temp)
+        }
+        return UnsafePointer(temp)
+    }
+}

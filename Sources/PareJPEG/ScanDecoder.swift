@@ -1,0 +1,276 @@
+import PareCore
+
+/// Warnings collected during a decode, capped, or thrown at once in strict mode.
+struct WarningLog {
+    var warnings: [JPEGWarning] = []
+    var dropped = 0
+    let strict: Bool
+    let limit: Int
+
+    mutating func add(_ warning: JPEGWarning) throws(JPEGError) {
+        if strict { throw .strict(warning) }
+        if warnings.count < limit { warnings.append(warning) } else { dropped += 1 }
+    }
+}
+
+/// One component as a scan decodes it: its tables (as raw pointers into buffers the decoder
+/// keeps alive), its IDCT size and where its blocks go.
+struct ScanUnit {
+    var dc: HuffmanPointers
+    var ac: HuffmanPointers
+    /// Quantisers in natural order.
+    var quantizers: UnsafePointer<Int32>
+    /// Zig-zag index k (0…79, past 63 for runs that overshoot) → natural index of a kept
+    /// coefficient, or 64 (a scratch slot) for one the reduced IDCT does not use.
+    var keep: UnsafePointer<Int32>
+    var blockSize: Int
+    /// Blocks per MCU (1×1 in a non-interleaved scan).
+    var horizontal: Int
+    var vertical: Int
+    var plane: UnsafeMutablePointer<UInt8>
+    var stride: Int
+    /// The buffer row where the current MCU row's first sample row goes.
+    var rowStart = 0
+    /// PRED, the DC predictor (T.81 F.2.1.3.1).
+    var predictor: Int32 = 0
+}
+
+/// Decodes the MCUs of one scan (T.81 F.2.2, Figures F.12–F.16 for the coefficients of a
+/// block; A.2 for the order of blocks in an MCU) and writes each block, through the inverse
+/// DCT, into its component's sample buffer. Handles restart intervals (T.81 F.2.2.5, E.2.4)
+/// with libjpeg's resynchronisation policy, and data that ends early.
+struct ScanDecoder<Source: ByteSource> {
+    var reader: BitReader<Source>
+    var units: [ScanUnit]
+    let scanNumber: Int
+    let restartInterval: Int
+    var restartsToGo: Int
+    var nextRestart = 0
+    /// 65 coefficients: a natural-order block plus the scratch slot; kept all zero between blocks.
+    let coefficients: UnsafeMutablePointer<Int16>
+    let workspace: UnsafeMutablePointer<Int32>
+    /// Set once the data of the current restart interval has run out: its remaining MCUs
+    /// come out flat (mid-gray), as in libjpeg.
+    var insufficient = false
+    var warnedTruncation = false
+    var warnedBadCode = false
+    /// The buffers the units' pointers point into, kept alive as long as the scan.
+    let scratch: ScanScratch
+    let quantizerBuffers: [LedgerBuffer<Int32>]
+    let huffmanTables: [HuffmanDecodingTable]
+
+    init(reader: BitReader<Source>, units: [ScanUnit], scanNumber: Int, restartInterval: Int, scratch: ScanScratch,
+         quantizerBuffers: [LedgerBuffer<Int32>], huffmanTables: [HuffmanDecodingTable]) {
+        self.reader = reader
+        self.units = units
+        self.scanNumber = scanNumber
+        self.restartInterval = restartInterval
+        self.restartsToGo = restartInterval
+        self.scratch = scratch
+        self.coefficients = scratch.coefficients.baseAddress
+        self.workspace = scratch.workspace.baseAddress
+        self.quantizerBuffers = quantizerBuffers
+        self.huffmanTables = huffmanTables
+    }
+
+    /// Decodes `columns` MCUs, one MCU row, into the units' buffers at their `rowStart`.
+    mutating func decodeRow(columns: Int, log: inout WarningLog) throws(JPEGError) {
+        for column in 0 ..< columns {
+            if restartInterval > 0 {
+                if restartsToGo == 0 { try processRestart(log: &log) }
+                restartsToGo -= 1
+            }
+            if !insufficient && reader.isExhausted { try noteExhausted(log: &log) }
+            for i in 0 ..< units.count {
+                var unit = units[i]
+                let size = unit.blockSize
+                var row = unit.plane + unit.rowStart * unit.stride + column * unit.horizontal * size
+                for _ in 0 ..< unit.vertical {
+                    var block = row
+                    for _ in 0 ..< unit.horizontal {
+                        if insufficient {
+                            InverseDCT.fill(128, size: size, output: block, stride: unit.stride)
+                        } else {
+                            try decodeBlock(&unit, into: block, log: &log)
+                        }
+                        block += size
+                    }
+                    row += size * unit.stride
+                }
+                units[i].predictor = unit.predictor
+            }
+        }
+    }
+
+    /// To be called after the last MCU: reports data that ran out inside it.
+    mutating func finish(log: inout WarningLog) throws(JPEGError) {
+        if !insufficient && reader.isExhausted { try noteExhausted(log: &log) }
+    }
+
+    mutating func noteExhausted(log: inout WarningLog) throws(JPEGError) {
+        insufficient = true
+        if !warnedTruncation {
+            warnedTruncation = true
+            try log.add(.truncated(scan: scanNumber, offset: reader.markerOffset))
+        }
+    }
+
+    @inline(__always)
+    mutating func symbol(_ table: HuffmanPointers, log: inout WarningLog) throws(JPEGError) -> Int {
+        if let value = reader.decode(table) { return value }
+        if !warnedBadCode {
+            warnedBadCode = true
+            try log.add(.invalidHuffmanCode(scan: scanNumber, offset: reader.stream.position))
+        }
+        return 0
+    }
+
+    /// One block: the DC difference and the AC run/size pairs (T.81 F.2.2.1, F.2.2.2).
+    /// Coefficients outside the unit's IDCT corner are read and dropped; at size 1 the AC
+    /// values are skipped without being extended or stored.
+    @inline(__always)
+    mutating func decodeBlock(_ unit: inout ScanUnit, into output: UnsafeMutablePointer<UInt8>,
+                              log: inout WarningLog) throws(JPEGError) {
+        try reader.ensure(32)
+        let category = try symbol(unit.dc, log: &log)
+        let difference = category == 0 ? 0 : reader.receiveExtend(category)
+        unit.predictor = unit.predictor &+ Int32(truncatingIfNeeded: difference)
+        let dc = Int16(truncatingIfNeeded: unit.predictor)
+        let ac = unit.ac
+        var k = 1
+        if unit.blockSize == 1 {
+            while k < 64 {
+                try reader.ensure(32)
+                let rs = try symbol(ac, log: &log)
+                let run = rs >> 4, size = rs & 15
+                if size != 0 {
+                    reader.skip(size)
+                    k += run + 1
+                } else {
+                    if run != 15 { break }
+                    k += 16
+                }
+            }
+            output.pointee = InverseDCT.dcSample(dc, unit.quantizers[0])
+            return
+        }
+        let coefficients = self.coefficients, keep = unit.keep
+        var stored = false
+        while k < 64 {
+            try reader.ensure(32)
+            let rs = try symbol(ac, log: &log)
+            let run = rs >> 4, size = rs & 15
+            if size != 0 {
+                k += run
+                let value = reader.receiveExtend(size)
+                let index = Int(keep[k])
+                coefficients[index] = Int16(truncatingIfNeeded: value)
+                stored = stored || index < 64
+                k += 1
+            } else {
+                if run != 15 { break }
+                k += 16
+            }
+        }
+        let size = unit.blockSize
+        if !stored {
+            InverseDCT.fill(InverseDCT.dcSample(dc, unit.quantizers[0]), size: size, output: output, stride: unit.stride)
+            return
+        }
+        coefficients[0] = dc
+        switch size {
+        case 8:
+            InverseDCT.transform8(coefficients, unit.quantizers, output: output, stride: unit.stride,
+                                  workspace: workspace)
+        case 4:
+            InverseDCT.transform4(coefficients, unit.quantizers, output: output, stride: unit.stride,
+                                  workspace: workspace)
+        default:
+            InverseDCT.transform2(coefficients, unit.quantizers, output: output, stride: unit.stride)
+        }
+        coefficients.update(repeating: 0, count: 64)
+    }
+
+    /// End of a restart interval (T.81 E.2.4): drop the padding bits, expect RSTn with n the
+    /// next in the modulo-8 sequence, and reset the DC predictors. A wrong marker is handled
+    /// as libjpeg's jpeg_resync_to_restart does: a restart one or two ahead, or any other
+    /// marker, is left for later (the interval decodes as flat blocks); one or two behind
+    /// means stray data, so scan on to the next marker; anything else is taken as the
+    /// expected one.
+    mutating func processRestart(log: inout WarningLog) throws(JPEGError) {
+        let wasExhausted = insufficient || reader.isExhausted
+        reader.discardBits()
+        let expected = Marker.rst0 + UInt8(nextRestart)
+        var found: UInt8, offset: Int
+        if let marker = reader.marker {
+            found = marker
+            offset = reader.markerOffset
+        } else {
+            (found, offset) = try nextMarker(log: &log)
+        }
+        if found == expected {
+            reader.marker = nil
+        } else {
+            try log.add(.restartResync(expected: expected, found: found, offset: offset))
+            while true {
+                let ahead1 = Marker.rst0 + UInt8((nextRestart + 1) & 7), ahead2 = Marker.rst0 + UInt8((nextRestart + 2) & 7)
+                let behind1 = Marker.rst0 + UInt8((nextRestart + 7) & 7), behind2 = Marker.rst0 + UInt8((nextRestart + 6) & 7)
+                if found < 0xC0 || found == behind1 || found == behind2 {
+                    (found, offset) = try nextMarker(log: &log)
+                } else if !Marker.isRestart(found) || found == ahead1 || found == ahead2 {
+                    reader.marker = found
+                    reader.markerOffset = offset
+                    break
+                } else {
+                    reader.marker = nil
+                    break
+                }
+            }
+        }
+        nextRestart = (nextRestart + 1) & 7
+        restartsToGo = restartInterval
+        for i in 0 ..< units.count { units[i].predictor = 0 }
+        insufficient = reader.marker != nil && wasExhausted
+    }
+
+    /// The next marker in the stream (after the bit reader's position), EOI at the end.
+    mutating func nextMarker(log: inout WarningLog) throws(JPEGError) -> (UInt8, Int) {
+        guard let marker = try MarkerReader.next(&reader.stream) else {
+            return (Marker.eoi, reader.stream.position)
+        }
+        if marker.discarded > 0 {
+            try log.add(.extraneousBytes(count: marker.discarded, marker: marker.code, offset: marker.offset))
+        }
+        return (marker.code, marker.offset)
+    }
+}
+
+/// Working memory of the block decoder, allocated once per decode.
+final class ScanScratch {
+    /// One block of coefficients in natural order, plus a scratch slot at 64.
+    let coefficients: LedgerBuffer<Int16>
+    /// The IDCT's intermediate 8×8 values.
+    let workspace: LedgerBuffer<Int32>
+    /// For each IDCT size 8, 4, 2 (rows 0, 1, 2): zig-zag index → natural index if inside the
+    /// kept corner, else 64. Indices 64…79 stand for runs past the block's end, which libjpeg
+    /// lands on coefficient 63.
+    let keep: LedgerBuffer<Int32>
+
+    init(ledger: MemoryLedger) throws(JPEGError) {
+        coefficients = try core { () throws(CoreError) in try ledger.allocate(Int16.self, count: 65, initialValue: 0) }
+        workspace = try core { () throws(CoreError) in try ledger.allocate(Int32.self, count: 64, initialValue: 0) }
+        keep = try core { () throws(CoreError) in try ledger.allocate(Int32.self, count: 3 * 80, initialValue: 64) }
+        let order = ZigZag.naturalOrder
+        for (row, size) in [8, 4, 2].enumerated() {
+            for k in 0 ..< 80 {
+                let natural = k < 64 ? order[k] : 63
+                if natural & 7 < size && natural >> 3 < size { keep[row * 80 + k] = Int32(natural) }
+            }
+        }
+    }
+
+    func keepMap(blockSize: Int) -> UnsafePointer<Int32> {
+        let row = blockSize == 8 ? 0 : (blockSize == 4 ? 1 : 2)
+        return UnsafePointer(keep.baseAddress + row * 80)
+    }
+}

@@ -1,0 +1,45 @@
+/// The scan header (T.81 B.2.3, Figure B.4): which frame components the scan codes, in what
+/// order, and with which DC and AC Huffman tables.
+struct ScanHeader {
+    struct Component {
+        /// Index into the frame's component list.
+        var index: Int
+        var dcTable: Int
+        var acTable: Int
+    }
+
+    var components: [Component]
+    /// The offset of the SOS marker, for messages.
+    var offset: Int
+
+    /// Parses SOS parameters against the frame. Ss, Se, Ah and Al are fixed for sequential
+    /// scans (0, 63, 0, 0) and, like libjpeg, not enforced.
+    init(_ bytes: [UInt8], marker: FoundMarker, frame: FrameHeader) throws(JPEGError) {
+        offset = marker.offset
+        func invalid(_ reason: String) -> JPEGError {
+            .invalidSegment(marker: Marker.sos, offset: marker.offset, reason: reason)
+        }
+        guard let first = bytes.first else { throw invalid("empty") }
+        let count = Int(first)
+        guard (1 ... 4).contains(count) else { throw invalid("\(count) components") }
+        guard bytes.count == 4 + 2 * count else { throw invalid("length does not match \(count) components") }
+        var components: [Component] = []
+        var blocksInMCU = 0
+        for i in 0 ..< count {
+            let id = Int(bytes[1 + 2 * i]), tables = bytes[2 + 2 * i]
+            guard let index = frame.components.indices.first(where: { frame.components[$0].id == id }) else {
+                throw invalid("component \(id) is not in the frame")
+            }
+            guard !components.contains(where: { $0.index == index }) else {
+                throw invalid("component \(id) appears twice")
+            }
+            let dc = Int(tables >> 4), ac = Int(tables & 15)
+            guard dc <= 3, ac <= 3 else { throw invalid("Huffman table selector out of range") }
+            components.append(Component(index: index, dcTable: dc, acTable: ac))
+            blocksInMCU += frame.components[index].horizontal * frame.components[index].vertical
+        }
+        // T.81 B.2.3: an interleaved MCU holds at most 10 blocks.
+        guard count == 1 || blocksInMCU <= 10 else { throw invalid("\(blocksInMCU) blocks per MCU (at most 10)") }
+        self.components = components
+    }
+}

@@ -36,6 +36,11 @@ final class Deflater {
     /// `output` must be the same buffer on every call.
     func deflate(_ input: UnsafePointer<UInt8>?, count: Int, finish: Bool,
                  output: LedgerBuffer<UInt8>, emit: (UnsafeBufferPointer<UInt8>) -> Void) throws(PNGError) {
+        // zlib counts in 32 bits: a longer input goes in 1 GiB pieces.
+        if count > 1 << 30, let input {
+            try deflate(input, count: 1 << 30, finish: false, output: output, emit: emit)
+            return try deflate(input + (1 << 30), count: count - (1 << 30), finish: finish, output: output, emit: emit)
+        }
         stream.pointee.next_in = UnsafeMutablePointer(mutating: input)
         stream.pointee.avail_in = uInt(count)
         while true {

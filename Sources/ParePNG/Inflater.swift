@@ -46,9 +46,10 @@ final class Inflater {
     func inflate(into output: UnsafeMutableRawPointer, count: Int, offset: Int) throws(PNGError) -> Int {
         guard !finished, count > 0 else { return 0 }
         stream.pointee.next_out = output.assumingMemoryBound(to: Bytef.self)
-        stream.pointee.avail_out = uInt(count)
+        // zlib counts in 32 bits; a caller with more room simply calls again.
+        stream.pointee.avail_out = uInt(min(count, 1 << 30))
         let status = CZlib.inflate(stream, Z_NO_FLUSH)
-        let produced = count - Int(stream.pointee.avail_out)
+        let produced = min(count, 1 << 30) - Int(stream.pointee.avail_out)
         switch status {
         case Z_OK, Z_BUF_ERROR:
             return produced

@@ -154,9 +154,10 @@ public struct PNGDecoder<Source: ByteSource> {
         let width = header.width
         let bitsPerPixel = header.bitsPerPixel
         let bpp = max(1, bitsPerPixel / 8)
-        let (lineBits, overflow) = width.multipliedReportingOverflow(by: bitsPerPixel)
-        if overflow { throw .core(.sizeOverflow) }
-        let lineBytes = lineBits / 8 + (lineBits % 8 == 0 ? 0 : 1)
+        // 64 bits is the widest stored or output pixel: with that product in range, every
+        // row size below is too.
+        guard !width.multipliedReportingOverflow(by: 64).overflow else { throw .core(.sizeOverflow) }
+        let lineBytes = (width * bitsPerPixel + 7) / 8
         do {
             try sink.begin(RowStreamHeader(width: width, height: header.height, format: expander.outputFormat,
                                            interlaced: header.interlaced))

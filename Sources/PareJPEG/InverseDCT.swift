@@ -3,10 +3,10 @@
 ///
 /// The 8×8 transform is libjpeg's integer "islow" method (the Loeffler–Ligtenberg–Moschytz
 /// factorisation with 13-bit constants and 2 extra bits of precision between the passes), so
-/// its output matches `djpeg -dct int` exactly. The reduced transforms evaluate the IDCT of
-/// the low-frequency corner only: a k×k block from the k×k lowest frequencies, which is what
-/// a k-point IDCT of those coefficients gives (scaled so that the DC level is unchanged).
-/// Coefficients outside the corner are never read.
+/// its output matches `djpeg -dct int` exactly. The reduced transforms (4×4, 2×2, 1×1) give
+/// the mean of each 2×2, 4×4 or 8×8 group of the full transform's output, computed straight
+/// from the coefficients; the frequencies whose contribution to those means is zero are
+/// never read (nor dequantised), and at 1×1 only DC is left.
 enum InverseDCT {
     static let constBits = 13
     static let pass1Bits = 2
@@ -157,50 +157,84 @@ enum InverseDCT {
         }
     }
 
-    /// The 4×4 transform of the 4×4 low-frequency corner (scale 1/2). In one dimension the
-    /// outputs are the 8-point IDCT's continuous form sampled at the centres of pixel pairs,
-    /// truncated to frequencies 0…3: a 4-point IDCT whose even part is X0 ± X2 and whose
-    /// odd part rotates X1, X3 by √2·cos(π/8) and √2·cos(3π/8).
+    // Constants of the reduced transforms (see `transform4`, `transform2`), round(x · 2^13).
+    // Pair means: 2√2·cos(kπ/16)·cos(kπ/8) and 2√2·cos(kπ/16)·cos(3kπ/8), k = 1, 3, 5, 7.
+    static let pairEven1 = 20995, pairEven3 = 7373, pairEven5 = -4926, pairEven7 = -4176
+    static let pairOdd1 = 8697, pairOdd3 = -17799, pairOdd5 = 11893, pairOdd7 = -1730
+    // Quad means: 4√2·cos(kπ/16)·cos(kπ/8)·cos(kπ/4), k = 1, 3, 5, 7.
+    static let quad1 = 29692, quad3 = -10426, quad5 = 6967, quad7 = -5906
+
+    /// One 8→4 step: the means of adjacent output pairs of the 8-point IDCT. With
+    /// x(n) = Σ C(k)/2·X(k)·cos((2n+1)kπ/16), (x(2m) + x(2m+1))/2 = Σ C(k)/2·X(k)·cos(kπ/16)·cos((2m+1)kπ/8),
+    /// in which frequency 4 vanishes; the result is doubled (the caller shifts one bit more).
+    @inline(__always)
+    static func pairMeans(_ x0: Int, _ x1: Int, _ x2: Int, _ x3: Int, _ x5: Int, _ x6: Int, _ x7: Int)
+        -> (Int, Int, Int, Int) {
+        let dc = x0 &<< (constBits + 1)
+        let even = x2 &* fix1_847759065 &- x6 &* fix0_765366865
+        let e0 = dc &+ even, e1 = dc &- even
+        let o0 = x1 &* pairEven1 &+ x3 &* pairEven3 &+ x5 &* pairEven5 &+ x7 &* pairEven7
+        let o1 = x1 &* pairOdd1 &+ x3 &* pairOdd3 &+ x5 &* pairOdd5 &+ x7 &* pairOdd7
+        return (e0 &+ o0, e1 &+ o1, e1 &- o1, e0 &- o0)
+    }
+
+    /// The 4×4 transform (scale 1/2): each output is the mean of a 2×2 group of the full
+    /// 8×8 IDCT's output, computed directly from the coefficients (libjpeg's reduced IDCT, so
+    /// outputs agree with `djpeg -scale 1/2`). Row and column 4 of the block contribute nothing
+    /// and are never read.
     static func transform4(_ coefficients: UnsafePointer<Int16>, _ quantizers: UnsafePointer<Int32>,
                            output: UnsafeMutablePointer<UInt8>, stride: Int,
                            workspace: UnsafeMutablePointer<Int32>) {
-        let shift1 = constBits - pass1Bits, round1 = 1 << (shift1 - 1)
-        for column in 0 ..< 4 {
+        let shift1 = constBits - pass1Bits + 1, round1 = 1 << (shift1 - 1)
+        for column in 0 ..< 8 where column != 4 {
             let c = coefficients + column, q = quantizers + column, w = workspace + column
-            let x0 = Int(c[0]) &* Int(q[0]), x1 = Int(c[8]) &* Int(q[8])
-            let x2 = Int(c[16]) &* Int(q[16]), x3 = Int(c[24]) &* Int(q[24])
-            let e0 = (x0 &+ x2) &<< constBits, e1 = (x0 &- x2) &<< constBits
-            let o0 = x1 &* fix1_306562965 &+ x3 &* fix0_541196100
-            let o1 = x1 &* fix0_541196100 &- x3 &* fix1_306562965
-            w[0] = Int32(truncatingIfNeeded: (e0 &+ o0 &+ round1) &>> shift1)
-            w[24] = Int32(truncatingIfNeeded: (e0 &- o0 &+ round1) &>> shift1)
-            w[8] = Int32(truncatingIfNeeded: (e1 &+ o1 &+ round1) &>> shift1)
-            w[16] = Int32(truncatingIfNeeded: (e1 &- o1 &+ round1) &>> shift1)
+            @inline(__always) func x(_ k: Int) -> Int { Int(c[8 * k]) &* Int(q[8 * k]) }
+            let (y0, y1, y2, y3) = pairMeans(x(0), x(1), x(2), x(3), x(5), x(6), x(7))
+            w[0] = Int32(truncatingIfNeeded: (y0 &+ round1) &>> shift1)
+            w[8] = Int32(truncatingIfNeeded: (y1 &+ round1) &>> shift1)
+            w[16] = Int32(truncatingIfNeeded: (y2 &+ round1) &>> shift1)
+            w[24] = Int32(truncatingIfNeeded: (y3 &+ round1) &>> shift1)
         }
-        let shift2 = constBits + pass1Bits + 3, round2 = 1 << (shift2 - 1)
+        let shift2 = constBits + pass1Bits + 3 + 1, round2 = 1 << (shift2 - 1)
         for row in 0 ..< 4 {
             let w = workspace + 8 * row, out = output + row * stride
-            let x0 = Int(w[0]), x1 = Int(w[1]), x2 = Int(w[2]), x3 = Int(w[3])
-            let e0 = (x0 &+ x2) &<< constBits, e1 = (x0 &- x2) &<< constBits
-            let o0 = x1 &* fix1_306562965 &+ x3 &* fix0_541196100
-            let o1 = x1 &* fix0_541196100 &- x3 &* fix1_306562965
-            out[0] = limit((e0 &+ o0 &+ round2) &>> shift2)
-            out[3] = limit((e0 &- o0 &+ round2) &>> shift2)
-            out[1] = limit((e1 &+ o1 &+ round2) &>> shift2)
-            out[2] = limit((e1 &- o1 &+ round2) &>> shift2)
+            let (y0, y1, y2, y3) = pairMeans(Int(w[0]), Int(w[1]), Int(w[2]), Int(w[3]), Int(w[5]), Int(w[6]), Int(w[7]))
+            out[0] = limit((y0 &+ round2) &>> shift2)
+            out[1] = limit((y1 &+ round2) &>> shift2)
+            out[2] = limit((y2 &+ round2) &>> shift2)
+            out[3] = limit((y3 &+ round2) &>> shift2)
         }
     }
 
-    /// The 2×2 transform of the 2×2 corner (scale 1/4): each output is (X00 ± X01 ± X10 ± X11)/8,
-    /// exactly, correctly rounded.
+    /// One 8→2 step: the means of the two halves of the 8-point IDCT's output,
+    /// Σ C(k)/2·X(k)·cos(kπ/16)·cos(kπ/8)·cos((2m+1)kπ/4), where frequencies 2, 4 and 6
+    /// vanish; scaled by 4.
+    @inline(__always)
+    static func quadMeans(_ x0: Int, _ x1: Int, _ x3: Int, _ x5: Int, _ x7: Int) -> (Int, Int) {
+        let dc = x0 &<< (constBits + 2)
+        let odd = x1 &* quad1 &+ x3 &* quad3 &+ x5 &* quad5 &+ x7 &* quad7
+        return (dc &+ odd, dc &- odd)
+    }
+
+    /// The 2×2 transform (scale 1/4): each output is the mean of a 4×4 quarter of the full
+    /// IDCT's output; only rows and columns 0, 1, 3, 5 and 7 of the block contribute.
     static func transform2(_ coefficients: UnsafePointer<Int16>, _ quantizers: UnsafePointer<Int32>,
-                           output: UnsafeMutablePointer<UInt8>, stride: Int) {
-        let x00 = Int(coefficients[0]) &* Int(quantizers[0]), x01 = Int(coefficients[1]) &* Int(quantizers[1])
-        let x10 = Int(coefficients[8]) &* Int(quantizers[8]), x11 = Int(coefficients[9]) &* Int(quantizers[9])
-        let a = x00 &+ x10, b = x00 &- x10
-        output[0] = limit((a &+ x01 &+ x11 &+ 4) &>> 3)
-        output[1] = limit((a &- x01 &- x11 &+ 4) &>> 3)
-        output[stride] = limit((b &+ x01 &- x11 &+ 4) &>> 3)
-        output[stride + 1] = limit((b &- x01 &+ x11 &+ 4) &>> 3)
+                           output: UnsafeMutablePointer<UInt8>, stride: Int,
+                           workspace: UnsafeMutablePointer<Int32>) {
+        let shift1 = constBits - pass1Bits + 2, round1 = 1 << (shift1 - 1)
+        for column in [0, 1, 3, 5, 7] {
+            let c = coefficients + column, q = quantizers + column, w = workspace + column
+            @inline(__always) func x(_ k: Int) -> Int { Int(c[8 * k]) &* Int(q[8 * k]) }
+            let (y0, y1) = quadMeans(x(0), x(1), x(3), x(5), x(7))
+            w[0] = Int32(truncatingIfNeeded: (y0 &+ round1) &>> shift1)
+            w[8] = Int32(truncatingIfNeeded: (y1 &+ round1) &>> shift1)
+        }
+        let shift2 = constBits + pass1Bits + 3 + 2, round2 = 1 << (shift2 - 1)
+        for row in 0 ..< 2 {
+            let w = workspace + 8 * row, out = output + row * stride
+            let (y0, y1) = quadMeans(Int(w[0]), Int(w[1]), Int(w[3]), Int(w[5]), Int(w[7]))
+            out[0] = limit((y0 &+ round2) &>> shift2)
+            out[1] = limit((y1 &+ round2) &>> shift2)
+        }
     }
 }

@@ -20,8 +20,8 @@ struct ScanUnit {
     var ac: HuffmanPointers
     /// Quantisers in natural order.
     var quantizers: UnsafePointer<Int32>
-    /// Zig-zag index k (0…79, past 63 for runs that overshoot) → natural index of a kept
-    /// coefficient, or 64 (a scratch slot) for one the reduced IDCT does not use.
+    /// Zig-zag index k (0…79, past 63 for runs that overshoot) → natural index of a
+    /// coefficient the IDCT reads, or 64 (a scratch slot) for one the reduced IDCT does not use.
     var keep: UnsafePointer<Int32>
     var blockSize: Int
     /// Blocks per MCU (1×1 in a non-interleaved scan).
@@ -126,7 +126,7 @@ struct ScanDecoder<Source: ByteSource> {
     }
 
     /// One block: the DC difference and the AC run/size pairs (T.81 F.2.2.1, F.2.2.2).
-    /// Coefficients outside the unit's IDCT corner are read and dropped; at size 1 the AC
+    /// Coefficients the unit's reduced IDCT does not use are read and dropped; at size 1 the AC
     /// values are skipped without being extended or stored.
     @inline(__always)
     mutating func decodeBlock(_ unit: inout ScanUnit, into output: UnsafeMutablePointer<UInt8>,
@@ -186,7 +186,8 @@ struct ScanDecoder<Source: ByteSource> {
             InverseDCT.transform4(coefficients, unit.quantizers, output: output, stride: unit.stride,
                                   workspace: workspace)
         default:
-            InverseDCT.transform2(coefficients, unit.quantizers, output: output, stride: unit.stride)
+            InverseDCT.transform2(coefficients, unit.quantizers, output: output, stride: unit.stride,
+                                  workspace: workspace)
         }
         coefficients.update(repeating: 0, count: 64)
     }
@@ -251,8 +252,8 @@ final class ScanScratch {
     let coefficients: LedgerBuffer<Int16>
     /// The IDCT's intermediate 8×8 values.
     let workspace: LedgerBuffer<Int32>
-    /// For each IDCT size 8, 4, 2 (rows 0, 1, 2): zig-zag index → natural index if inside the
-    /// kept corner, else 64. Indices 64…79 stand for runs past the block's end, which libjpeg
+    /// For each IDCT size 8, 4, 2 (rows 0, 1, 2): zig-zag index → natural index if the
+    /// reduced transform reads that coefficient, else 64. Indices 64…79 stand for runs past the block's end, which libjpeg
     /// lands on coefficient 63.
     let keep: LedgerBuffer<Int32>
 
@@ -261,10 +262,14 @@ final class ScanScratch {
         workspace = try core { () throws(CoreError) in try ledger.allocate(Int32.self, count: 64, initialValue: 0) }
         keep = try core { () throws(CoreError) in try ledger.allocate(Int32.self, count: 3 * 80, initialValue: 64) }
         let order = ZigZag.naturalOrder
-        for (row, size) in [8, 4, 2].enumerated() {
+        // Frequencies each transform reads, per axis (see InverseDCT.transform4/transform2).
+        let used: [[Bool]] = [[true, true, true, true, true, true, true, true],
+                              [true, true, true, true, false, true, true, true],
+                              [true, true, false, true, false, true, false, true]]
+        for row in 0 ..< 3 {
             for k in 0 ..< 80 {
                 let natural = k < 64 ? order[k] : 63
-                if natural & 7 < size && natural >> 3 < size { keep[row * 80 + k] = Int32(natural) }
+                if used[row][natural & 7] && used[row][natural >> 3] { keep[row * 80 + k] = Int32(natural) }
             }
         }
     }

@@ -7,7 +7,12 @@ import ParePNG
 /// collected whole first, since its passes revisit every row.
 func decodePNGCommand(input: String, bytes: [UInt8], output: String) -> Int32 {
     let ledger = MemoryLedger()
-    let temporary = output + ".partial-\(ProcessInfo.processInfo.processIdentifier)"
+    // A regular file is written under a temporary name and renamed, so no half-written
+    // file is left behind; anything else (/dev/null, a pipe) is written in place, since a
+    // rename would replace the device node itself.
+    var info = stat()
+    let inPlace = stat(output, &info) == 0 && (info.st_mode & S_IFMT) != S_IFREG
+    let temporary = inPlace ? output : output + ".partial-\(ProcessInfo.processInfo.processIdentifier)"
     var writer = PAMWriter(path: temporary)
     do {
         var decoder = try PNGDecoder(source: MemoryByteSource(bytes), ledger: ledger)
@@ -24,11 +29,11 @@ func decodePNGCommand(input: String, bytes: [UInt8], output: String) -> Int32 {
         }
     } catch {
         writer.close()
-        unlink(temporary)
+        if !inPlace { unlink(temporary) }
         return reportInputError(input, error)
     }
-    guard writer.close(), rename(temporary, output) == 0 else {
-        unlink(temporary)
+    guard writer.close(), inPlace || rename(temporary, output) == 0 else {
+        if !inPlace { unlink(temporary) }
         printError("pare: \(output): cannot write the file")
         return 1
     }

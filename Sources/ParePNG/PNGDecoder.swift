@@ -235,8 +235,10 @@ public struct PNGDecoder<Source: ByteSource> {
     }
 
     /// After the last scanline: inflates what is left of the zlib stream (bounded by
-    /// `maxDecompressedExcess`, so a zip bomb stops early), then reads the rest of the IDAT
-    /// run, checking each CRC.
+    /// `maxDecompressedExcess`, so a zip bomb stops early; corrupt data or a wrong Adler-32
+    /// is still an error), then reads the rest of the IDAT run, checking each CRC. Every
+    /// pixel is known by then, so an IDAT run that ends before the zlib stream does, or data
+    /// after the stream's end, is accepted.
     private mutating func finishImageData(_ inflater: Inflater, input: LedgerBuffer<UInt8>,
                                           scratch: LedgerBuffer<UInt8>) throws(PNGError) {
         let inputBuffer = UnsafeMutableRawBufferPointer(start: input.baseAddress, count: input.count)

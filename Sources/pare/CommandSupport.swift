@@ -6,16 +6,29 @@ func readInput(_ path: String) -> [UInt8]? {
     return [UInt8](data)
 }
 
-/// Writes an output file atomically (a temporary name, then a rename), so that no
-/// half-written file is ever left under the requested name.
-func writeOutput(_ bytes: [UInt8], to path: String) -> Bool {
-    let url = URL(fileURLWithPath: path)
-    do {
-        try Data(bytes).write(to: url, options: .atomic)
-        return true
-    } catch {
+/// Writes an output file so that no half-written file is ever left under the requested
+/// name: a regular file (or a new one) is written under a hidden temporary name beside it
+/// and renamed into place. Anything else that exists there (`/dev/null`, a pipe) is written
+/// in place, since renaming over it would replace the device itself. `temporaryName` is
+/// told the temporary path before writing, so an interrupted batch can remove it.
+func writeOutput(_ bytes: [UInt8], to path: String, temporaryName: (String?) -> Void = { _ in }) -> Bool {
+    var info = stat()
+    if stat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
+        guard let handle = FileHandle(forWritingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        return (try? handle.write(contentsOf: Data(bytes))) != nil
+    }
+    let directory = (path as NSString).deletingLastPathComponent
+    let temporary = (directory.isEmpty ? "" : directory + "/") + "." + (path as NSString).lastPathComponent
+        + ".partial-\(getpid())"
+    temporaryName(temporary)
+    defer { temporaryName(nil) }
+    guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else { return false }
+    guard rename(temporary, path) == 0 else {
+        unlink(temporary)
         return false
     }
+    return true
 }
 
 /// Reports a bad input: one line on stderr naming the file and what was wrong (the error's

@@ -26,19 +26,41 @@ enum InverseDCT {
     static let fix2_562915447 = 20995
     static let fix3_072711026 = 25172
 
-    /// Level shift (+128, T.81 A.3.1) and limiting to 0…255 of a descaled IDCT output,
-    /// wrapping as libjpeg's 1024-entry range-limit table does, so that even absurd
-    /// coefficients give libjpeg's pixels.
+    /// Level shift (+128, T.81 A.3.1) and limiting to 0…255 of a descaled IDCT output.
+    /// Saturating, as libjpeg-turbo's SIMD transforms do (its portable C wraps absurd values
+    /// through a table instead; only corrupt data tells the two apart).
     @inline(__always)
     static func limit(_ x: Int) -> UInt8 {
-        let t = (x &+ 128) & 1023
-        return t < 256 ? UInt8(truncatingIfNeeded: t) : (t < 640 ? 255 : 0)
+        let t = x &+ 128
+        return UInt8(truncatingIfNeeded: t < 0 ? 0 : (t > 255 ? 255 : t))
     }
 
-    /// The sample a DC-only block of any size decodes to: DC·Q0/8, rounded, plus 128.
+    /// The 8×8 transform keeps libjpeg-turbo's SIMD arithmetic where it departs from exact
+    /// integers, which only corrupt data can reach: dequantised values and the sums
+    /// X0 ± X4, X1 + X5, X3 + X7 wrap to 16 bits, and first-pass results saturate to 16 bits.
     @inline(__always)
-    static func dcSample(_ coefficient: Int16, _ quantizer: Int32) -> UInt8 {
-        limit((Int(coefficient) &* Int(quantizer) &+ 4) &>> 3)
+    static func dq(_ coefficient: Int16, _ quantizer: Int32) -> Int {
+        Int(Int16(truncatingIfNeeded: Int(coefficient) &* Int(quantizer)))
+    }
+
+    @inline(__always)
+    static func wrap16(_ x: Int) -> Int {
+        Int(Int16(truncatingIfNeeded: x))
+    }
+
+    @inline(__always)
+    static func saturate16(_ x: Int) -> Int32 {
+        Int32(x < -32768 ? -32768 : (x > 32767 ? 32767 : x))
+    }
+
+    /// The sample a DC-only block decodes to: DC·Q0/8, rounded, plus 128. At size 8 in the
+    /// 16-bit arithmetic of the full transform (see `transform8`).
+    @inline(__always)
+    static func dcSample(_ coefficient: Int16, _ quantizer: Int32, size: Int) -> UInt8 {
+        if size == 8 {
+            return limit((wrap16(dq(coefficient, quantizer) &<< pass1Bits) &+ 16) &>> 5)
+        }
+        return limit((Int(coefficient) &* Int(quantizer) &+ 4) &>> 3)
     }
 
     /// Fills a `size`×`size` block with one value.
@@ -51,36 +73,43 @@ enum InverseDCT {
         }
     }
 
-    /// The full 8×8 islow transform. `workspace` holds 64 Int32.
+    /// The full 8×8 islow transform. `workspace` holds 64 Int32. `firstRowOnly` says that
+    /// rows 1…7 of the block are zero, when the first pass reduces to a shift.
     static func transform8(_ coefficients: UnsafePointer<Int16>, _ quantizers: UnsafePointer<Int32>,
                            output: UnsafeMutablePointer<UInt8>, stride: Int,
-                           workspace: UnsafeMutablePointer<Int32>) {
+                           workspace: UnsafeMutablePointer<Int32>, firstRowOnly: Bool) {
         // Pass 1: columns, from coefficients to the workspace, scaled up by 2^pass1Bits.
-        for column in 0 ..< 8 {
+        if firstRowOnly {
+            for column in 0 ..< 8 {
+                let value = Int32(Int16(truncatingIfNeeded: dq(coefficients[column], quantizers[column]) &<< pass1Bits))
+                for k in 0 ..< 8 { workspace[column + 8 * k] = value }
+            }
+        }
+        for column in 0 ..< 8 where !firstRowOnly {
             let c = coefficients + column, q = quantizers + column, w = workspace + column
             if c[8] == 0, c[16] == 0, c[24] == 0, c[32] == 0, c[40] == 0, c[48] == 0, c[56] == 0 {
-                let dc = Int32(truncatingIfNeeded: (Int(c[0]) &* Int(q[0])) &<< pass1Bits)
+                let dc = saturate16(dq(c[0], q[0]) &<< pass1Bits)
                 for k in 0 ..< 8 { w[8 * k] = dc }
                 continue
             }
-            var z2 = Int(c[16]) &* Int(q[16]), z3 = Int(c[48]) &* Int(q[48])
+            var z2 = dq(c[16], q[16]), z3 = dq(c[48], q[48])
             var z1 = (z2 &+ z3) &* fix0_541196100
             var tmp2 = z1 &+ z3 &* -fix1_847759065
             var tmp3 = z1 &+ z2 &* fix0_765366865
-            z2 = Int(c[0]) &* Int(q[0])
-            z3 = Int(c[32]) &* Int(q[32])
-            var tmp0 = (z2 &+ z3) &<< constBits
-            var tmp1 = (z2 &- z3) &<< constBits
+            z2 = dq(c[0], q[0])
+            z3 = dq(c[32], q[32])
+            var tmp0 = wrap16(z2 &+ z3) &<< constBits
+            var tmp1 = wrap16(z2 &- z3) &<< constBits
             let tmp10 = tmp0 &+ tmp3, tmp13 = tmp0 &- tmp3, tmp11 = tmp1 &+ tmp2, tmp12 = tmp1 &- tmp2
 
-            tmp0 = Int(c[56]) &* Int(q[56])
-            tmp1 = Int(c[40]) &* Int(q[40])
-            tmp2 = Int(c[24]) &* Int(q[24])
-            tmp3 = Int(c[8]) &* Int(q[8])
+            tmp0 = dq(c[56], q[56])
+            tmp1 = dq(c[40], q[40])
+            tmp2 = dq(c[24], q[24])
+            tmp3 = dq(c[8], q[8])
             z1 = tmp0 &+ tmp3
             z2 = tmp1 &+ tmp2
-            z3 = tmp0 &+ tmp2
-            var z4 = tmp1 &+ tmp3
+            z3 = wrap16(tmp0 &+ tmp2)
+            var z4 = wrap16(tmp1 &+ tmp3)
             let z5 = (z3 &+ z4) &* fix1_175875602
             tmp0 = tmp0 &* fix0_298631336
             tmp1 = tmp1 &* fix2_053119869
@@ -96,14 +125,14 @@ enum InverseDCT {
             tmp3 = tmp3 &+ z1 &+ z4
 
             let shift = constBits - pass1Bits, round = 1 << (shift - 1)
-            w[0] = Int32(truncatingIfNeeded: (tmp10 &+ tmp3 &+ round) &>> shift)
-            w[56] = Int32(truncatingIfNeeded: (tmp10 &- tmp3 &+ round) &>> shift)
-            w[8] = Int32(truncatingIfNeeded: (tmp11 &+ tmp2 &+ round) &>> shift)
-            w[48] = Int32(truncatingIfNeeded: (tmp11 &- tmp2 &+ round) &>> shift)
-            w[16] = Int32(truncatingIfNeeded: (tmp12 &+ tmp1 &+ round) &>> shift)
-            w[40] = Int32(truncatingIfNeeded: (tmp12 &- tmp1 &+ round) &>> shift)
-            w[24] = Int32(truncatingIfNeeded: (tmp13 &+ tmp0 &+ round) &>> shift)
-            w[32] = Int32(truncatingIfNeeded: (tmp13 &- tmp0 &+ round) &>> shift)
+            w[0] = saturate16((tmp10 &+ tmp3 &+ round) &>> shift)
+            w[56] = saturate16((tmp10 &- tmp3 &+ round) &>> shift)
+            w[8] = saturate16((tmp11 &+ tmp2 &+ round) &>> shift)
+            w[48] = saturate16((tmp11 &- tmp2 &+ round) &>> shift)
+            w[16] = saturate16((tmp12 &+ tmp1 &+ round) &>> shift)
+            w[40] = saturate16((tmp12 &- tmp1 &+ round) &>> shift)
+            w[24] = saturate16((tmp13 &+ tmp0 &+ round) &>> shift)
+            w[32] = saturate16((tmp13 &- tmp0 &+ round) &>> shift)
         }
 
         // Pass 2: rows, from the workspace to samples, removing the 2^pass1Bits and the
@@ -120,8 +149,8 @@ enum InverseDCT {
             var z1 = (z2 &+ z3) &* fix0_541196100
             var tmp2 = z1 &+ z3 &* -fix1_847759065
             var tmp3 = z1 &+ z2 &* fix0_765366865
-            var tmp0 = (Int(w[0]) &+ Int(w[4])) &<< constBits
-            var tmp1 = (Int(w[0]) &- Int(w[4])) &<< constBits
+            var tmp0 = wrap16(Int(w[0]) &+ Int(w[4])) &<< constBits
+            var tmp1 = wrap16(Int(w[0]) &- Int(w[4])) &<< constBits
             let tmp10 = tmp0 &+ tmp3, tmp13 = tmp0 &- tmp3, tmp11 = tmp1 &+ tmp2, tmp12 = tmp1 &- tmp2
 
             tmp0 = Int(w[7])
@@ -130,8 +159,8 @@ enum InverseDCT {
             tmp3 = Int(w[1])
             z1 = tmp0 &+ tmp3
             z2 = tmp1 &+ tmp2
-            z3 = tmp0 &+ tmp2
-            var z4 = tmp1 &+ tmp3
+            z3 = wrap16(tmp0 &+ tmp2)
+            var z4 = wrap16(tmp1 &+ tmp3)
             let z5 = (z3 &+ z4) &* fix1_175875602
             tmp0 = tmp0 &* fix0_298631336
             tmp1 = tmp1 &* fix2_053119869

@@ -151,11 +151,11 @@ struct ScanDecoder<Source: ByteSource> {
                     k += 16
                 }
             }
-            output.pointee = InverseDCT.dcSample(dc, unit.quantizers[0])
+            output.pointee = InverseDCT.dcSample(dc, unit.quantizers[0], size: 1)
             return
         }
         let coefficients = self.coefficients, keep = unit.keep
-        var stored = false
+        var stored = false, belowFirstRow = false
         while k < 64 {
             try reader.ensure(32)
             let rs = try symbol(ac, log: &log)
@@ -166,6 +166,7 @@ struct ScanDecoder<Source: ByteSource> {
                 let index = Int(keep[k])
                 coefficients[index] = Int16(truncatingIfNeeded: value)
                 stored = stored || index < 64
+                belowFirstRow = belowFirstRow || (index >= 8 && index < 64)
                 k += 1
             } else {
                 if run != 15 { break }
@@ -174,14 +175,14 @@ struct ScanDecoder<Source: ByteSource> {
         }
         let size = unit.blockSize
         if !stored {
-            InverseDCT.fill(InverseDCT.dcSample(dc, unit.quantizers[0]), size: size, output: output, stride: unit.stride)
+            InverseDCT.fill(InverseDCT.dcSample(dc, unit.quantizers[0], size: size), size: size, output: output, stride: unit.stride)
             return
         }
         coefficients[0] = dc
         switch size {
         case 8:
             InverseDCT.transform8(coefficients, unit.quantizers, output: output, stride: unit.stride,
-                                  workspace: workspace)
+                                  workspace: workspace, firstRowOnly: !belowFirstRow)
         case 4:
             InverseDCT.transform4(coefficients, unit.quantizers, output: output, stride: unit.stride,
                                   workspace: workspace)

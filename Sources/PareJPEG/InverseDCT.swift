@@ -54,13 +54,21 @@ enum InverseDCT {
     }
 
     /// The sample a DC-only block decodes to: DC·Q0/8, rounded, plus 128. At size 8 in the
-    /// 16-bit arithmetic of the full transform (see `transform8`).
+    /// 16-bit arithmetic of the full transform (see `transform8`); at size 1 wrapping as
+    /// libjpeg's table does.
     @inline(__always)
     static func dcSample(_ coefficient: Int16, _ quantizer: Int32, size: Int) -> UInt8 {
         if size == 8 {
             return limit((wrap16(dq(coefficient, quantizer) &<< pass1Bits) &+ 16) &>> 5)
         }
-        return limit((Int(coefficient) &* Int(quantizer) &+ 4) &>> 3)
+        let value = (Int(coefficient) &* Int(quantizer) &+ 4) &>> 3
+        if size == 1 {
+            // libjpeg's 1×1 transform is portable C, which wraps out-of-range values through
+            // its 1024-entry range-limit table rather than saturating.
+            let t = (value &+ 128) & 1023
+            return t < 256 ? UInt8(truncatingIfNeeded: t) : (t < 640 ? 255 : 0)
+        }
+        return limit(value)
     }
 
     /// Fills a `size`×`size` block with one value.

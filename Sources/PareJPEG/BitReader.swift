@@ -7,8 +7,8 @@ import PareCore
 /// with zero bits, as libjpeg does, so that a damaged segment decodes to something
 /// definite. Once padding bits are consumed, `isExhausted` is true and the scan decoder
 /// fills the rest of the segment with flat blocks.
-struct BitReader<Source: ByteSource> {
-    var stream: ByteStream<Source>
+struct BitReader {
+    var stream: ByteInput
     /// The next bits, most significant first; bits past `count` are zero.
     var buffer: UInt64 = 0
     /// Valid bits in `buffer`, real data and padding.
@@ -19,7 +19,7 @@ struct BitReader<Source: ByteSource> {
     var marker: UInt8?
     var markerOffset = 0
 
-    init(stream: ByteStream<Source>) {
+    init(stream: ByteInput) {
         self.stream = stream
     }
 
@@ -37,30 +37,26 @@ struct BitReader<Source: ByteSource> {
                 return
             }
             let byte: UInt8
-            do {
-                guard let b = try stream.nextByte() else {
+            guard let b = try stream.nextByte() else {
+                marker = Marker.eoi
+                markerOffset = stream.position
+                continue
+            }
+            if b == 0xFF {
+                var next = try stream.nextByte()
+                while next == 0xFF { next = try stream.nextByte() }
+                guard let code = next else {
                     marker = Marker.eoi
                     markerOffset = stream.position
                     continue
                 }
-                if b == 0xFF {
-                    var next = try stream.nextByte()
-                    while next == 0xFF { next = try stream.nextByte() }
-                    guard let code = next else {
-                        marker = Marker.eoi
-                        markerOffset = stream.position
-                        continue
-                    }
-                    if code != 0 {
-                        marker = code
-                        markerOffset = stream.position - 2
-                        continue
-                    }
+                if code != 0 {
+                    marker = code
+                    markerOffset = stream.position - 2
+                    continue
                 }
-                byte = b
-            } catch {
-                throw .core(error)
             }
+            byte = b
             buffer |= UInt64(byte) &<< UInt64(56 - count)
             count += 8
         }

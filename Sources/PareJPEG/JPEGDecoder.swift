@@ -15,7 +15,7 @@ import PareCore
 public struct JPEGDecoder<Source: ByteSource> {
     let ledger: MemoryLedger
     let options: JPEGOptions
-    var reader: BitReader<Source>
+    var reader: BitReader
     let frame: FrameHeader
     /// The tables in force when the first scan starts.
     let tables: TableSet
@@ -32,10 +32,8 @@ public struct JPEGDecoder<Source: ByteSource> {
     public init(source: Source, ledger: MemoryLedger, options: JPEGOptions = JPEGOptions()) throws(JPEGError) {
         self.ledger = ledger
         self.options = options
-        var stream = try core { () throws(CoreError) in try ByteStream(source: source, ledger: ledger) }
-        let soi = try core { () throws(CoreError) -> UInt16 in
-            stream.remaining >= 2 ? try stream.readUInt16() : 0
-        }
+        var stream = try ByteInput(source: source, ledger: ledger)
+        let soi = stream.remaining >= 2 ? try stream.readUInt16() : 0
         guard soi == 0xFFD8 else { throw .notJPEG(offset: 0) }
 
         var log = WarningLog(strict: options.strict, limit: options.maxWarnings)
@@ -160,7 +158,7 @@ public struct JPEGDecoder<Source: ByteSource> {
         var output = try OutputStage(plan: plan, colorSpace: info.colorSpace, format: outputFormat, ledger: ledger)
         let header = RowStreamHeader(width: plan.outputWidth, height: plan.outputHeight, format: outputFormat)
         try core { () throws(CoreError) in try sink.begin(header) }
-        try core { () throws(CoreError) in try reader.stream.seek(to: scanStart) }
+        reader.stream.seek(to: scanStart)
         reader.discardBits()
         reader.marker = nil
 
@@ -262,7 +260,7 @@ public struct JPEGDecoder<Source: ByteSource> {
     /// Prepares a scan: each component's quantisers (latched now, T.81 B.2.4.1), its
     /// Huffman tables in decoding form, its IDCT size and buffer.
     func makeScan(_ header: ScanHeader, number: Int, tables: TableSet, restartInterval: Int, plan: ScalePlan,
-                  buffers: [ComponentBuffer], scratch: ScanScratch) throws(JPEGError) -> ScanDecoder<Source> {
+                  buffers: [ComponentBuffer], scratch: ScanScratch) throws(JPEGError) -> ScanDecoder {
         var units: [ScanUnit] = []
         var quantizerBuffers: [LedgerBuffer<Int32>] = []
         var huffman: [HuffmanDecodingTable] = []

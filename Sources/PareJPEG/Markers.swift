@@ -34,49 +34,43 @@ struct FoundMarker {
 enum MarkerReader {
     /// The next marker at or after the stream's position, skipping fill bytes (0xFF runs),
     /// stuffed zeros and stray bytes as libjpeg's next_marker does; nil at the end of data.
-    static func next<S: ByteSource>(_ stream: inout ByteStream<S>) throws(JPEGError) -> FoundMarker? {
+    static func next(_ stream: inout ByteInput) throws(JPEGError) -> FoundMarker? {
         var discarded = 0
-        do {
-            while true {
-                guard var byte = try stream.nextByte() else { return nil }
-                while byte != 0xFF {
-                    discarded += 1
-                    guard let b = try stream.nextByte() else { return nil }
-                    byte = b
-                }
-                var code: UInt8 = 0xFF
-                while code == 0xFF {
-                    guard let b = try stream.nextByte() else { return nil }
-                    code = b
-                }
-                if code != 0 {
-                    return FoundMarker(code: code, offset: stream.position - 2, discarded: discarded)
-                }
-                discarded += 2
+        while true {
+            guard var byte = try stream.nextByte() else { return nil }
+            while byte != 0xFF {
+                discarded += 1
+                guard let b = try stream.nextByte() else { return nil }
+                byte = b
             }
-        } catch {
-            throw .core(error)
+            var code: UInt8 = 0xFF
+            while code == 0xFF {
+                guard let b = try stream.nextByte() else { return nil }
+                code = b
+            }
+            if code != 0 {
+                return FoundMarker(code: code, offset: stream.position - 2, discarded: discarded)
+            }
+            discarded += 2
         }
     }
 
     /// The parameters of a marker segment (the stream sits just after the marker code), at
     /// most `limit` bytes of them read into memory; the rest is skipped. Returns the bytes and
     /// the length field.
-    static func segment<S: ByteSource>(_ stream: inout ByteStream<S>, marker: FoundMarker,
+    static func segment(_ stream: inout ByteInput, marker: FoundMarker,
                                        limit: Int = 65535) throws(JPEGError) -> (bytes: [UInt8], length: Int) {
-        let length = Int(try core { () throws(CoreError) in try stream.readUInt16() })
+        let length = Int(try stream.readUInt16())
         guard length >= 2 else {
             throw .invalidSegment(marker: marker.code, offset: marker.offset, reason: "length \(length) is less than 2")
         }
-        return try core { () throws(CoreError) in
-            guard stream.remaining >= length - 2 else {
-                throw .outOfBounds(offset: stream.position, needed: length - 2, available: max(0, stream.remaining))
-            }
-            let kept = min(length - 2, limit)
-            let bytes = try stream.readBytes(kept)
-            try stream.skip(length - 2 - kept)
-            return (bytes, length)
+        guard stream.remaining >= length - 2 else {
+            throw .core(.outOfBounds(offset: stream.position, needed: length - 2, available: max(0, stream.remaining)))
         }
+        let kept = min(length - 2, limit)
+        let bytes = try stream.readBytes(kept)
+        try stream.skip(length - 2 - kept)
+        return (bytes, length)
     }
 
     /// What an APPn segment carries, from its marker and identifier string.

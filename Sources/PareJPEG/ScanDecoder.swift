@@ -39,8 +39,8 @@ struct ScanUnit {
 /// block; A.2 for the order of blocks in an MCU) and writes each block, through the inverse
 /// DCT, into its component's sample buffer. Handles restart intervals (T.81 F.2.2.5, E.2.4)
 /// with libjpeg's resynchronisation policy, and data that ends early.
-struct ScanDecoder<Source: ByteSource> {
-    var reader: BitReader<Source>
+struct ScanDecoder {
+    var reader: BitReader
     var units: [ScanUnit]
     let scanNumber: Int
     let restartInterval: Int
@@ -59,7 +59,7 @@ struct ScanDecoder<Source: ByteSource> {
     let quantizerBuffers: [LedgerBuffer<Int32>]
     let huffmanTables: [HuffmanDecodingTable]
 
-    init(reader: BitReader<Source>, units: [ScanUnit], scanNumber: Int, restartInterval: Int, scratch: ScanScratch,
+    init(reader: BitReader, units: [ScanUnit], scanNumber: Int, restartInterval: Int, scratch: ScanScratch,
          quantizerBuffers: [LedgerBuffer<Int32>], huffmanTables: [HuffmanDecodingTable]) {
         self.reader = reader
         self.units = units

@@ -1,0 +1,103 @@
+import PareCore
+
+/// The decoder's view of its input: a ledger-counted window over the `ByteSource`, read front
+/// to back, refilled from the source once per window. Not generic: the source is reached
+/// through one stored function, so that the marker parser and the entropy decoder compile
+/// to plain, specialised code whatever the caller's source type (generic code called from
+/// another module would otherwise run unspecialised, looking up type metadata per byte).
+struct ByteInput {
+    /// Copies bytes at an offset into a buffer, as `ByteSource.read(into:at:)`.
+    let fetch: (UnsafeMutableRawBufferPointer, Int) throws(CoreError) -> Int
+    /// The input's length.
+    let count: Int
+    let window: LedgerBuffer<UInt8>
+    let base: UnsafeMutablePointer<UInt8>
+    /// The input offset of `base[0]`.
+    var windowOffset = 0
+    /// Valid bytes in the window.
+    var fill = 0
+    /// The next byte, as an index into the window.
+    var cursor = 0
+
+    static let windowSize = 64 * 1024
+
+    init<Source: ByteSource>(source: Source, ledger: MemoryLedger) throws(JPEGError) {
+        fetch = { (buffer, offset) throws(CoreError) -> Int in try source.read(into: buffer, at: offset) }
+        count = source.count
+        window = try core { () throws(CoreError) in try ledger.allocate(UInt8.self, count: Self.windowSize, initialValue: 0) }
+        base = window.baseAddress
+    }
+
+    /// The input offset of the next byte.
+    @inline(__always) var position: Int { windowOffset + cursor }
+    @inline(__always) var remaining: Int { count - position }
+
+    /// The next byte, or nil at the end of the input.
+    @inline(__always)
+    mutating func nextByte() throws(JPEGError) -> UInt8? {
+        if cursor < fill {
+            let byte = base[cursor]
+            cursor += 1
+            return byte
+        }
+        return try nextByteAfterRefill()
+    }
+
+    @inline(never)
+    mutating func nextByteAfterRefill() throws(JPEGError) -> UInt8? {
+        try load(at: position)
+        guard cursor < fill else { return nil }
+        let byte = base[cursor]
+        cursor += 1
+        return byte
+    }
+
+    /// Reloads the window so that it starts at `offset`.
+    mutating func load(at offset: Int) throws(JPEGError) {
+        let n = try core { () throws(CoreError) in
+            try fetch(UnsafeMutableRawBufferPointer(start: base, count: Self.windowSize), offset)
+        }
+        windowOffset = offset
+        fill = max(0, min(n, Self.windowSize))
+        cursor = 0
+    }
+
+    mutating func readUInt8() throws(JPEGError) -> UInt8 {
+        guard let byte = try nextByte() else { throw .core(.outOfBounds(offset: position, needed: 1, available: 0)) }
+        return byte
+    }
+
+    mutating func readUInt16() throws(JPEGError) -> UInt16 {
+        guard remaining >= 2 else { throw .core(.outOfBounds(offset: position, needed: 2, available: max(0, remaining))) }
+        let high = UInt16(try readUInt8())
+        return high << 8 | UInt16(try readUInt8())
+    }
+
+    /// The next `n` bytes as an array; the caller bounds `n` (a segment length ≤ 65533).
+    mutating func readBytes(_ n: Int) throws(JPEGError) -> [UInt8] {
+        guard n >= 0, remaining >= n else {
+            throw .core(.outOfBounds(offset: position, needed: n, available: max(0, remaining)))
+        }
+        var result = [UInt8](repeating: 0, count: n)
+        for i in 0 ..< n { result[i] = try readUInt8() }
+        return result
+    }
+
+    mutating func skip(_ n: Int) throws(JPEGError) {
+        guard n >= 0, remaining >= n else {
+            throw .core(.outOfBounds(offset: position, needed: n, available: max(0, remaining)))
+        }
+        seek(to: position + n)
+    }
+
+    /// Moves to `offset` (0…count); the window reloads on the next read when needed.
+    mutating func seek(to offset: Int) {
+        if offset >= windowOffset && offset <= windowOffset + fill {
+            cursor = offset - windowOffset
+        } else {
+            windowOffset = offset
+            fill = 0
+            cursor = 0
+        }
+    }
+}

@@ -60,7 +60,7 @@ struct FrameHeader {
         }
         self.process = process
         self.components = components
-        maxHorizontal = components.map(\.horizontal).max() ?? 1
-        maxVertical = components.map(\.vertical).max() ?? 1
+        maxHorizontal = components.map { $0.horizontal }.max() ?? 1
+        maxVertical = components.map { $0.vertical }.max() ?? 1
     }
 }

@@ -93,7 +93,7 @@ public struct JPEGDecoder<Source: ByteSource> {
         guard let frame, let scan else { throw .missingScan(offset: stream.position) }
 
         let colorSpace: JPEGColorSpace
-        let ids = frame.components.map(\.id)
+        let ids = frame.components.map { $0.id }
         switch frame.components.count {
         case 1:
             colorSpace = .gray

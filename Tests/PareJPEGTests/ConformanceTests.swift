@@ -1,0 +1,138 @@
+import PareCore
+import TestSupport
+import Testing
+@testable import PareJPEG
+
+/// Every baseline JPEG of the corpus (jpeg/conformance and all of exif/) and of Fixtures/,
+/// decoded at 1/1, 1/2, 1/4 and 1/8 and compared with the djpeg references
+/// (`<stem>.s<N>.png`). Progressive and other unsupported files are counted and skipped.
+@Suite struct ConformanceTests {
+    struct Source {
+        var path: String
+        var referenceFolder: String
+    }
+
+    static func sources() -> [Source] {
+        var result: [Source] = []
+        if let root = Corpus.root {
+            for name in FileSystem.list(root + "/jpeg/conformance") where name.hasSuffix(".jpg") {
+                result.append(Source(path: root + "/jpeg/conformance/" + name, referenceFolder: root + "/jpeg/ref"))
+            }
+            for folder in FileSystem.list(root + "/exif") where FileSystem.isDirectory(root + "/exif/" + folder) {
+                for name in FileSystem.list(root + "/exif/" + folder) where name.hasSuffix(".jpg") {
+                    result.append(Source(path: root + "/exif/\(folder)/" + name, referenceFolder: root + "/jpeg/ref"))
+                }
+            }
+        }
+        for folder in ["jpeg", "exif"] {
+            let directory = Corpus.fixtures + "/" + folder
+            guard FileSystem.isDirectory(directory) else { continue }
+            for name in FileSystem.list(directory) where name.hasSuffix(".jpg") && !name.hasSuffix(".thumb.jpg") {
+                result.append(Source(path: directory + "/" + name, referenceFolder: directory))
+            }
+        }
+        return result
+    }
+
+    @Test func decodesLikeDjpegAtEveryScale() throws {
+        if Corpus.root == nil { print(Corpus.missingMessage) }
+        let sources = Self.sources()
+        #expect(!sources.isEmpty)
+        var skipped: [String] = [], failures: [String] = []
+        var compared = [Int: Int](), exact = [Int: Int](), minimumPSNR = [Int: Double]()
+        var files = 0
+        for source in sources {
+            let bytes = try #require(FileSystem.read(source.path))
+            let name = String(source.path.split(separator: "/").last!)
+            let stem = String(name.dropLast(4))
+            var decoder: JPEGDecoder<MemoryByteSource>
+            do {
+                decoder = try JPEGDecoder(source: MemoryByteSource(bytes), ledger: MemoryLedger())
+            } catch .unsupported {
+                skipped.append(name)
+                continue
+            } catch {
+                failures.append("\(name): \(error)")
+                continue
+            }
+            files += 1
+            for n in [1, 2, 4, 8] {
+                let path = "\(source.referenceFolder)/\(stem).s\(n).png"
+                guard FileSystem.exists(path) else { continue }
+                let png = try #require(FileSystem.read(path))
+                let reference = try #require(ReferenceImage.readPNG(png), "\(path)")
+                let scale = JPEGScale(rawValue: 8 / n)!
+                var builder = ImageBuilder(ledger: MemoryLedger())
+                do {
+                    try decoder.decode(scale: scale, into: &builder)
+                } catch {
+                    failures.append("\(name) 1/\(n): \(error)")
+                    continue
+                }
+                let image = try #require(builder.image)
+                let size = decoder.outputSize(at: scale)
+                guard image.width == reference.width, image.height == reference.height,
+                      size.width == reference.width, size.height == reference.height,
+                      image.format.channels == reference.channels else {
+                    failures.append("\(name) 1/\(n): \(image.width)x\(image.height)x\(image.format.channels), "
+                        + "reference \(reference.width)x\(reference.height)x\(reference.channels)")
+                    continue
+                }
+                let comparison = Comparison.between(image.bytes, reference.samples)
+                compared[n, default: 0] += 1
+                if comparison.identical { exact[n, default: 0] += 1 }
+                minimumPSNR[n] = min(minimumPSNR[n] ?? .infinity, comparison.psnr)
+                let passes = n == 1 ? comparison.withinOne >= 0.999 && comparison.psnr >= 50
+                    : comparison.psnr >= (n == 8 ? 45 : 40)
+                if !passes { failures.append("\(name) 1/\(n): \(comparison)") }
+            }
+        }
+        print("JPEG conformance: \(files) files decoded, \(skipped.count) skipped as unsupported (progressive etc.)")
+        for n in [1, 2, 4, 8] {
+            let psnr = minimumPSNR[n].map { $0.isInfinite ? "inf" : String(Int($0 * 100) / 100) } ?? "-"
+            print("  scale 1/\(n): \(compared[n] ?? 0) compared, \(exact[n] ?? 0) bit-exact, minimum PSNR \(psnr) dB")
+        }
+        #expect(failures.isEmpty, "\(failures)")
+        #expect(files > 0)
+    }
+
+    @Test func readsHeaders() throws {
+        guard let root = Corpus.root else {
+            print(Corpus.missingMessage)
+            return
+        }
+        let bytes = try #require(FileSystem.read(root + "/exif/cameras/Canon_EOS_D60.jpg"))
+        let decoder = try JPEGDecoder(source: MemoryByteSource(bytes), ledger: MemoryLedger())
+        #expect(decoder.info.process == .baseline)
+        #expect(decoder.info.colorSpace == .yCbCr)
+        #expect(decoder.info.restartInterval == 111)
+        #expect(decoder.info.components.map { $0.horizontal * 10 + $0.vertical } == [22, 11, 11])
+        #expect(decoder.info.segments.first?.kind == .jfif)
+        #expect(decoder.info.segments.first?.offset == 2)
+        #expect(decoder.info.segments.contains { $0.kind == .exif })
+        #expect(decoder.outputFormat == .rgb8)
+
+        let ycckBytes = try #require(FileSystem.read(root + "/jpeg/conformance/jd-ycck.jpg"))
+        let cmyk = try JPEGDecoder(source: MemoryByteSource(ycckBytes), ledger: MemoryLedger())
+        #expect(cmyk.info.colorSpace == .ycck)
+        #expect(cmyk.info.segments.contains { $0.kind == .adobe })
+
+        let progressive = try #require(FileSystem.read(root + "/jpeg/conformance/ljt-testimgp.jpg"))
+        do {
+            _ = try JPEGDecoder(source: MemoryByteSource(progressive), ledger: MemoryLedger())
+            Issue.record("progressive file accepted")
+        } catch {
+            #expect(error == .unsupported(process: .progressive, offset: 158))
+            #expect(error.description == "JPEG: unsupported coding process: progressive Huffman (SOF2) at byte 158")
+        }
+    }
+
+    @Test func outputSizesFollowDjpeg() throws {
+        let bytes = SyntheticJPEG.make(width: 17, height: 33)
+        let decoder = try JPEGDecoder(source: MemoryByteSource(bytes), ledger: MemoryLedger())
+        #expect(decoder.outputSize(at: .full) == (17, 33))
+        #expect(decoder.outputSize(at: .half) == (9, 17))
+        #expect(decoder.outputSize(at: .quarter) == (5, 9))
+        #expect(decoder.outputSize(at: .eighth) == (3, 5))
+    }
+}

@@ -1,0 +1,321 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PareCore
+import Testing
+@testable import PareJPEG
+
+/// Canonical code assignment (T.81 C.2), as an encoder would do it, for round trips.
+private func canonicalCodes(_ table: HuffmanTable) -> [UInt8: (code: Int, length: Int)] {
+    var codes: [UInt8: (code: Int, length: Int)] = [:]
+    var code = 0, k = 0
+    for length in 1 ... 16 {
+        for _ in 0 ..< Int(table.counts[length - 1]) {
+            codes[table.symbols[k]] = (code, length)
+            code += 1
+            k += 1
+        }
+        code <<= 1
+    }
+    return codes
+}
+
+/// Packs bit fields MSB first, with 0xFF00 stuffing and 1-bit padding (T.81 F.1.2.3).
+private struct BitWriter {
+    var bytes: [UInt8] = []
+    var accumulator = 0, count = 0
+    mutating func put(_ value: Int, _ length: Int) {
+        for i in stride(from: length - 1, through: 0, by: -1) {
+            accumulator = accumulator << 1 | (value >> i & 1)
+            count += 1
+            if count == 8 {
+                bytes.append(UInt8(accumulator))
+                if accumulator == 0xFF { bytes.append(0) }
+                accumulator = 0
+                count = 0
+            }
+        }
+    }
+    mutating func flush() { while count != 0 { put(1, 1) } }
+}
+
+private func reader(_ bytes: [UInt8]) throws -> BitReader {
+    BitReader(stream: try ByteInput(source: MemoryByteSource(bytes), ledger: MemoryLedger()))
+}
+
+@Suite struct HuffmanTableTests {
+    @Test func standardTablesAreValid() throws {
+        for (tableClass, id) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+            let table = try #require(HuffmanTable.standard(tableClass: tableClass, id: id))
+            #expect(table.symbols.count == (tableClass == 0 ? 12 : 162))
+        }
+    }
+
+    @Test func rejectsOverSubscribedAndAllOnesTables() {
+        // Three codes of length 1 cannot exist.
+        #expect(throws: JPEGError.self) {
+            try HuffmanTable(counts: [3] + [UInt8](repeating: 0, count: 15), symbols: [0, 1, 2], offset: 7)
+        }
+        // Two codes of length 1 would use the all-ones code "1", which T.81 reserves.
+        #expect(throws: JPEGError.self) {
+            try HuffmanTable(counts: [2] + [UInt8](repeating: 0, count: 15), symbols: [0, 1], offset: 7)
+        }
+        // More symbols than the counts announce.
+        #expect(throws: JPEGError.self) {
+            try HuffmanTable(counts: [1] + [UInt8](repeating: 0, count: 15), symbols: [0, 1], offset: 7)
+        }
+        // The error names the place.
+        do {
+            _ = try HuffmanTable(counts: [0, 5] + [UInt8](repeating: 0, count: 14), symbols: [0, 1, 2, 3, 4], offset: 1234)
+            Issue.record("over-subscribed table accepted")
+        } catch {
+            #expect(error.description == "JPEG: invalid Huffman table: over-subscribed at code length 2 at byte 1234")
+        }
+    }
+
+    @Test func dcTablesHoldOnlyCategories() throws {
+        let table = try HuffmanTable(counts: [0, 1] + [UInt8](repeating: 0, count: 14), symbols: [16], offset: 0)
+        #expect(throws: JPEGError.self) { try HuffmanDecodingTable(table, isDC: true, ledger: MemoryLedger(), offset: 0) }
+        _ = try HuffmanDecodingTable(table, isDC: false, ledger: MemoryLedger(), offset: 0)
+    }
+
+    /// Every symbol of the luminance AC table (codes of 2 to 16 bits, so both the lookahead
+    /// table and the long-code walk) decodes back to itself.
+    @Test func roundTripThroughFastAndSlowPaths() throws {
+        let table = try #require(HuffmanTable.standard(tableClass: 1, id: 0))
+        let codes = canonicalCodes(table)
+        #expect(codes.values.contains { $0.length == 16 } && codes.values.contains { $0.length == 2 })
+        var symbols: [UInt8] = []
+        for round in 0 ..< 3 { symbols += round == 1 ? table.symbols.reversed() : table.symbols }
+        var writer = BitWriter()
+        for symbol in symbols { writer.put(codes[symbol]!.code, codes[symbol]!.length) }
+        writer.flush()
+        let decoding = try HuffmanDecodingTable(table, isDC: false, ledger: MemoryLedger(), offset: 0)
+        var bits = try reader(writer.bytes + [0xFF, 0xD9])
+        for symbol in symbols {
+            try bits.ensure(32)
+            #expect(bits.decode(decoding.pointers) == Int(symbol))
+        }
+        #expect(!bits.isExhausted)
+    }
+
+    @Test func invalidCodeConsumes17Bits() throws {
+        // Luminance DC codes are at most 9 bits; 16 one-bits match nothing.
+        let table = try #require(HuffmanTable.standard(tableClass: 0, id: 0))
+        let decoding = try HuffmanDecodingTable(table, isDC: true, ledger: MemoryLedger(), offset: 0)
+        var bits = try reader([0xFF, 0x00, 0xFF, 0x00, 0xFF, 0x00, 0x12, 0x34])
+        try bits.ensure(32)
+        #expect(bits.decode(decoding.pointers) == nil)
+        #expect(bits.peek(7) == 0x7F)  // 24 ones − 17 consumed
+    }
+}
+
+@Suite struct BitReaderTests {
+    @Test func unstuffsAndStopsAtMarkers() throws {
+        var bits = try reader([0xA5, 0xFF, 0x00, 0x3C, 0xFF, 0xFF, 0xD3, 0x77])
+        try bits.ensure(24)
+        #expect(bits.peek(24) == 0xA5FF3C)
+        #expect(bits.marker == 0xD3)
+        #expect(bits.markerOffset == 5)  // the last fill 0xFF before D3
+        bits.skip(24)
+        #expect(!bits.isExhausted)
+        // Past the marker: zeros, and the reader knows that it is making them up.
+        try bits.ensure(8)
+        #expect(bits.peek(8) == 0)
+        bits.skip(1)
+        #expect(bits.isExhausted)
+        #expect(bits.stream.position == 7)  // the byte after the marker is not read
+    }
+
+    @Test func endOfInputActsAsEOI() throws {
+        var bits = try reader([0x80])
+        try bits.ensure(16)
+        #expect(bits.marker == Marker.eoi)
+        #expect(bits.receiveExtend(1) == 1)
+        #expect(bits.receiveExtend(3) == -7)  // 000 → −7 (T.81 F.2.2.1 EXTEND)
+        bits.skip(4)
+        #expect(!bits.isExhausted)
+        bits.skip(1)
+        #expect(bits.isExhausted)
+    }
+
+    @Test func extendCoversEveryCategory() throws {
+        var writer = BitWriter()
+        for s in 1 ... 15 {
+            writer.put(0, s)            // most negative: −(2^s − 1)
+            writer.put((1 << s) - 1, s) // most positive
+        }
+        writer.flush()
+        var bits = try reader(writer.bytes)
+        for s in 1 ... 15 {
+            try bits.ensure(32)
+            #expect(bits.receiveExtend(s) == -((1 << s) - 1))
+            #expect(bits.receiveExtend(s) == (1 << s) - 1)
+        }
+    }
+}
+
+@Suite struct InverseDCTTests {
+    /// A deterministic pseudo-random sequence.
+    struct Generator {
+        var state: UInt64
+        mutating func next(_ range: ClosedRange<Int>) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return range.lowerBound + Int((state >> 33) % UInt64(range.count))
+        }
+    }
+
+    static func referenceIDCT(_ c: [Double]) -> [Double] {
+        var out = [Double](repeating: 0, count: 64)
+        for y in 0 ..< 8 {
+            for x in 0 ..< 8 {
+                var sum = 0.0
+                for v in 0 ..< 8 {
+                    for u in 0 ..< 8 {
+                        let cu: Double = u == 0 ? 1 / 2.0.squareRoot() : 1.0
+                        let cv: Double = v == 0 ? 1 / 2.0.squareRoot() : 1.0
+                        let horizontal: Double = cos(Double((2 * x + 1) * u) * Double.pi / 16)
+                        let vertical: Double = cos(Double((2 * y + 1) * v) * Double.pi / 16)
+                        sum += cu * cv * c[v * 8 + u] * horizontal * vertical
+                    }
+                }
+                out[y * 8 + x] = sum / 4 + 128
+            }
+        }
+        return out
+    }
+
+    static func randomBlock(_ g: inout Generator) -> ([Int16], [Int32]) {
+        var coefficients = [Int16](repeating: 0, count: 65)
+        var quantizers = [Int32](repeating: 1, count: 64)
+        for i in 0 ..< 64 {
+            let u = i % 8, v = i / 8
+            let spread = max(1, 300 >> (u + v))
+            coefficients[i] = Int16(g.next(-spread ... spread))
+            quantizers[i] = Int32(g.next(1 ... 4))
+        }
+        return (coefficients, quantizers)
+    }
+
+    /// islow meets the IEEE 1180 peak error of 1 against an exact IDCT.
+    @Test func fullTransformWithinOneOfReference() {
+        var g = Generator(state: 42)
+        var worst = 0.0
+        for _ in 0 ..< 300 {
+            var (coefficients, quantizers) = Self.randomBlock(&g)
+            let dequantized = (0 ..< 64).map { Double(coefficients[$0]) * Double(quantizers[$0]) }
+            let reference = Self.referenceIDCT(dequantized)
+            var output = [UInt8](repeating: 0, count: 64)
+            var workspace = [Int32](repeating: 0, count: 64)
+            InverseDCT.transform8(&coefficients, &quantizers, output: &output, stride: 8, workspace: &workspace,
+                                  firstRowOnly: false)
+            for i in 0 ..< 64 {
+                let expected = min(255, max(0, reference[i].rounded()))
+                worst = max(worst, abs(Double(output[i]) - expected))
+            }
+        }
+        #expect(worst <= 1)
+    }
+
+    /// The reduced transforms give the means of 2×2 and 4×4 groups of the exact IDCT, and 1×1
+    /// gives the block mean, each within one level.
+    @Test func reducedTransformsAreGroupMeans() {
+        var g = Generator(state: 7)
+        for _ in 0 ..< 200 {
+            var (coefficients, quantizers) = Self.randomBlock(&g)
+            let dequantized = (0 ..< 64).map { Double(coefficients[$0]) * Double(quantizers[$0]) }
+            let reference = Self.referenceIDCT(dequantized)
+            var workspace = [Int32](repeating: 0, count: 64)
+            for size in [4, 2] {
+                var output = [UInt8](repeating: 0, count: size * size)
+                if size == 4 {
+                    InverseDCT.transform4(&coefficients, &quantizers, output: &output, stride: 4, workspace: &workspace)
+                } else {
+                    InverseDCT.transform2(&coefficients, &quantizers, output: &output, stride: 2, workspace: &workspace)
+                }
+                let group = 8 / size
+                for y in 0 ..< size {
+                    for x in 0 ..< size {
+                        var mean = 0.0
+                        for dy in 0 ..< group {
+                            for dx in 0 ..< group { mean += reference[(y * group + dy) * 8 + x * group + dx] }
+                        }
+                        mean /= Double(group * group)
+                        let expected = min(255, max(0, mean.rounded()))
+                        #expect(abs(Double(output[y * size + x]) - expected) <= 1)
+                    }
+                }
+            }
+            let dc = Double(InverseDCT.dcSample(coefficients[0], quantizers[0], size: 1))
+            let level: Double = Double(coefficients[0]) * Double(quantizers[0]) / 8 + 128
+            let expected: Double = min(255, max(0, level.rounded()))
+            #expect(abs(dc - expected) <= 0.5)
+        }
+    }
+
+    @Test func levelShiftAndLimits() {
+        #expect(InverseDCT.dcSample(0, 1, size: 8) == 128)
+        #expect(InverseDCT.dcSample(-1024, 1, size: 8) == 0)
+        #expect(InverseDCT.dcSample(1016, 1, size: 8) == 255)
+        #expect(InverseDCT.dcSample(12, 2, size: 4) == 131)  // 24/8 = 3
+        #expect(InverseDCT.limit(-300) == 0 && InverseDCT.limit(300) == 255 && InverseDCT.limit(5) == 133)
+    }
+}
+
+@Suite struct UpsamplerTests {
+    @Test func fancyHorizontal() {
+        let input: [UInt8] = [0, 100, 200, 40]
+        var output = [UInt8](repeating: 0, count: 8)
+        Upsampler.fancyH2V1(input, width: 4, output: &output)
+        // Edges repeat; inside, 3/4 of the nearer sample and 1/4 of the other, biased 1 then 2.
+        #expect(output == [0, 25, 75, 125, 175, 160, 80, 40])
+    }
+
+    @Test func fancyVertical() {
+        let near: [UInt8] = [100, 0], far: [UInt8] = [0, 100]
+        var output = [UInt8](repeating: 0, count: 2)
+        Upsampler.fancyH1V2(near: near, far: far, width: 2, lower: false, output: &output)
+        #expect(output == [75, 25])  // (300 + 0 + 1) / 4, (0 + 100 + 1) / 4
+        Upsampler.fancyH1V2(near: near, far: far, width: 2, lower: true, output: &output)
+        #expect(output == [75, 25])  // +2 bias: 302/4, 102/4
+    }
+
+    @Test func fancyBothWays() {
+        let near: [UInt8] = [16, 32, 64], far: [UInt8] = [16, 16, 16]
+        var output = [UInt8](repeating: 0, count: 6)
+        Upsampler.fancyH2V2(near: near, far: far, width: 3, output: &output)
+        // Column sums 3·near + far: 64, 112, 208; then (3·this + neighbour + 8 or 7) / 16.
+        #expect(output == [16, 19, 25, 34, 46, 52])
+        // A flat plane stays flat.
+        Upsampler.fancyH2V2(near: [90, 90, 90], far: [90, 90, 90], width: 3, output: &output)
+        #expect(output == [90, 90, 90, 90, 90, 90])
+    }
+
+    @Test func replication() {
+        var output = [UInt8](repeating: 0, count: 7)
+        Upsampler.replicate([1, 2, 3], width: 3, factor: 3, count: 7, output: &output)
+        #expect(output == [1, 1, 1, 2, 2, 2, 3])
+    }
+}
+
+@Suite struct ColorConverterTests {
+    @Test func yCbCrToRGB() {
+        var out = [UInt8](repeating: 0, count: 12)
+        let y: [UInt8] = [128, 255, 76, 29], cb: [UInt8] = [128, 128, 85, 255], cr: [UInt8] = [128, 128, 255, 107]
+        ColorConverter.yCbCrToRGB(y, cb, cr, count: 4, output: &out)
+        #expect(Array(out[0 ..< 3]) == [128, 128, 128])
+        #expect(Array(out[3 ..< 6]) == [255, 255, 255])
+        #expect(Array(out[6 ..< 9]) == [254, 0, 0])     // JFIF red
+        #expect(Array(out[9 ..< 12]) == [0, 0, 254])     // JFIF blue, clamped
+    }
+
+    @Test func adobeCMYK() {
+        var out = [UInt8](repeating: 0, count: 6)
+        // Inverted CMYK as Adobe stores it: 255 means no ink.
+        ColorConverter.cmykToRGB([255, 0], [128, 255], [0, 255], [255, 128], count: 2, output: &out)
+        #expect(out == [255, 128, 0, 0, 128, 128])
+        // YCCK: YCbCr → RGB, inverted, then the same rule.
+        ColorConverter.ycckToRGB([0], [128], [128], [255], count: 1, output: &out)
+        #expect(Array(out[0 ..< 3]) == [255, 255, 255])
+    }
+}

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Builds one libFuzzer target and runs it.
+#
+#   Fuzz/run.sh TARGET SECONDS [extra libFuzzer flags...]
+#
+# TARGET is png, exif or jpeg. The module sources are compiled straight with swiftc (SwiftPM
+# products cannot carry a fuzzer entry point) with coverage and a sanitizer, together with
+# Fuzz/TARGET.swift, into /tmp/pare-fuzz/TARGET/. SANITIZER=address (default) or
+# SANITIZER=undefined picks the sanitizer paired with the fuzzer. The seed corpus (files of
+# the right kind from Fixtures/ and ../shared/corpus) is copied into the work dir; inputs the
+# fuzzer finds accumulate in /tmp/pare-fuzz/TARGET/corpus across runs; crashes, timeouts and
+# OOMs are written to /tmp/pare-fuzz/TARGET/artifacts/. The script exits 1 when the fuzzer
+# reports a finding, and 0 with a message when the toolchain has no libFuzzer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+
+usage() { echo "usage: Fuzz/run.sh png|exif|jpeg SECONDS [libFuzzer flags...]" >&2; exit 2; }
+[ $# -ge 2 ] || usage
+TARGET=$1; SECONDS_TO_RUN=$2; shift 2
+SANITIZER=${SANITIZER:-address}
+SWIFTC=${SWIFTC:-swiftc}
+
+case "$TARGET" in
+    png)  MODULES="PareCore ParePNG" ;;
+    exif) MODULES="PareCore PareEXIF" ;;
+    jpeg) MODULES="PareCore PareJPEG" ;;
+    *) usage ;;
+esac
+
+WORK=/tmp/pare-fuzz/$TARGET
+BUILD=$WORK/build-$SANITIZER
+mkdir -p "$BUILD" "$WORK/corpus" "$WORK/artifacts"
+
+# A toolchain without libFuzzer (macOS Xcode toolchains, some distributions) cannot link
+# -sanitize=fuzzer; say so and succeed, so CI can run this unconditionally.
+PROBE=$WORK/probe
+printf '@_cdecl("LLVMFuzzerTestOneInput") public func f(_ d: UnsafePointer<UInt8>, _ n: Int) -> CInt { 0 }\n' > "$PROBE.swift"
+if ! "$SWIFTC" -parse-as-library -sanitize=fuzzer "$PROBE.swift" -o "$PROBE" >/dev/null 2>&1; then
+    echo "fuzz: this Swift toolchain ($("$SWIFTC" --version 2>&1 | head -1)) has no libFuzzer; skipping $TARGET"
+    exit 0
+fi
+if ! "$SWIFTC" -parse-as-library -sanitize=fuzzer,"$SANITIZER" "$PROBE.swift" -o "$PROBE" >/dev/null 2>&1; then
+    echo "fuzz: this Swift toolchain does not accept -sanitize=$SANITIZER; skipping $TARGET (see Fuzz/README.md)"
+    exit 0
+fi
+
+FLAGS=(-O -wmo -swift-version 6 -parse-as-library -sanitize=fuzzer,"$SANITIZER" -g -I "$BUILD" -I Sources/CZlib)
+OBJECTS=()
+for module in $MODULES; do
+    echo "fuzz: compiling $module ($SANITIZER)"
+    "$SWIFTC" "${FLAGS[@]}" -module-name "$module" -emit-module -emit-module-path "$BUILD/$module.swiftmodule" \
+        -c Sources/"$module"/*.swift -o "$BUILD/$module.o"
+    OBJECTS+=("$BUILD/$module.o")
+done
+echo "fuzz: linking $BUILD/fuzz-$TARGET"
+# gold warns about every ASan register thunk it cannot export; keep that noise out of sight.
+if ! "$SWIFTC" "${FLAGS[@]}" -module-name "Fuzz_$TARGET" Fuzz/"$TARGET".swift "${OBJECTS[@]}" -lz \
+        -o "$BUILD/fuzz-$TARGET" 2> "$BUILD/link.log"; then
+    grep -v 'Cannot export local symbol' "$BUILD/link.log" >&2
+    exit 1
+fi
+
+# Seeds: copied fresh each run (never committed). JPEG seeds get a leading scale byte.
+SEEDS=$WORK/seeds
+rm -rf "$SEEDS"; mkdir -p "$SEEDS"
+CORPUS=$ROOT/../shared/corpus
+[ -d "$CORPUS" ] || echo "fuzz: $CORPUS is missing; seeding from Fixtures/ only"
+seed_files() {
+    case "$TARGET" in
+        png)  find Fixtures "$CORPUS/png" "$CORPUS/exif/png" -name '*.png' -size -256k 2>/dev/null ;;
+        exif) find Fixtures "$CORPUS/exif" "$CORPUS/jpeg/conformance" -type f \
+                   \( -name '*.jpg' -o -name '*.jpeg' -o -name '*.tif' -o -name '*.tiff' -o -name '*.JPG' \) 2>/dev/null ;;
+        jpeg) find Fixtures "$CORPUS/jpeg/conformance" "$CORPUS/jpeg/malformed" "$CORPUS/jpeg/unsupported" \
+                   "$CORPUS/exif/orientation" -type f \( -name '*.jpg' -o -name '*.jpeg' -o -name '*.JPG' \) -size -256k 2>/dev/null ;;
+    esac
+    find "Fixtures/regressions/$TARGET" -type f 2>/dev/null || true
+}
+i=0
+while IFS= read -r f; do
+    case "$TARGET" in
+        # Metadata sits in the first 64 KiB; the rest of a camera photo is only slow to mutate.
+        exif) head -c 65536 "$f" > "$SEEDS/$i" ;;
+        jpeg) case "$f" in
+                  Fixtures/regressions/*) cp "$f" "$SEEDS/$i" ;;
+                  *) { printf "\\x$(printf %02x $((i % 4)))"; cat "$f"; } > "$SEEDS/$i" ;;
+              esac ;;
+        *) cp "$f" "$SEEDS/$i" ;;
+    esac
+    i=$((i + 1))
+done < <(seed_files)
+echo "fuzz: $i seed files; running $TARGET for $SECONDS_TO_RUN s"
+
+LOG=$WORK/fuzz-$SANITIZER.log
+# ASan's default 256 MiB quarantine of freed blocks counts toward the RSS limit; a smaller one
+# keeps -rss_limit_mb about the decoder's own memory.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=32:malloc_context_size=20}
+set +e
+nice -n 19 "$BUILD/fuzz-$TARGET" "$WORK/corpus" "$SEEDS" \
+    -rss_limit_mb=512 -timeout=2 -max_len=65536 -max_total_time="$SECONDS_TO_RUN" \
+    -print_final_stats=1 -artifact_prefix="$WORK/artifacts/" "$@" > "$LOG" 2>&1
+STATUS=$?
+set -e
+echo "fuzz: log $LOG"
+grep -E '^#[0-9]+[[:space:]]+(INITED|DONE)' "$LOG" | tail -2 || true
+grep -E '^stat::' "$LOG" || true
+if [ $STATUS -ne 0 ]; then
+    grep -E 'ERROR|SUMMARY|Fatal error|Test unit written' "$LOG" | head -20
+    echo "fuzz: $TARGET FOUND A PROBLEM (exit $STATUS); see $LOG"
+    exit 1
+fi
+echo "fuzz: $TARGET: no findings"

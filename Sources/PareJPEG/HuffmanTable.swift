@@ -113,7 +113,11 @@ struct HuffmanTable: Sendable {
 /// - `[0, 512)`: lookahead entries, `length << 8 | symbol`, or 0 for "code longer than 9 bits";
 /// - `[512, 530)`: MAXCODE[l] for l = 0…17 (−1 when no code has length l; l = 17 is a sentinel);
 /// - `[530, 548)`: VALOFFSET[l], so that the symbol of code c of length l is HUFFVAL[VALOFFSET[l] + c];
-/// - `[548, 804)`: HUFFVAL.
+/// - `[548, 804)`: HUFFVAL;
+/// - `[804, 1316)`, AC tables only: the lookahead resolved one step further (T.81 F.2.2.2):
+///   when a code and the extra bits of its coefficient both fit in the lookahead, the entry
+///   holds `value << 16 | 0x1000 | run << 8 | bits used`; for EOB and ZRL,
+///   `run << 8 | bits used`; 0 otherwise.
 final class HuffmanDecodingTable {
     static let lookaheadBits = 9
     let storage: LedgerBuffer<Int32>
@@ -124,7 +128,7 @@ final class HuffmanDecodingTable {
         if isDC, table.symbols.contains(where: { $0 > 15 }) {
             throw .invalidHuffmanTable(offset: offset, reason: "DC table holds a category over 15")
         }
-        storage = try core { () throws(CoreError) in try ledger.allocate(Int32.self, count: 804, initialValue: 0) }
+        storage = try core { () throws(CoreError) in try ledger.allocate(Int32.self, count: 1316, initialValue: 0) }
         let base = storage.baseAddress
         var code = 0, k = 0
         for length in 1 ... 16 {
@@ -148,6 +152,20 @@ final class HuffmanDecodingTable {
         }
         base[512 + 17] = Int32.max
         for (i, symbol) in table.symbols.enumerated() { base[548 + i] = Int32(symbol) }
+        guard !isDC else { return }
+        let lookahead = Self.lookaheadBits
+        for index in 0 ..< 1 << lookahead {
+            let entry = Int(base[index])
+            guard entry != 0 else { continue }
+            let length = entry >> 8, run = (entry >> 4) & 15, size = entry & 15
+            if size == 0 {
+                base[804 + index] = Int32(run << 8 | length)
+            } else if length + size <= lookahead {
+                let bits = (index >> (lookahead - length - size)) & ((1 << size) - 1)
+                let value = bits < 1 << (size - 1) ? bits - (1 << size) + 1 : bits
+                base[804 + index] = Int32(value) << 16 | Int32(0x1000 | run << 8 | (length + size))
+            }
+        }
     }
 
     var pointers: HuffmanPointers { HuffmanPointers(base: UnsafePointer(storage.baseAddress)) }
@@ -157,4 +175,6 @@ final class HuffmanDecodingTable {
 /// pointers, so that no reference counting happens per symbol.
 struct HuffmanPointers {
     let base: UnsafePointer<Int32>
+    /// The AC lookahead of coefficient values (see `HuffmanDecodingTable`).
+    var coefficients: UnsafePointer<Int32> { base + 804 }
 }

@@ -136,42 +136,61 @@ struct ScanDecoder {
         let difference = category == 0 ? 0 : reader.receiveExtend(category)
         unit.predictor = unit.predictor &+ Int32(truncatingIfNeeded: difference)
         let dc = Int16(truncatingIfNeeded: unit.predictor)
-        let ac = unit.ac
-        var k = 1
-        if unit.blockSize == 1 {
-            while k < 64 {
-                try reader.ensure(32)
-                let rs = try symbol(ac, log: &log)
-                let run = rs >> 4, size = rs & 15
-                if size != 0 {
-                    reader.skip(size)
-                    k += run + 1
-                } else {
-                    if run != 15 { break }
-                    k += 16
-                }
-            }
-            output.pointee = InverseDCT.dcSample(dc, unit.quantizers[0], size: 1)
-            return
-        }
+        // The bit buffer lives in locals through the AC loop so that it stays in registers.
+        let ac = unit.ac, fast = ac.coefficients
+        let storing = unit.blockSize != 1
         let coefficients = self.coefficients, keep = unit.keep
         var stored = false, belowFirstRow = false
+        var k = 1
+        var buffer = reader.buffer, count = reader.count
         while k < 64 {
-            try reader.ensure(32)
-            let rs = try symbol(ac, log: &log)
-            let run = rs >> 4, size = rs & 15
-            if size != 0 {
+            if count < 32 {
+                reader.buffer = buffer
+                reader.count = count
+                try reader.refill()
+                buffer = reader.buffer
+                count = reader.count
+            }
+            let entry = Int(fast[Int(truncatingIfNeeded: buffer &>> UInt64(64 - HuffmanDecodingTable.lookaheadBits))])
+            let run: Int, value: Int, isCoefficient: Bool
+            if entry != 0 {
+                let used = entry & 31
+                buffer = buffer &<< UInt64(used)
+                count &-= used
+                run = (entry &>> 8) & 15
+                isCoefficient = entry & 0x1000 != 0
+                value = entry &>> 16
+            } else {
+                reader.buffer = buffer
+                reader.count = count
+                let rs = try symbol(ac, log: &log)
+                let size = rs & 15
+                run = rs >> 4
+                isCoefficient = size != 0
+                value = isCoefficient && storing ? reader.receiveExtend(size) : 0
+                if isCoefficient && !storing { reader.skip(size) }
+                buffer = reader.buffer
+                count = reader.count
+            }
+            if isCoefficient {
                 k += run
-                let value = reader.receiveExtend(size)
-                let index = Int(keep[k])
-                coefficients[index] = Int16(truncatingIfNeeded: value)
-                stored = stored || index < 64
-                belowFirstRow = belowFirstRow || (index >= 8 && index < 64)
+                if storing {
+                    let index = Int(keep[k])
+                    coefficients[index] = Int16(truncatingIfNeeded: value)
+                    stored = stored || index < 64
+                    belowFirstRow = belowFirstRow || (index >= 8 && index < 64)
+                }
                 k += 1
             } else {
                 if run != 15 { break }
                 k += 16
             }
+        }
+        reader.buffer = buffer
+        reader.count = count
+        if !storing {
+            output.pointee = InverseDCT.dcSample(dc, unit.quantizers[0], size: 1)
+            return
         }
         let size = unit.blockSize
         if !stored {

@@ -25,9 +25,10 @@ What each group is for:
              - sequential multi-scan files (SOF0 with one scan per component, or luma
                then both chroma interleaved, one with restarts): non-interleaved scans
                cover ceil(W/8) x ceil(H/8) blocks of a component, not whole MCUs.
-  sample.jpg The README's sample: a 2048x1536 4:2:0 photo-like picture with EXIF
+  sample.jpg The README's sample: a 2048x1536 4:2:0 photo-like picture, stored on its
+             side (1536x2048) with EXIF
              (Make "Pare", Model "Fixture", DateTimeOriginal, Orientation 6,
-             ExifImageWidth/Height) and a 160x120 IFD1 thumbnail of the same picture.
+             ExifImageWidth/Height) and a 120x160 IFD1 thumbnail stored the same way.
   exif/      EXIF and MPF containers, each with `exiftool -j -n -G1` JSON (<stem>.json,
              SourceFile "Fixtures/exif/<file>"), the IFD1 thumbnail as exiftool extracts
              it (<stem>.thumb.jpg, when there is one) and djpeg references
@@ -651,10 +652,12 @@ def make_exif_group(tmp):
 # ---------------------------------------------------------------- sample.jpg
 
 def make_sample(tmp):
-    pic = landscape(2048, 1536, 30)
+    # Stored as a camera held on its side stores it: turned a quarter counter-clockwise,
+    # with Orientation 6 saying to turn it back, so the upright view is the landscape.
+    pic = landscape(2048, 1536, 30).transpose(Image.Transpose.ROTATE_90)
     body = cjpeg(pic, tmp, ["-baseline", "-quality", "85", "-sample", "2x2", "-optimize"])
-    thumb = thumb_jpeg(pic.resize((160, 120), Image.Resampling.LANCZOS), tmp)
-    data = with_segments(body, [exif_app1("II", "Pare", "Fixture", 6, 2048, 1536,
+    thumb = thumb_jpeg(pic.resize((120, 160), Image.Resampling.LANCZOS), tmp)
+    data = with_segments(body, [exif_app1("II", "Pare", "Fixture", 6, 1536, 2048,
                                           "2024:05:17 10:42:00", thumb)])
     with open(os.path.join(HERE, "sample.jpg"), "wb") as f:
         f.write(data)

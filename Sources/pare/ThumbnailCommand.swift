@@ -1,4 +1,315 @@
-/// `pare thumbnail IN... --size N …`: the main job (see DESIGN.md).
-func runThumbnail(_ raw: [String]) -> Int32 {
-    notImplemented("thumbnail")
+import Foundation
+import Pare
+import ParePNG
+
+/// `pare thumbnail IN... --size N [-o OUT | --out-dir DIR] [--recursive] [--format png|ppm]
+/// [--embedded auto|never|always] [--filter lanczos3|triangle|area] [--no-rotate] [--jobs N]
+/// [--json] [--stats]`.
+///
+/// Inputs may be files or directories (their image files; `--recursive` descends). Each
+/// input is handled on its own (its own `ImageSource` and ledger), `--jobs` at once. A
+/// failure is reported on stderr and the rest go on; the exit status is 1 if any failed.
+/// Outputs are written under a temporary name and renamed, and Ctrl-C (or SIGTERM) removes
+/// the temporary files of the jobs in flight, so no half-written thumbnail is ever left.
+func runThumbnail(_ raw: [String]) async -> Int32 {
+    let arguments: Arguments
+    do {
+        arguments = try Arguments(
+            raw, valued: ["--size", "--output", "--out-dir", "--format", "--embedded", "--jobs", "--filter"],
+            boolean: ["--no-rotate", "--json", "--stats", "--recursive"],
+            aliases: ["-o": "--output", "-s": "--size", "-j": "--jobs", "-r": "--recursive"])
+    } catch {
+        return usageError(error.message)
+    }
+    guard !arguments.positionals.isEmpty else { return usageError("thumbnail needs at least one input") }
+    guard let sizeText = arguments.value("--size"), let size = Int(sizeText), size > 0 else {
+        return usageError("thumbnail needs --size N with N ≥ 1")
+    }
+    var options = ThumbnailOptions(maxPixelSize: size)
+    options.applyOrientation = !arguments.flag("--no-rotate")
+    if let policy = arguments.value("--embedded") {
+        guard let parsed = EmbeddedPolicy(rawValue: policy) else {
+            return usageError("--embedded takes auto, never or always")
+        }
+        options.embedded = parsed
+    }
+    if let filter = arguments.value("--filter") {
+        switch filter {
+        case "lanczos3": options.filter = .lanczos3
+        case "triangle": options.filter = .triangle
+        case "area": options.filter = .area
+        default: return usageError("--filter takes lanczos3, triangle or area")
+        }
+    }
+    let output = arguments.value("--output"), outDir = arguments.value("--out-dir")
+    guard (output == nil) != (outDir == nil) else { return usageError("thumbnail needs exactly one of -o OUT and --out-dir DIR") }
+    let format: OutputFormat
+    let defaultFormat = output.map { [".ppm", ".pgm", ".pam"].contains(where: $0.lowercased().hasSuffix) ? "ppm" : "png" } ?? "png"
+    switch arguments.value("--format") ?? defaultFormat {
+    case "png": format = .png
+    case "ppm": format = .ppm
+    default: return usageError("--format takes png or ppm")
+    }
+    var jobs = ProcessInfo.processInfo.activeProcessorCount
+    if let jobsText = arguments.value("--jobs") {
+        guard let parsed = Int(jobsText), parsed >= 1 else { return usageError("--jobs takes a whole number ≥ 1") }
+        jobs = parsed
+    }
+
+    let work = BatchPlan.make(inputs: arguments.positionals, recursive: arguments.flag("--recursive"),
+                              outDir: outDir, format: format)
+    if let output {
+        guard work.count == 1 else { return usageError("-o takes one input file; use --out-dir for several") }
+        work[0].destination = output
+    }
+    guard !work.isEmpty else { return usageError("no image files among the inputs") }
+
+    let report = BatchReport(total: work.count, json: arguments.flag("--json"), stats: arguments.flag("--stats"))
+    let inFlight = InFlightFiles()
+    inFlight.removeOnInterrupt()
+    let immutableOptions = options
+
+    await withTaskGroup(of: Void.self) { group in
+        var next = 0
+        func startNext() {
+            guard next < work.count else { return }
+            let item = work[next]
+            next += 1
+            group.addTask {
+                let outcome = makeThumbnail(item, format: format, options: immutableOptions, inFlight: inFlight)
+                report.record(item, outcome)
+            }
+        }
+        for _ in 0 ..< min(jobs, work.count) { startNext() }
+        while await group.next() != nil { startNext() }
+    }
+    report.finish()
+    return report.failures == 0 ? 0 : 1
+}
+
+enum OutputFormat {
+    case png, ppm
+
+    var fileExtension: String { self == .png ? "png" : "ppm" }
+}
+
+/// One input and where its thumbnail goes.
+final class WorkItem: @unchecked Sendable {
+    let input: String
+    var destination: String
+
+    init(input: String, destination: String) {
+        self.input = input
+        self.destination = destination
+    }
+}
+
+/// Expands inputs (files, directories) into work items with output paths that keep each
+/// file's path relative to the directory it was found under.
+enum BatchPlan {
+    static let imageExtensions: Set<String> = ["jpg", "jpeg", "jpe", "jfif", "png", "tif", "tiff"]
+
+    static func make(inputs: [String], recursive: Bool, outDir: String?, format: OutputFormat) -> [WorkItem] {
+        var items: [WorkItem] = []
+        var taken: Set<String> = []
+        let directory = outDir ?? "."
+        func add(_ path: String, relative: String) {
+            let stem = (relative as NSString).deletingPathExtension
+            var destination = (directory as NSString).appendingPathComponent(stem + "." + format.fileExtension)
+            if taken.contains(destination) {
+                // a.jpg and a.png in one folder: keep both by naming the second after its full name.
+                destination = (directory as NSString).appendingPathComponent(relative + "." + format.fileExtension)
+            }
+            taken.insert(destination)
+            items.append(WorkItem(input: path, destination: destination))
+        }
+        let files = FileManager.default
+        for input in inputs {
+            var isDirectory: ObjCBool = false
+            if files.fileExists(atPath: input, isDirectory: &isDirectory), isDirectory.boolValue {
+                var found: [String] = []
+                if recursive {
+                    let walker = files.enumerator(atPath: input)
+                    while let relative = walker?.nextObject() as? String { found.append(relative) }
+                } else {
+                    found = (try? files.contentsOfDirectory(atPath: input)) ?? []
+                }
+                for relative in found.sorted() {
+                    let path = (input as NSString).appendingPathComponent(relative)
+                    var entryIsDirectory: ObjCBool = false
+                    guard files.fileExists(atPath: path, isDirectory: &entryIsDirectory), !entryIsDirectory.boolValue,
+                          imageExtensions.contains((relative as NSString).pathExtension.lowercased()) else { continue }
+                    add(path, relative: relative)
+                }
+            } else {
+                add(input, relative: (input as NSString).lastPathComponent)
+            }
+        }
+        return items
+    }
+}
+
+/// The temporary files being written right now, removed if the process is interrupted.
+final class InFlightFiles: @unchecked Sendable {
+    private let lock = NSLock()
+    private var paths: Set<String> = []
+    private var signalSources: [DispatchSourceSignal] = []
+
+    func insert(_ path: String) { lock.withLock { _ = paths.insert(path) } }
+    func remove(_ path: String) { lock.withLock { _ = paths.remove(path) } }
+
+    /// On SIGINT or SIGTERM: delete every temporary file in flight, then exit 130 / 143.
+    func removeOnInterrupt() {
+        for (number, status) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [self] in
+                lock.lock()
+                for path in paths { unlink(path) }
+                printError("pare: interrupted; no partial output left")
+                exit(status)
+            }
+            source.resume()
+            signalSources.append(source)
+        }
+    }
+}
+
+enum Outcome {
+    case made(Thumbnail, milliseconds: Double)
+    case failed(String)
+}
+
+private func makeThumbnail(_ item: WorkItem, format: OutputFormat, options: ThumbnailOptions,
+                           inFlight: InFlightFiles) -> Outcome {
+    let start = DispatchTime.now().uptimeNanoseconds
+    let thumbnail: Thumbnail
+    let encoded: [UInt8]
+    do {
+        let source = try ImageSource(path: item.input)
+        thumbnail = try source.thumbnail(options: options)
+        switch format {
+        case .png: encoded = try PNGEncoder().encode(thumbnail.image)
+        case .ppm: encoded = netpbm(thumbnail.image)
+        }
+    } catch {
+        return .failed("\(error)")
+    }
+    let directory = (item.destination as NSString).deletingLastPathComponent
+    if !directory.isEmpty {
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+    var temporary: String?
+    let written = writeOutput(encoded, to: item.destination) { name in
+        if let name { inFlight.insert(name) } else if let temporary { inFlight.remove(temporary) }
+        temporary = name
+    }
+    guard written else { return .failed("cannot write \(item.destination)") }
+    return .made(thumbnail, milliseconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000)
+}
+
+/// What the user sees: one JSON line per file (`--json`), a progress bar on a terminal, a
+/// failure line per bad file, and a summary.
+final class BatchReport: @unchecked Sendable {
+    private let lock = NSLock()
+    let total: Int
+    let json: Bool
+    let stats: Bool
+    private let progress: Bool
+    private let started = DispatchTime.now().uptimeNanoseconds
+    private(set) var done = 0
+    private(set) var failures = 0
+    private var sources: [String: Int] = [:]
+
+    init(total: Int, json: Bool, stats: Bool) {
+        self.total = total
+        self.json = json
+        self.stats = stats
+        progress = total > 1 && isatty(STDERR_FILENO) == 1
+    }
+
+    private var elapsed: Double { Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9 }
+
+    func record(_ item: WorkItem, _ outcome: Outcome) {
+        lock.lock()
+        defer { lock.unlock() }
+        done += 1
+        if progress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        switch outcome {
+        case let .made(thumbnail, milliseconds):
+            sources[thumbnail.source.name, default: 0] += 1
+            if json {
+                var fields: [(String, String)] = [
+                    ("input", jsonString(item.input)), ("output", jsonString(item.destination)),
+                    ("source", jsonString(thumbnail.source.name)),
+                    ("width", "\(thumbnail.image.width)"), ("height", "\(thumbnail.image.height)"),
+                    ("ms", String(format: "%.2f", milliseconds)),
+                ]
+                if stats {
+                    fields.append(("ledgerPeakBytes", "\(thumbnail.ledgerPeakBytes)"))
+                    fields.append(("allocations", "\(thumbnail.allocations)"))
+                }
+                let line = "{" + fields.map { "\(jsonString($0.0)): \($0.1)" }.joined(separator: ", ") + "}\n"
+                FileHandle.standardOutput.write(Data(line.utf8))
+            } else if total > 1 && !progress {
+                let line = "\(item.input) -> \(item.destination) (\(thumbnail.source.name), \(thumbnail.image.width)×\(thumbnail.image.height))\n"
+                FileHandle.standardOutput.write(Data(line.utf8))
+            }
+        case let .failed(message):
+            failures += 1
+            printError("pare: \(item.input): \(message)")
+        }
+        if progress {
+            let rate = Double(done) / max(elapsed, 0.001)
+            let eta = Double(total - done) / max(rate, 0.001)
+            let width = 30, filled = width * done / total
+            let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+            FileHandle.standardError.write(Data(String(format: "[%@] %d/%d  %.1f files/s  ETA %.0fs", bar, done, total, rate, eta).utf8))
+        }
+    }
+
+    func finish() {
+        lock.lock()
+        defer { lock.unlock() }
+        if progress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        guard total > 1 else { return }
+        let order = ["exif-thumbnail", "mpf-preview", "scaled-1/8", "scaled-1/4", "scaled-1/2", "full"]
+        let used = order.compactMap { name in sources[name].map { "\(name) \($0)" } }.joined(separator: ", ")
+        printError(String(format: "pare: %d done, %d failed, %.2f s; sources: %@", done - failures, failures, elapsed,
+                          used.isEmpty ? "none" : used))
+    }
+}
+
+/// PGM (P5) for gray, PPM (P6) for RGB, PAM (P7) for RGBA: the binary Netpbm formats.
+func netpbm(_ image: Image) -> [UInt8] {
+    let header: String
+    switch image.format.channels {
+    case 1: header = "P5\n\(image.width) \(image.height)\n255\n"
+    case 3: header = "P6\n\(image.width) \(image.height)\n255\n"
+    default:
+        header = "P7\nWIDTH \(image.width)\nHEIGHT \(image.height)\nDEPTH \(image.format.channels)\nMAXVAL 255\n"
+            + "TUPLTYPE \(image.format.channels == 4 ? "RGB_ALPHA" : "GRAYSCALE_ALPHA")\nENDHDR\n"
+    }
+    return Array(header.utf8) + image.bytes
+}
+
+/// A JSON string literal with the escapes RFC 8259 requires.
+func jsonString(_ text: String) -> String {
+    var out = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        default:
+            if scalar.value < 0x20 {
+                out += String(format: "\\u%04x", scalar.value)
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+    }
+    return out + "\""
 }

@@ -8,8 +8,10 @@ let usage = """
     pare \(pareVersion): fast, portable image thumbnails
 
     usage:
-      pare thumbnail IN... --size N [-o OUT | --out-dir DIR] [--format png|ppm]
-                     [--embedded auto|never|always] [--no-rotate] [--jobs N] [--json] [--stats]
+      pare thumbnail IN... --size N [-o OUT | --out-dir DIR] [--recursive] [--format png|ppm]
+                     [--embedded auto|never|always] [--filter lanczos3|triangle|area]
+                     [--no-rotate] [--jobs N] [--json] [--stats]
+            IN may be files or directories; with --out-dir, outputs keep their relative paths.
       pare decode IN [--scale 1/8|1/4|1/2|1] -o OUT
       pare exif IN --json
       pare inspect IN
@@ -40,7 +42,7 @@ case "--version":
     print("pare \(pareVersion)")
     status = 0
 case "thumbnail":
-    status = runThumbnail(rest)
+    status = await runThumbnail(rest)
 case "decode":
     status = runDecode(rest)
 case "exif":

@@ -1,0 +1,33 @@
+import PareCore
+import PareJPEG
+import PareEXIF
+import ParePNG
+
+/// Why an input could not be read or thumbnailed. The description is one line naming the
+/// stage, the byte offset where it applies, and the reason, and the CLI prints it as is.
+public enum PareError: Error, Sendable {
+    case jpeg(JPEGError)
+    case png(PNGError)
+    case exif(EXIFError)
+    case core(CoreError)
+    /// The first bytes are not those of a format Pare reads.
+    case unknownFormat
+    /// The format is recognised but Pare cannot make pixels from it (e.g. TIFF image data).
+    case unsupported(String)
+    /// The file could not be opened or read.
+    case io(path: String, reason: String)
+}
+
+extension PareError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case let .jpeg(error): return "\(error)"
+        case let .png(error): return "\(error)"
+        case let .exif(error): return "\(error)"
+        case let .core(error): return "\(error)"
+        case .unknownFormat: return "at byte 0: not a JPEG, PNG or TIFF file"
+        case let .unsupported(what): return "unsupported: \(what)"
+        case let .io(path, reason): return "cannot read \(path): \(reason)"
+        }
+    }
+}

@@ -1,8 +1,0 @@
-import Testing
-import Pare
-
-@Suite struct PareModuleTests {
-    @Test func moduleLinks() {
-        #expect(Bool(true))
-    }
-}

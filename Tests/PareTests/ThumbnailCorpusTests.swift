@@ -1,0 +1,122 @@
+import Testing
+@testable import Pare
+import PareJPEG
+import TestSupport
+
+/// The thumbnail pipeline against the shared corpus: orientation, the scaled path's
+/// quality, and the embedded-thumbnail policy on real camera files.
+@Suite struct ThumbnailCorpusTests {
+    static func path(_ relative: String) -> String? {
+        guard let root = Corpus.root else { return nil }
+        return root + "/" + relative
+    }
+
+    func thumbnail(_ path: String, size: Int, configure: (inout ThumbnailOptions) -> Void = { _ in }) throws -> Thumbnail {
+        var options = ThumbnailOptions(maxPixelSize: size)
+        configure(&options)
+        return try ImageSource(path: path).thumbnail(options: options)
+    }
+
+    /// The same picture stored in each of the eight orientations comes out the same once
+    /// turned upright.
+    @Test func everyOrientationMatchesTheUprightOne() throws {
+        guard let root = Corpus.root else {
+            print(Corpus.missingMessage)
+            return
+        }
+        var compared = 0
+        for shape in ["Landscape", "Portrait"] {
+            let upright = try thumbnail(root + "/exif/orientation/\(shape)_1.jpg", size: 256)
+            for n in 2 ... 8 {
+                let turned = try thumbnail(root + "/exif/orientation/\(shape)_\(n).jpg", size: 256)
+                #expect(turned.appliedOrientation.rawValue == n)
+                #expect(turned.image.width == upright.image.width && turned.image.height == upright.image.height,
+                        "\(shape)_\(n): \(turned.image.width)×\(turned.image.height) vs \(upright.image.width)×\(upright.image.height)")
+                guard turned.image.width == upright.image.width, turned.image.height == upright.image.height else { continue }
+                let comparison = Comparison.between(turned.image.bytes, upright.image.bytes)
+                #expect(comparison.psnr >= 30, "\(shape)_\(n): \(comparison)")
+                compared += 1
+            }
+        }
+        print("orientation: \(compared) of 14 oriented thumbnails match the upright one at PSNR ≥ 30 dB")
+    }
+
+    /// The thumbnail made through a reduced DCT scale is close to the one made from a
+    /// full-scale decode with the same filter.
+    @Test(arguments: [256, 1024])
+    func scaledPathMatchesFullDecode(size: Int) throws {
+        guard let root = Corpus.root else {
+            print(Corpus.missingMessage)
+            return
+        }
+        var psnrs: [Double] = []
+        var skipped = 0
+        var scaledFiles = 0
+        for folder in ["jpeg/conformance", "exif/cameras", "exif/orientation", "exif/edge"] {
+            for name in FileSystem.list(root + "/" + folder) where name.hasSuffix(".jpg") {
+                let file = root + "/" + folder + "/" + name
+                let scaled: Thumbnail, full: Thumbnail
+                do {
+                    scaled = try thumbnail(file, size: size) { $0.embedded = .never }
+                    full = try thumbnail(file, size: size) {
+                        $0.embedded = .never
+                        $0.forcedJPEGScale = .full
+                    }
+                } catch PareError.jpeg(.unsupported) {
+                    skipped += 1
+                    continue
+                }
+                if scaled.source != .mainImage(.full) { scaledFiles += 1 }
+                #expect(scaled.image.width == full.image.width && scaled.image.height == full.image.height, "\(name)")
+                guard scaled.image.width == full.image.width, scaled.image.height == full.image.height else { continue }
+                let comparison = Comparison.between(scaled.image.bytes, full.image.bytes)
+                #expect(comparison.psnr >= 35, "\(name) at \(size): \(comparison)")
+                psnrs.append(min(comparison.psnr, 99))
+            }
+        }
+        let mean = psnrs.reduce(0, +) / Double(max(psnrs.count, 1))
+        let minimum = psnrs.min() ?? 0
+        let scaledCount = scaledFiles
+        print("scaled vs full at \(size) px: \(psnrs.count) files (\(scaledCount) through a reduced DCT scale), mean PSNR \((mean * 10).rounded() / 10) dB, minimum \((minimum * 10).rounded() / 10) dB (identical counted as 99 dB), \(skipped) unsupported skipped")
+        #expect(psnrs.count > 100)
+    }
+
+    /// A camera JPEG whose EXIF thumbnail is 160×120 with the main image's 4:3 shape: the
+    /// thumbnail serves a request of 160 px and not one of 161.
+    @Test func exifThumbnailServesExactlyUpToItsSize() throws {
+        guard let file = Self.path("exif/cameras/Apple_iPhone_5.jpg") else {
+            print(Corpus.missingMessage)
+            return
+        }
+        let properties = try ImageSource(path: file).properties()
+        let thumb = try #require(properties.exifThumbnail)
+        #expect(thumb.width == 160 && thumb.height == 120)
+        let at160 = try thumbnail(file, size: 160)
+        #expect(at160.source == .exifThumbnail)
+        #expect(max(at160.image.width, at160.image.height) == 160)
+        let at161 = try thumbnail(file, size: 161)
+        #expect(at161.source == .mainImage(.eighth))
+        #expect(max(at161.image.width, at161.image.height) == 161)
+        #expect(try thumbnail(file, size: 100) { $0.embedded = .never }.source == .mainImage(.eighth))
+    }
+
+    /// A 3:2 photo with a 4:3 (letterboxed) thumbnail: `auto` refuses it, `always` takes it.
+    @Test func letterboxedThumbnailIsRefused() throws {
+        guard let file = Self.path("exif/cameras/Nikon_D70.jpg") else {
+            print(Corpus.missingMessage)
+            return
+        }
+        let properties = try ImageSource(path: file).properties()
+        let thumb = try #require(properties.exifThumbnail)
+        #expect(thumb.width == 160 && thumb.height == 120)
+        #expect(properties.pixelWidth == 3008 && properties.pixelHeight == 2000)
+        let auto = try thumbnail(file, size: 120)
+        #expect(auto.source != .exifThumbnail, "\(auto.reason)")
+        #expect(auto.reason.contains("aspect"))
+        #expect(try thumbnail(file, size: 120) { $0.embedded = .always }.source == .exifThumbnail)
+        let fixture = Corpus.fixtures + "/exif/fx-letterbox.jpg"
+        if FileSystem.exists(fixture) {
+            #expect(try thumbnail(fixture, size: 120).source != .exifThumbnail)
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Testing
+@testable import Pare
+import TestSupport
+
+/// The thumbnail path's footprint, from the ledger and checked against glibc's heap: it
+/// depends on the input's width and the output's size, never on the input's height.
+@Suite struct ThumbnailMemoryTests {
+    @Test func jpeg24MegapixelTo256FitsInOneMebibyte() throws {
+        var peaks: [Int] = []
+        for height in [4000, 8000] {
+            let bytes = SyntheticJPEG.make(width: 6000, height: height)
+            let result = try ThumbnailProbe.run(bytes, size: 256)
+            #expect(result.thumbnail.source == .mainImage(.eighth))
+            #expect(result.thumbnail.ledgerPeakBytes <= 1024 * 1024, "6000×\(height): \(result.thumbnail.ledgerPeakBytes)")
+            if let growth = result.heapPeakGrowth {
+                let peak = result.thumbnail.ledgerPeakBytes
+                #expect(growth <= peak + peak / 10 + 64 * 1024, "heap grew \(growth) B, ledger peak \(peak) B")
+            }
+            print("JPEG 6000×\(height) 4:2:0 → \(result.thumbnail.image.width)×\(result.thumbnail.image.height): ledger peak \(result.thumbnail.ledgerPeakBytes) B, heap peak growth \(result.heapPeakGrowth.map(String.init) ?? "n/a") B")
+            peaks.append(result.thumbnail.ledgerPeakBytes)
+        }
+        #expect(peaks[1] <= peaks[0] + 64 * 1024, "peak grew with height: \(peaks)")
+    }
+
+    @Test(arguments: [false, true])
+    func png12MegapixelTo256FitsInTwoMebibytes(interlaced: Bool) throws {
+        var peaks: [Int] = []
+        for height in [3000, 6000] {
+            let bytes = SyntheticPNG.make(width: 4000, height: height, channels: 3, interlaced: interlaced)
+            let result = try ThumbnailProbe.run(bytes, size: 256)
+            #expect(result.thumbnail.source == .fullImage)
+            #expect(result.thumbnail.ledgerPeakBytes <= 2 * 1024 * 1024,
+                    "4000×\(height) interlaced \(interlaced): \(result.thumbnail.ledgerPeakBytes)")
+            if let growth = result.heapPeakGrowth {
+                let peak = result.thumbnail.ledgerPeakBytes
+                #expect(growth <= peak + peak / 10 + 64 * 1024, "heap grew \(growth) B, ledger peak \(peak) B")
+            }
+            print("PNG 4000×\(height) RGB interlaced \(interlaced) → \(result.thumbnail.image.width)×\(result.thumbnail.image.height): ledger peak \(result.thumbnail.ledgerPeakBytes) B, heap peak growth \(result.heapPeakGrowth.map(String.init) ?? "n/a") B")
+            peaks.append(result.thumbnail.ledgerPeakBytes)
+        }
+        #expect(peaks[1] <= peaks[0] + 64 * 1024, "peak grew with height: \(peaks)")
+    }
+}
+
+/// Makes a thumbnail with its own ledger while watching the process heap.
+enum ThumbnailProbe {
+    struct Result {
+        var thumbnail: Thumbnail
+        var heapPeakGrowth: Int?
+    }
+
+    static func run(_ bytes: [UInt8], size: Int) throws -> Result {
+        let source = try ImageSource(bytes: bytes)
+        var options = ThumbnailOptions(maxPixelSize: size)
+        options.embedded = .never
+        let ledger = MemoryLedger(limit: options.memoryLimit)
+        let (thumbnail, growth) = try HeapMeter.peakGrowth(ledger: ledger) {
+            try source.thumbnail(options: options, ledger: ledger)
+        }
+        return Result(thumbnail: thumbnail, heapPeakGrowth: growth)
+    }
+}

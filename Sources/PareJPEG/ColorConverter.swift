@@ -20,14 +20,20 @@ enum ColorConverter {
 
     static func yCbCrToRGB(_ y: UnsafePointer<UInt8>, _ cb: UnsafePointer<UInt8>, _ cr: UnsafePointer<UInt8>,
                            count: Int, output: UnsafeMutablePointer<UInt8>) {
+        // 32-bit arithmetic: every intermediate fits, and the loop vectorises.
         var out = output
         for i in 0 ..< count {
-            let luma = Int(y[i]), blue = Int(cb[i]) - 128, red = Int(cr[i]) - 128
-            out[0] = clamp(luma + ((crToR * red + half) >> 16))
-            out[1] = clamp(luma + ((half - cbToG * blue - crToG * red) >> 16))
-            out[2] = clamp(luma + ((cbToB * blue + half) >> 16))
+            let luma = Int32(y[i]), blue = Int32(cb[i]) &- 128, red = Int32(cr[i]) &- 128
+            out[0] = clamp32(luma &+ ((Int32(crToR) &* red &+ Int32(half)) &>> 16))
+            out[1] = clamp32(luma &+ ((Int32(half) &- Int32(cbToG) &* blue &- Int32(crToG) &* red) &>> 16))
+            out[2] = clamp32(luma &+ ((Int32(cbToB) &* blue &+ Int32(half)) &>> 16))
             out += 3
         }
+    }
+
+    @inline(__always)
+    static func clamp32(_ x: Int32) -> UInt8 {
+        UInt8(truncatingIfNeeded: min(max(x, 0), 255))
     }
 
     static func interleave(_ r: UnsafePointer<UInt8>, _ g: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>,

@@ -81,73 +81,84 @@ enum InverseDCT {
         }
     }
 
-    /// The full 8×8 islow transform. `workspace` holds 64 Int32. `firstRowOnly` says that
-    /// rows 1…7 of the block are zero, when the first pass reduces to a shift.
+    /// Eight lanes of 32-bit arithmetic: the first pass runs on all eight columns at once.
+    typealias Lanes = SIMD8<Int32>
+
+    @inline(__always)
+    static func wrap16(_ v: Lanes) -> Lanes { (v &<< 16) &>> 16 }
+
+    /// Row k of a block, dequantised (16-bit wrapping, see `dq`).
+    @inline(__always)
+    static func dequantizedRow(_ coefficients: UnsafePointer<Int16>, _ quantizers: UnsafePointer<Int32>,
+                               _ k: Int) -> Lanes {
+        let c = UnsafeRawPointer(coefficients + 8 * k).loadUnaligned(as: SIMD8<Int16>.self)
+        let q = UnsafeRawPointer(quantizers + 8 * k).loadUnaligned(as: Lanes.self)
+        return wrap16(Lanes(truncatingIfNeeded: c) &* q)
+    }
+
+    /// The full 8×8 islow transform. `workspace` holds 8 rows of lanes. `firstRowOnly` says
+    /// that rows 1…7 of the block are zero, when the first pass reduces to a shift.
     static func transform8(_ coefficients: UnsafePointer<Int16>, _ quantizers: UnsafePointer<Int32>,
                            output: UnsafeMutablePointer<UInt8>, stride: Int,
-                           workspace: UnsafeMutablePointer<Int32>, firstRowOnly: Bool) {
-        // Pass 1: columns, from coefficients to the workspace, scaled up by 2^pass1Bits.
+                           workspace: UnsafeMutablePointer<Lanes>, firstRowOnly: Bool) {
+        // Pass 1: columns, from coefficients to the workspace, scaled up by 2^pass1Bits; lane c
+        // of workspace row k is row k of column c.
         if firstRowOnly {
-            for column in 0 ..< 8 {
-                let value = Int32(Int16(truncatingIfNeeded: dq(coefficients[column], quantizers[column]) &<< pass1Bits))
-                for k in 0 ..< 8 { workspace[column + 8 * k] = value }
-            }
-        }
-        for column in 0 ..< 8 where !firstRowOnly {
-            let c = coefficients + column, q = quantizers + column, w = workspace + column
-            if c[8] == 0, c[16] == 0, c[24] == 0, c[32] == 0, c[40] == 0, c[48] == 0, c[56] == 0 {
-                let dc = saturate16(dq(c[0], q[0]) &<< pass1Bits)
-                for k in 0 ..< 8 { w[8 * k] = dc }
-                continue
-            }
-            var z2 = dq(c[16], q[16]), z3 = dq(c[48], q[48])
-            var z1 = (z2 &+ z3) &* fix0_541196100
-            var tmp2 = z1 &+ z3 &* -fix1_847759065
-            var tmp3 = z1 &+ z2 &* fix0_765366865
-            z2 = dq(c[0], q[0])
-            z3 = dq(c[32], q[32])
-            var tmp0 = wrap16(z2 &+ z3) &<< constBits
-            var tmp1 = wrap16(z2 &- z3) &<< constBits
+            let value = wrap16(dequantizedRow(coefficients, quantizers, 0) &<< Int32(pass1Bits))
+            for k in 0 ..< 8 { workspace[k] = value }
+        } else {
+            var z2 = dequantizedRow(coefficients, quantizers, 2), z3 = dequantizedRow(coefficients, quantizers, 6)
+            var z1 = (z2 &+ z3) &* Int32(fix0_541196100)
+            var tmp2 = z1 &+ z3 &* Int32(-fix1_847759065)
+            var tmp3 = z1 &+ z2 &* Int32(fix0_765366865)
+            z2 = dequantizedRow(coefficients, quantizers, 0)
+            z3 = dequantizedRow(coefficients, quantizers, 4)
+            var tmp0 = wrap16(z2 &+ z3) &<< Int32(constBits)
+            var tmp1 = wrap16(z2 &- z3) &<< Int32(constBits)
             let tmp10 = tmp0 &+ tmp3, tmp13 = tmp0 &- tmp3, tmp11 = tmp1 &+ tmp2, tmp12 = tmp1 &- tmp2
 
-            tmp0 = dq(c[56], q[56])
-            tmp1 = dq(c[40], q[40])
-            tmp2 = dq(c[24], q[24])
-            tmp3 = dq(c[8], q[8])
+            tmp0 = dequantizedRow(coefficients, quantizers, 7)
+            tmp1 = dequantizedRow(coefficients, quantizers, 5)
+            tmp2 = dequantizedRow(coefficients, quantizers, 3)
+            tmp3 = dequantizedRow(coefficients, quantizers, 1)
             z1 = tmp0 &+ tmp3
             z2 = tmp1 &+ tmp2
             z3 = wrap16(tmp0 &+ tmp2)
             var z4 = wrap16(tmp1 &+ tmp3)
-            let z5 = (z3 &+ z4) &* fix1_175875602
-            tmp0 = tmp0 &* fix0_298631336
-            tmp1 = tmp1 &* fix2_053119869
-            tmp2 = tmp2 &* fix3_072711026
-            tmp3 = tmp3 &* fix1_501321110
-            z1 = z1 &* -fix0_899976223
-            z2 = z2 &* -fix2_562915447
-            z3 = z3 &* -fix1_961570560 &+ z5
-            z4 = z4 &* -fix0_390180644 &+ z5
+            let z5 = (z3 &+ z4) &* Int32(fix1_175875602)
+            tmp0 = tmp0 &* Int32(fix0_298631336)
+            tmp1 = tmp1 &* Int32(fix2_053119869)
+            tmp2 = tmp2 &* Int32(fix3_072711026)
+            tmp3 = tmp3 &* Int32(fix1_501321110)
+            z1 = z1 &* Int32(-fix0_899976223)
+            z2 = z2 &* Int32(-fix2_562915447)
+            z3 = z3 &* Int32(-fix1_961570560) &+ z5
+            z4 = z4 &* Int32(-fix0_390180644) &+ z5
             tmp0 = tmp0 &+ z1 &+ z3
             tmp1 = tmp1 &+ z2 &+ z4
             tmp2 = tmp2 &+ z2 &+ z3
             tmp3 = tmp3 &+ z1 &+ z4
 
-            let shift = constBits - pass1Bits, round = 1 << (shift - 1)
-            w[0] = saturate16((tmp10 &+ tmp3 &+ round) &>> shift)
-            w[56] = saturate16((tmp10 &- tmp3 &+ round) &>> shift)
-            w[8] = saturate16((tmp11 &+ tmp2 &+ round) &>> shift)
-            w[48] = saturate16((tmp11 &- tmp2 &+ round) &>> shift)
-            w[16] = saturate16((tmp12 &+ tmp1 &+ round) &>> shift)
-            w[40] = saturate16((tmp12 &- tmp1 &+ round) &>> shift)
-            w[24] = saturate16((tmp13 &+ tmp0 &+ round) &>> shift)
-            w[32] = saturate16((tmp13 &- tmp0 &+ round) &>> shift)
+            let shift = Int32(constBits - pass1Bits), round = Lanes(repeating: 1 << (constBits - pass1Bits - 1))
+            let low = Lanes(repeating: -32768), high = Lanes(repeating: 32767)
+            @inline(__always) func descale(_ v: Lanes) -> Lanes {
+                ((v &+ round) &>> shift).clamped(lowerBound: low, upperBound: high)
+            }
+            workspace[0] = descale(tmp10 &+ tmp3)
+            workspace[7] = descale(tmp10 &- tmp3)
+            workspace[1] = descale(tmp11 &+ tmp2)
+            workspace[6] = descale(tmp11 &- tmp2)
+            workspace[2] = descale(tmp12 &+ tmp1)
+            workspace[5] = descale(tmp12 &- tmp1)
+            workspace[3] = descale(tmp13 &+ tmp0)
+            workspace[4] = descale(tmp13 &- tmp0)
         }
 
         // Pass 2: rows, from the workspace to samples, removing the 2^pass1Bits and the
         // factor 8 of the 2-D transform.
         let shift = constBits + pass1Bits + 3, round = 1 << (shift - 1)
         for row in 0 ..< 8 {
-            let w = workspace + 8 * row, out = output + row * stride
+            let w = workspace[row], out = output + row * stride
             if w[1] == 0, w[2] == 0, w[3] == 0, w[4] == 0, w[5] == 0, w[6] == 0, w[7] == 0 {
                 let value = limit((Int(w[0]) &+ (1 << (pass1Bits + 2))) &>> (pass1Bits + 3))
                 out.update(repeating: value, count: 8)

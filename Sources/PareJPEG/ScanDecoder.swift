@@ -49,6 +49,7 @@ struct ScanDecoder {
     /// 65 coefficients: a natural-order block plus the scratch slot; kept all zero between blocks.
     let coefficients: UnsafeMutablePointer<Int16>
     let workspace: UnsafeMutablePointer<Int32>
+    let lanes: UnsafeMutablePointer<InverseDCT.Lanes>
     /// Set once the data of the current restart interval has run out: its remaining MCUs
     /// come out flat (mid-gray), as in libjpeg.
     var insufficient = false
@@ -69,6 +70,7 @@ struct ScanDecoder {
         self.scratch = scratch
         self.coefficients = scratch.coefficients.baseAddress
         self.workspace = scratch.workspace.baseAddress
+        self.lanes = scratch.lanes.baseAddress
         self.quantizerBuffers = quantizerBuffers
         self.huffmanTables = huffmanTables
     }
@@ -201,7 +203,7 @@ struct ScanDecoder {
         switch size {
         case 8:
             InverseDCT.transform8(coefficients, unit.quantizers, output: output, stride: unit.stride,
-                                  workspace: workspace, firstRowOnly: !belowFirstRow)
+                                  workspace: lanes, firstRowOnly: !belowFirstRow)
         case 4:
             InverseDCT.transform4(coefficients, unit.quantizers, output: output, stride: unit.stride,
                                   workspace: workspace)
@@ -270,8 +272,9 @@ struct ScanDecoder {
 final class ScanScratch {
     /// One block of coefficients in natural order, plus a scratch slot at 64.
     let coefficients: LedgerBuffer<Int16>
-    /// The IDCT's intermediate 8×8 values.
+    /// The IDCT's intermediate 8×8 values: scalar for the reduced transforms, lanes for the full one.
     let workspace: LedgerBuffer<Int32>
+    let lanes: LedgerBuffer<InverseDCT.Lanes>
     /// For each IDCT size 8, 4, 2 (rows 0, 1, 2): zig-zag index → natural index if the
     /// reduced transform reads that coefficient, else 64. Indices 64…79 stand for runs past the block's end, which libjpeg
     /// lands on coefficient 63.
@@ -280,6 +283,9 @@ final class ScanScratch {
     init(ledger: MemoryLedger) throws(JPEGError) {
         coefficients = try core { () throws(CoreError) in try ledger.allocate(Int16.self, count: 65, initialValue: 0) }
         workspace = try core { () throws(CoreError) in try ledger.allocate(Int32.self, count: 64, initialValue: 0) }
+        lanes = try core { () throws(CoreError) in
+            try ledger.allocate(InverseDCT.Lanes.self, count: 8, initialValue: InverseDCT.Lanes(repeating: 0))
+        }
         keep = try core { () throws(CoreError) in try ledger.allocate(Int32.self, count: 3 * 80, initialValue: 64) }
         let order = ZigZag.naturalOrder
         // Frequencies each transform reads, per axis (see InverseDCT.transform4/transform2).

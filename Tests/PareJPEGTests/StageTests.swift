@@ -206,7 +206,7 @@ private func reader(_ bytes: [UInt8]) throws -> BitReader {
             let dequantized = (0 ..< 64).map { Double(coefficients[$0]) * Double(quantizers[$0]) }
             let reference = Self.referenceIDCT(dequantized)
             var output = [UInt8](repeating: 0, count: 64)
-            var workspace = [Int32](repeating: 0, count: 64)
+            var workspace = [InverseDCT.Lanes](repeating: InverseDCT.Lanes(repeating: 0), count: 8)
             InverseDCT.transform8(&coefficients, &quantizers, output: &output, stride: 8, workspace: &workspace,
                                   firstRowOnly: false)
             for i in 0 ..< 64 {

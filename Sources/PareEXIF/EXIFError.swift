@@ -39,6 +39,8 @@ public enum EXIFError: Error, Equatable, Sendable {
     case truncatedSegment(offset: Int, marker: UInt8)
     /// Bytes that are not a marker between JPEG segments (skipped).
     case strayBytes(offset: Int, count: Int)
+    /// More marker segments before SOS than `EXIFOptions.maxSegments`; the walk stops there.
+    case tooManySegments(offset: Int, limit: Int)
     /// The MP Index IFD has no usable MP Entry list, or an entry is unusable.
     case badMPF(offset: Int, reason: String)
     /// More MP entries than `EXIFOptions.maxMPFEntries`; the first ones were kept.
@@ -82,6 +84,8 @@ extension EXIFError: CustomStringConvertible {
             return "EXIF: JPEG segment \(hex(0xFF00 | UInt16(marker))) at byte \(offset): runs past the end of the data"
         case let .strayBytes(offset, count):
             return "EXIF: JPEG at byte \(offset): \(count) stray bytes before the next marker"
+        case let .tooManySegments(offset, limit):
+            return "EXIF: JPEG segment at byte \(offset): more than \(limit) segments before SOS"
         case let .badMPF(offset, reason):
             return "EXIF: MPF at byte \(offset): \(reason)"
         case let .tooManyMPFEntries(offset, count, limit):

@@ -11,8 +11,11 @@ public struct EXIFOptions: Sendable {
     public var maxTotalValueBytes: Int = 1 << 20
     /// MP entries read from an MPF index.
     public var maxMPFEntries: Int = 64
-    /// Non-marker bytes skipped between JPEG segments before giving up on the marker walk.
+    /// Non-marker bytes and 0xFF fill bytes skipped between JPEG segments, in all, before
+    /// giving up on a marker walk (the file's own, and each MPF image's search for its SOF).
     public var maxStrayBytes: Int = 65536
+    /// Marker segments (standalone markers included) walked before SOS in one marker walk.
+    public var maxSegments: Int = 4096
 
     public init() {}
 }

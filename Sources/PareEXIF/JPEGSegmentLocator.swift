@@ -31,23 +31,39 @@ struct JPEGSegmentLocator {
         }
         guard let soi = read(start, 2), soi == [0xFF, 0xD8] else { throw .notJPEG(offset: start) }
         var position = start + 2
+        // Both budgets hold for the whole walk: a limit per run of stray bytes would let
+        // a marker every few KiB restart it, and a walk runs once per MPF image.
+        var strayBudget = options.maxStrayBytes
+        var segments = 0
         while position < end {
             guard var header = read(position, 2) else { return }
             if header[0] != 0xFF {
-                guard let skipped = Self.skipToMarker(read, from: position, limit: options.maxStrayBytes) else {
-                    warnings.append(.strayBytes(offset: position, count: min(options.maxStrayBytes, end - position)))
+                guard let skipped = Self.skipToMarker(read, from: position, end: end, limit: strayBudget) else {
+                    warnings.append(.strayBytes(offset: position, count: min(strayBudget, end - position)))
                     return
                 }
                 warnings.append(.strayBytes(offset: position, count: skipped))
+                strayBudget -= skipped
                 position += skipped
                 guard let next = read(position, 2) else { return }
                 header = next
             }
-            // Fill bytes: any number of 0xFF may precede a marker (B.1.1.2).
+            // Fill bytes: any number of 0xFF may precede a marker (B.1.1.2); they are
+            // spent from the same budget as stray bytes.
             while header[1] == 0xFF {
+                guard strayBudget > 0 else {
+                    warnings.append(.strayBytes(offset: position, count: options.maxStrayBytes))
+                    return
+                }
+                strayBudget -= 1
                 position += 1
                 guard let next = read(position, 2) else { return }
                 header = next
+            }
+            segments += 1
+            guard segments <= options.maxSegments else {
+                warnings.append(.tooManySegments(offset: position, limit: options.maxSegments))
+                return
             }
             let marker = header[1]
             if marker == 0xD9 || marker == 0xDA { return }
@@ -91,16 +107,21 @@ struct JPEGSegmentLocator {
     }
 
     /// How many bytes from `position` to the next 0xFF that starts a marker, or nil when
-    /// none comes within `limit` bytes.
-    private static func skipToMarker(_ read: (Int, Int) -> [UInt8]?, from position: Int, limit: Int) -> Int? {
+    /// none comes within `limit` bytes or before `end`. Reads 4 KiB at a time: one read per
+    /// byte made every stray byte cost an allocation.
+    private static func skipToMarker(_ read: (Int, Int) -> [UInt8]?, from position: Int, end: Int,
+                                     limit: Int) -> Int? {
         var scanned = 0
         while scanned < limit {
-            let chunk = read(position + scanned, 1)
-            guard let byte = chunk?.first else { return nil }
-            if byte == 0xFF, let next = read(position + scanned + 1, 1)?.first, next != 0x00 {
-                return scanned
+            let wanted = min(4096, limit - scanned)
+            let available = end - position - scanned
+            // One byte past the window, to see what follows a 0xFF at its edge.
+            guard available > 0, let chunk = read(position + scanned, min(wanted + 1, available)) else { return nil }
+            for i in 0 ..< min(wanted, chunk.count - 1) where chunk[i] == 0xFF && chunk[i + 1] != 0x00 {
+                return scanned + i
             }
-            scanned += 1
+            if chunk.count <= wanted { return nil }
+            scanned += wanted
         }
         return nil
     }

@@ -1,0 +1,119 @@
+import PareCore
+import ParePNG
+import Testing
+import TestSupport
+
+/// Replays every input under `Fixtures/regressions/png/` (files the fuzzer once broke the
+/// decoder with) and the corrupt PngSuite files the way `Fuzz/png.swift` runs them: native
+/// output into a sink that checks each row's placement, then 8-bit RGBA into an `Image`,
+/// each under a 64 MiB ledger. Each must end in a typed error or a consistent image, and
+/// give back every ledger byte.
+@Suite struct PNGRegressionTests {
+    static let ledgerLimit = 64 << 20
+
+    /// What one replay ended with.
+    enum Outcome {
+        case image(width: Int, height: Int)
+        case error(PNGError)
+    }
+
+    /// Checks what the decoder promises a sink: rows inside the announced image, of the
+    /// announced length.
+    struct CheckingSink: RowSink {
+        var header: RowStreamHeader?
+        var problems: [String] = []
+        var rows = 0
+
+        mutating func begin(_ header: RowStreamHeader) throws(CoreError) {
+            if self.header != nil { problems.append("begin twice") }
+            self.header = header
+        }
+
+        mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+            rows += 1
+            guard let header else { return problems.append("row before begin") }
+            let last = placement.xOrigin + (placement.width - 1) * placement.xStep
+            if placement.y < 0 || placement.y >= header.height || placement.xOrigin < 0 || placement.xStep < 1
+                || placement.width < 1 || last >= header.width {
+                problems.append("row \(rows) placed at \(placement) in \(header.width)×\(header.height)")
+            }
+            if row.count != placement.width * header.format.bytesPerPixel {
+                problems.append("row \(rows): \(row.count) bytes for \(placement.width) pixels")
+            }
+        }
+    }
+
+    /// Decodes `bytes` both ways; returns the native outcome and any broken promise.
+    static func replay(_ bytes: [UInt8]) -> (native: Outcome, rgba: Outcome, problems: [String]) {
+        var problems: [String] = []
+        let ledger = MemoryLedger(limit: ledgerLimit)
+        var native: Outcome
+        do {
+            var decoder = try PNGDecoder(source: MemoryByteSource(bytes), ledger: ledger)
+            var sink = CheckingSink()
+            try decoder.decode(into: &sink)
+            problems += sink.problems
+            native = .image(width: sink.header?.width ?? 0, height: sink.header?.height ?? 0)
+        } catch {
+            native = .error(error)
+        }
+        if ledger.currentBytes != 0 { problems.append("native: \(ledger.currentBytes) ledger bytes kept") }
+
+        var options = PNGOptions()
+        options.output = .rgba8
+        let imageLedger = MemoryLedger(limit: ledgerLimit)
+        var rgba: Outcome
+        do {
+            let image = try PNGDecoder.decodeImage(bytes, ledger: imageLedger, options: options)
+            if image.format != .rgba8 { problems.append("rgba8 asked, \(image.format) given") }
+            if image.storage.count != image.width * image.height * 4 { problems.append("image size") }
+            rgba = .image(width: image.width, height: image.height)
+        } catch {
+            rgba = .error(error)
+        }
+        if imageLedger.currentBytes != 0 { problems.append("rgba8: \(imageLedger.currentBytes) ledger bytes kept") }
+        switch (native, rgba) {
+        case let (.image(w1, h1), .image(w2, h2)) where w1 != w2 || h1 != h2:
+            problems.append("native \(w1)×\(h1) but rgba8 \(w2)×\(h2)")
+        case (.image, .error), (.error, .image):
+            problems.append("native and rgba8 disagree: \(native) / \(rgba)")
+        default:
+            break
+        }
+        return (native, rgba, problems)
+    }
+
+    static var regressionFolder: String { Corpus.fixtures + "/regressions/png" }
+
+    @Test func everyFuzzRegressionEndsInATypedErrorOrAnImage() throws {
+        let names = FileSystem.list(Self.regressionFolder)
+        for name in names {
+            let bytes = try #require(FileSystem.read(Self.regressionFolder + "/" + name))
+            let result = Self.replay(bytes)
+            #expect(result.problems.isEmpty, "\(name): \(result.problems)")
+            if case let .error(error) = result.native {
+                #expect(!error.description.isEmpty)
+            }
+        }
+        print("PNG regressions replayed: \(names.count)")
+    }
+
+    @Test func corruptPngSuiteFilesEndInATypedError() throws {
+        guard let root = Corpus.root else {
+            print(Corpus.missingMessage)
+            return
+        }
+        let names = FileSystem.list(root + "/png/pngsuite").filter { $0.hasPrefix("x") && $0.hasSuffix(".png") }
+        #expect(names.count == 14)
+        for name in names {
+            let bytes = try #require(FileSystem.read(root + "/png/pngsuite/" + name))
+            let result = Self.replay(bytes)
+            #expect(result.problems.isEmpty, "\(name): \(result.problems)")
+            guard case let .error(error) = result.native, case .error = result.rgba else {
+                Issue.record("\(name) decoded; PngSuite marks it corrupt")
+                continue
+            }
+            #expect(error.description.hasPrefix("PNG"), "\(name): \(error)")
+        }
+    }
+}

@@ -26,40 +26,54 @@ struct BitReader {
     /// True once the decoder has used bits that came after the end of the data.
     var isExhausted: Bool { count < padding }
 
-    /// Makes at least 57 bits available (real or padding).
+    /// Makes at least 57 bits available (real or padding). Plain bytes come straight from
+    /// the input window; 0xFF, a window refill or the end of the data take the slow step.
     @inline(never)
     mutating func refill() throws(JPEGError) {
         while count <= 56 {
-            if marker != nil {
-                let add = (64 - count) & ~7
-                count += add
-                padding += add
-                return
+            if marker == nil, stream.cursor < stream.fill {
+                let byte = stream.base[stream.cursor]
+                if byte != 0xFF {
+                    stream.cursor &+= 1
+                    buffer |= UInt64(byte) &<< UInt64(56 - count)
+                    count &+= 8
+                    continue
+                }
             }
-            let byte: UInt8
-            guard let b = try stream.nextByte() else {
+            try refillStep()
+        }
+    }
+
+    /// One step of `refill` for the unusual cases: a stuffed or fill 0xFF, a marker, the end
+    /// of the window or of the data, or padding after a marker.
+    mutating func refillStep() throws(JPEGError) {
+        if marker != nil {
+            let add = (64 - count) & ~7
+            count += add
+            padding += add
+            return
+        }
+        guard let byte = try stream.nextByte() else {
+            marker = Marker.eoi
+            markerOffset = stream.position
+            return
+        }
+        if byte == 0xFF {
+            var next = try stream.nextByte()
+            while next == 0xFF { next = try stream.nextByte() }
+            guard let code = next else {
                 marker = Marker.eoi
                 markerOffset = stream.position
-                continue
+                return
             }
-            if b == 0xFF {
-                var next = try stream.nextByte()
-                while next == 0xFF { next = try stream.nextByte() }
-                guard let code = next else {
-                    marker = Marker.eoi
-                    markerOffset = stream.position
-                    continue
-                }
-                if code != 0 {
-                    marker = code
-                    markerOffset = stream.position - 2
-                    continue
-                }
+            if code != 0 {
+                marker = code
+                markerOffset = stream.position - 2
+                return
             }
-            byte = b
-            buffer |= UInt64(byte) &<< UInt64(56 - count)
-            count += 8
         }
+        buffer |= UInt64(byte) &<< UInt64(56 - count)
+        count += 8
     }
 
     @inline(__always)

@@ -153,7 +153,25 @@ struct ScanDecoder {
                 buffer = reader.buffer
                 count = reader.count
             }
-            let entry = Int(fast[Int(truncatingIfNeeded: buffer &>> UInt64(64 - HuffmanDecodingTable.lookaheadBits))])
+            let lookahead = Int(truncatingIfNeeded: buffer &>> UInt64(64 - HuffmanDecodingTable.lookaheadBits))
+            if !storing {
+                // Only the bit count matters: code length plus the size of the value.
+                let code = Int(ac.base[lookahead])
+                if code != 0 {
+                    let rs = code & 0xFF, size = rs & 15
+                    let used = (code &>> 8) + size
+                    buffer = buffer &<< UInt64(used)
+                    count &-= used
+                    if size != 0 {
+                        k += (rs >> 4) + 1
+                    } else {
+                        if rs >> 4 != 15 { break }
+                        k += 16
+                    }
+                    continue
+                }
+            }
+            let entry = Int(fast[lookahead])
             let run: Int, value: Int, isCoefficient: Bool
             if entry != 0 {
                 let used = entry & 31

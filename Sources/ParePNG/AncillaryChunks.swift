@@ -111,16 +111,18 @@ extension PNGDecoder {
         case ChunkType.eXIf:
             metadata.exif = data
             metadata.exifOffset = chunk.dataOffset
+            metadata.heldBytes += data.count
         case ChunkType.iCCP:
             guard let (name, rest) = splitKeyword(data), rest.first == 0 else { return "malformed profile name" }
             metadata.iccProfile = PNGICCProfile(name: name, compressed: Array(rest.dropFirst()))
+            metadata.heldBytes += rest.count - 1
         case ChunkType.tEXt:
             guard let (keyword, rest) = splitKeyword(data) else { return "malformed keyword" }
-            metadata.texts.append(PNGText(keyword: keyword, value: latin1(rest)))
+            metadata.keep(PNGText(keyword: keyword, value: latin1(rest)))
         case ChunkType.zTXt:
             guard let (keyword, rest) = splitKeyword(data), rest.first == 0 else { return "malformed keyword" }
             switch inflateText(Array(rest.dropFirst()), offset: chunk.dataOffset + keyword.utf8.count + 2) {
-            case let .success(bytes): metadata.texts.append(PNGText(keyword: keyword, value: latin1(bytes[...])))
+            case let .success(bytes): metadata.keep(PNGText(keyword: keyword, value: latin1(bytes[...])))
             case let .failure(error): return "\(error)"
             }
         case ChunkType.iTXt:
@@ -137,7 +139,7 @@ extension PNGDecoder {
                 case let .failure(error): return "\(error)"
                 }
             }
-            metadata.texts.append(PNGText(keyword: keyword, value: String(decoding: value, as: UTF8.self),
+            metadata.keep(PNGText(keyword: keyword, value: String(decoding: value, as: UTF8.self),
                                           languageTag: latin1(fields[0]),
                                           translatedKeyword: String(decoding: fields[1], as: UTF8.self)))
         default:
@@ -146,11 +148,14 @@ extension PNGDecoder {
         return nil
     }
 
-    /// Inflates a zTXt/iTXt value within what is left of the metadata budget.
-    private func inflateText(_ compressed: [UInt8], offset: Int) -> Result<[UInt8], PNGError> {
-        let budget = max(0, options.maxMetadataBytes - metadata.heldBytes)
+    /// Inflates a zTXt/iTXt value within what is left of the metadata budget, which also
+    /// bounds the bytes inflated for all text chunks together, kept or dropped: otherwise
+    /// every zip bomb of a file full of them would inflate to the budget again.
+    private mutating func inflateText(_ compressed: [UInt8], offset: Int) -> Result<[UInt8], PNGError> {
+        let budget = max(0, options.maxMetadataBytes - max(metadata.heldBytes, inflatedTextBytes))
         do {
-            return .success(try Inflater.inflateWhole(compressed, limit: budget, offset: offset, ledger: ledger))
+            return .success(try Inflater.inflateWhole(compressed, limit: budget, offset: offset, ledger: ledger,
+                                                      produced: &inflatedTextBytes))
         } catch {
             return .failure(error)
         }

@@ -67,9 +67,10 @@ final class Inflater {
     }
 
     /// Inflates a whole zlib stream held in memory (iCCP, zTXt, iTXt) into at most `limit`
-    /// bytes. `offset` is where the stream starts in the file.
-    static func inflateWhole(_ compressed: [UInt8], limit: Int, offset: Int,
-                             ledger: MemoryLedger) throws(PNGError) -> [UInt8] {
+    /// bytes. `offset` is where the stream starts in the file. `produced` grows by the bytes
+    /// inflated, also when it throws, so that a caller can bound the work of many streams.
+    static func inflateWhole(_ compressed: [UInt8], limit: Int, offset: Int, ledger: MemoryLedger,
+                             produced: inout Int) throws(PNGError) -> [UInt8] {
         let inflater = try Inflater(ledger: ledger)
         let chunk: LedgerBuffer<UInt8>
         do { chunk = try ledger.allocate(UInt8.self, count: 16 * 1024, initialValue: 0) } catch { throw .core(error) }
@@ -81,7 +82,9 @@ final class Inflater {
         var result: [UInt8] = []
         while !inflater.finished {
             let consumed = compressed.count - inflater.availableInput
-            let n = try inflater.inflate(into: chunk.baseAddress, count: chunk.count, offset: offset + consumed)
+            let n = try inflater.inflate(into: chunk.baseAddress, count: min(chunk.count, limit - result.count + 1),
+                                         offset: offset + consumed)
+            produced += n
             if n == 0 && !inflater.finished {
                 throw .zlibDataError(offset: offset + compressed.count, message: "stream ends early")
             }

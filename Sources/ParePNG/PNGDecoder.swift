@@ -25,6 +25,8 @@ public struct PNGDecoder<Source: ByteSource> {
     var seen: Set<UInt32> = []
     var seenPalette = false
     var afterImageData = false
+    /// Bytes inflated from zTXt and iTXt so far, kept or not, against `maxMetadataBytes`.
+    var inflatedTextBytes = 0
     /// The first IDAT's header, read by `init`.
     private var firstImageChunk = ChunkHeader(offset: 0, length: 0, type: ChunkType.IDAT)
     private var decoded = false

@@ -57,7 +57,8 @@ public struct PNGICCProfile: Sendable, Equatable {
 
     /// The profile's bytes, inflated into at most `limit` bytes.
     public func inflated(limit: Int, ledger: MemoryLedger) throws(PNGError) -> [UInt8] {
-        try Inflater.inflateWhole(compressed, limit: limit, offset: 0, ledger: ledger)
+        var produced = 0
+        return try Inflater.inflateWhole(compressed, limit: limit, offset: 0, ledger: ledger, produced: &produced)
     }
 }
 
@@ -103,10 +104,12 @@ public struct PNGMetadata: Sendable {
 
     public init() {}
 
-    /// Bytes of metadata held, against `PNGOptions.maxMetadataBytes`.
-    var heldBytes: Int {
-        var total = (exif?.count ?? 0) + (iccProfile?.compressed.count ?? 0)
-        for text in texts { total += text.keyword.utf8.count + text.value.utf8.count }
-        return total
+    /// Bytes of metadata held, against `PNGOptions.maxMetadataBytes`: kept as a running
+    /// total because summing the texts for every new chunk made many small ones quadratic.
+    var heldBytes = 0
+
+    mutating func keep(_ text: PNGText) {
+        texts.append(text)
+        heldBytes += text.keyword.utf8.count + text.value.utf8.count
     }
 }

@@ -1,5 +1,6 @@
+import CZlib
 import PareCore
-import ParePNG
+@testable import ParePNG
 import Testing
 import TestSupport
 
@@ -115,5 +116,54 @@ import TestSupport
             }
             #expect(error.description.hasPrefix("PNG"), "\(name): \(error)")
         }
+    }
+
+    // Metadata costs found by review while fuzzing: the held-bytes total was summed over
+    // every text for each new chunk (a 1.4 MB file of empty tEXt took 5.8 s), and a zTXt
+    // dropped for inflating past the budget left the budget whole for the next one (100
+    // such chunks in 900 KB inflated 800 MiB).
+
+    static func deflate(_ bytes: [UInt8]) -> [UInt8] {
+        var size = compressBound(uLong(bytes.count))
+        var out = [UInt8](repeating: 0, count: Int(size))
+        let status = compress2(&out, &size, bytes, uLong(bytes.count), 9)
+        precondition(status == Z_OK)
+        return Array(out[..<Int(size)])
+    }
+
+    /// A 1×1 gray PNG with `chunks` between IHDR and IDAT.
+    static func tinyPNG(with chunks: [UInt8]) -> [UInt8] {
+        [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+            + chunk("IHDR", [0, 0, 0, 1, 0, 0, 0, 1, 8, 0, 0, 0, 0])
+            + chunks + chunk("IDAT", deflate([0, 0])) + chunk("IEND", [])
+    }
+
+    @Test func manySmallTextChunksAreKeptInLinearTime() throws {
+        let one = chunk("tEXt", Array("a".utf8) + [0])
+        let png = Self.tinyPNG(with: Array([[UInt8]](repeating: one, count: 50_000).joined()))
+        let decoder = try PNGDecoder(source: MemoryByteSource(png), ledger: MemoryLedger())
+        #expect(decoder.metadata.texts.count == 50_000)
+        #expect(decoder.metadata.heldBytes == 50_000)
+    }
+
+    @Test func droppedZipBombsSpendTheInflationBudget() throws {
+        let bomb = chunk("zTXt", Array("bomb".utf8) + [0, 0] + Self.deflate([UInt8](repeating: 0x30, count: 9 << 20)))
+        let small = chunk("zTXt", Array("note".utf8) + [0, 0] + Self.deflate(Array("hello".utf8)))
+        let png = Self.tinyPNG(with: bomb + bomb + small)
+
+        let decoder = try PNGDecoder(source: MemoryByteSource(png), ledger: MemoryLedger())
+        #expect(decoder.metadata.texts.isEmpty)
+        let dropped = decoder.metadata.skipped.filter { $0.type == "zTXt" }
+        #expect(dropped.count == 3)
+        #expect(dropped.allSatisfy { $0.reason.contains("inflated metadata bytes") })
+        // The first bomb inflates one byte past the 8 MiB budget; nothing is left after it,
+        // so each later stream is refused at its first byte.
+        #expect(decoder.inflatedTextBytes == 8 << 20 + 3)
+
+        var options = PNGOptions()
+        options.maxMetadataBytes = 32 << 20
+        let raised = try PNGDecoder(source: MemoryByteSource(png), ledger: MemoryLedger(), options: options)
+        #expect(raised.metadata.texts.map(\.keyword) == ["bomb", "bomb", "note"])
+        #expect(raised.metadata.texts.last?.value == "hello")
     }
 }

@@ -4,9 +4,10 @@ import PareCore
 /// eXIf from the PNG Extensions, now §11.3.6.1), with their placement rules (§5.6).
 ///
 /// Like libpng, an ancillary chunk that breaks a rule (bad CRC, out of place, duplicate,
-/// wrong length, over the metadata budget) is dropped and reported in
-/// `metadata.skipped`; only critical chunks can make a file unreadable. Ancillary chunks
-/// ParePNG does not use (bKGD, sBIT, hIST, sPLT, tIME, cICP, unknown ones) are passed over.
+/// wrong length, over the metadata budget) is dropped and reported in `metadata.skipped`
+/// (only counted, in `unlistedSkips`, past `maxSkipReports`); only critical chunks can make
+/// a file unreadable. Ancillary chunks ParePNG does not use (bKGD, sBIT, hIST, sPLT, tIME,
+/// cICP, unknown ones) are passed over.
 extension PNGDecoder {
     mutating func readAncillary(_ chunk: ChunkHeader) throws(PNGError) {
         let type = chunk.type
@@ -14,8 +15,8 @@ extension PNGDecoder {
         case ChunkType.fcTL, ChunkType.fdAT:
             try reader.skip(chunk)
             if metadata.animation == nil {
-                metadata.skipped.append(PNGSkippedChunk(type: chunk.name, offset: chunk.offset,
-                                                        reason: "APNG frame chunk without acTL"))
+                metadata.report(PNGSkippedChunk(type: chunk.name, offset: chunk.offset,
+                                                reason: "APNG frame chunk without acTL"), limit: options.maxSkipReports)
             } else if type == ChunkType.fcTL {
                 metadata.animation?.frameControlChunks += 1
             } else {
@@ -56,7 +57,8 @@ extension PNGDecoder {
             }
         default:
             expectedLength = nil
-            if chunk.length > options.maxMetadataBytes - metadata.heldBytes {
+            let overhead = isText ? PNGMetadata.textOverhead : 0
+            if chunk.length > options.maxMetadataBytes - metadata.heldBytes - overhead {
                 return try drop(chunk, "over the metadata budget")
             }
         }
@@ -65,18 +67,21 @@ extension PNGDecoder {
         }
         let (data, crcMatches) = try reader.readData(chunk)
         guard crcMatches else {
-            metadata.skipped.append(PNGSkippedChunk(type: chunk.name, offset: chunk.offset, reason: "bad CRC"))
+            metadata.report(PNGSkippedChunk(type: chunk.name, offset: chunk.offset, reason: "bad CRC"),
+                            limit: options.maxSkipReports)
             return
         }
         seen.insert(type)
         if let reason = interpret(chunk, data) {
-            metadata.skipped.append(PNGSkippedChunk(type: chunk.name, offset: chunk.offset, reason: reason))
+            metadata.report(PNGSkippedChunk(type: chunk.name, offset: chunk.offset, reason: reason),
+                            limit: options.maxSkipReports)
         }
     }
 
     private mutating func drop(_ chunk: ChunkHeader, _ reason: String) throws(PNGError) {
         try reader.skip(chunk)
-        metadata.skipped.append(PNGSkippedChunk(type: chunk.name, offset: chunk.offset, reason: reason))
+        metadata.report(PNGSkippedChunk(type: chunk.name, offset: chunk.offset, reason: reason),
+                        limit: options.maxSkipReports)
     }
 
     /// Stores a chunk's meaning; returns why it was not kept, if it was not.

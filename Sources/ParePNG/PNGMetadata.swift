@@ -99,8 +99,10 @@ public struct PNGMetadata: Sendable {
     public var paletteSize: Int = 0
     /// True when a tRNS chunk was accepted (it becomes alpha in the output).
     public var hasTransparency: Bool = false
-    /// Ancillary chunks that were dropped.
+    /// Ancillary chunks that were dropped, the first `PNGOptions.maxSkipReports` of them.
     public var skipped: [PNGSkippedChunk] = []
+    /// Dropped chunks past `PNGOptions.maxSkipReports`, counted but not listed.
+    public var unlistedSkips = 0
 
     public init() {}
 
@@ -108,8 +110,22 @@ public struct PNGMetadata: Sendable {
     /// total because summing the texts for every new chunk made many small ones quadratic.
     var heldBytes = 0
 
+    /// What a kept text holds beyond its bytes (its entry), counted so that a file of
+    /// empty texts cannot hold more memory than the budget says.
+    static var textOverhead: Int { MemoryLayout<PNGText>.stride }
+
     mutating func keep(_ text: PNGText) {
         texts.append(text)
-        heldBytes += text.keyword.utf8.count + text.value.utf8.count
+        heldBytes += Self.textOverhead + text.keyword.utf8.count + text.value.utf8.count
+    }
+
+    /// Lists a dropped chunk, or only counts it once the list is `limit` long: a file of
+    /// broken chunks must not grow the list with its length.
+    mutating func report(_ skip: PNGSkippedChunk, limit: Int) {
+        if skipped.count < limit {
+            skipped.append(skip)
+        } else {
+            unlistedSkips += 1
+        }
     }
 }

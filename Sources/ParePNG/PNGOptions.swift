@@ -23,10 +23,13 @@ public struct PNGOptions: Sendable {
     /// How many decompressed bytes may follow the last scanline before the decoder gives up
     /// (a zip bomb hides gigabytes of zeros after a tiny image).
     public var maxDecompressedExcess: Int = 1 << 20
-    /// Most bytes of metadata (eXIf, iCCP, text) kept, and most bytes the zTXt and iTXt
-    /// chunks of a file may inflate to together, dropped ones included. Chunks past the
-    /// budget are skipped and reported.
+    /// Most bytes of metadata (eXIf, iCCP, texts with their entries) kept, and most bytes
+    /// the zTXt and iTXt chunks of a file may inflate to together, dropped ones included.
+    /// Chunks past the budget are skipped and reported.
     public var maxMetadataBytes: Int = 8 << 20
+    /// Most dropped ancillary chunks listed in `PNGMetadata.skipped`; later ones are only
+    /// counted in `unlistedSkips`.
+    public var maxSkipReports: Int = 1000
     /// The pixel layout handed out.
     public var output: PNGOutput = .native
 

@@ -143,7 +143,32 @@ import TestSupport
         let png = Self.tinyPNG(with: Array([[UInt8]](repeating: one, count: 50_000).joined()))
         let decoder = try PNGDecoder(source: MemoryByteSource(png), ledger: MemoryLedger())
         #expect(decoder.metadata.texts.count == 50_000)
-        #expect(decoder.metadata.heldBytes == 50_000)
+        #expect(decoder.metadata.heldBytes == 50_000 * (1 + PNGMetadata.textOverhead))
+
+        // Each entry counts against the budget, not just its one byte of keyword (the chunk
+        // needs room for its two bytes, null separator included).
+        var options = PNGOptions()
+        options.maxMetadataBytes = 1000 * (1 + PNGMetadata.textOverhead) + 1
+        let tight = try PNGDecoder(source: MemoryByteSource(png), ledger: MemoryLedger(), options: options)
+        #expect(tight.metadata.texts.count == 1000)
+        #expect(tight.metadata.skipped.count == 1000)
+        #expect(tight.metadata.skipped.allSatisfy { $0.type == "tEXt" && $0.reason == "over the metadata budget" })
+        #expect(tight.metadata.unlistedSkips == 48_000)
+    }
+
+    @Test func droppedChunkReportsAreLimited() throws {
+        var broken = chunk("gAMA", [0, 0, 0xB1, 0x8F])
+        broken[broken.count - 1] ^= 1
+        let png = Self.tinyPNG(with: Array([[UInt8]](repeating: broken, count: 3000).joined()))
+        let decoder = try PNGDecoder(source: MemoryByteSource(png), ledger: MemoryLedger())
+        #expect(decoder.metadata.skipped.count == 1000)
+        #expect(decoder.metadata.skipped[999] == PNGSkippedChunk(type: "gAMA", offset: 33 + 999 * 16, reason: "bad CRC"))
+        #expect(decoder.metadata.unlistedSkips == 2000)
+
+        var options = PNGOptions()
+        options.maxSkipReports = 3000
+        let all = try PNGDecoder(source: MemoryByteSource(png), ledger: MemoryLedger(), options: options)
+        #expect(all.metadata.skipped.count == 3000 && all.metadata.unlistedSkips == 0)
     }
 
     @Test func droppedZipBombsSpendTheInflationBudget() throws {

@@ -1,7 +1,9 @@
-// libFuzzer target: PNG decode (ParePNG). Every input is decoded twice under a 64 MiB
-// ledger: native output into a sink that checks each row's placement and discards it, and
-// 8-bit RGBA output into an ImageBuilder. Any typed error is an accepted outcome; a trap,
-// a sanitizer report, a timeout or an RSS blow-up is a finding.
+// libFuzzer target: PNG decode (ParePNG). Each input is decoded under a 64 MiB ledger as
+// it is (native output), and then, with every chunk CRC recomputed so that mutations reach
+// past the CRC check, twice: native output into a sink that checks each row's placement
+// and discards it, and 8-bit RGBA output into an ImageBuilder. Any typed error is an
+// accepted outcome; a trap, a sanitizer report, a timeout or an RSS blow-up is a finding.
+import CZlib
 import PareCore
 import ParePNG
 
@@ -27,10 +29,29 @@ struct CheckingSink: RowSink {
 
 let ledgerLimit = 64 << 20
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzPNG(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+/// `bytes` with the CRC of every whole chunk after the signature set to match its type and
+/// data (PNG 3rd ed. §5.3), walking the length fields until one runs past the end.
+func withFixedCRCs(_ bytes: [UInt8]) -> [UInt8] {
+    var fixed = bytes
+    var position = 8
+    while position + 12 <= fixed.count {
+        let length = Int(fixed[position]) << 24 | Int(fixed[position + 1]) << 16
+            | Int(fixed[position + 2]) << 8 | Int(fixed[position + 3])
+        guard length <= fixed.count - position - 12 else { break }
+        let crc = fixed.withUnsafeBufferPointer {
+            crc32(0, $0.baseAddress! + position + 4, uInt(length + 4))
+        }
+        let at = position + 8 + length
+        fixed[at] = UInt8(truncatingIfNeeded: crc >> 24)
+        fixed[at + 1] = UInt8(truncatingIfNeeded: crc >> 16)
+        fixed[at + 2] = UInt8(truncatingIfNeeded: crc >> 8)
+        fixed[at + 3] = UInt8(truncatingIfNeeded: crc)
+        position = at + 4
+    }
+    return fixed
+}
 
+func decodeNative(_ bytes: [UInt8]) {
     let ledger = MemoryLedger(limit: ledgerLimit)
     do {
         var decoder = try PNGDecoder(source: MemoryByteSource(bytes), ledger: ledger)
@@ -40,6 +61,14 @@ public func fuzzPNG(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = error.description
     }
     precondition(ledger.currentBytes == 0, "ledger bytes not released after decode")
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzPNG(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let original = Array(UnsafeBufferPointer(start: data, count: size))
+    decodeNative(original)
+    let bytes = withFixedCRCs(original)
+    if bytes != original { decodeNative(bytes) }
 
     var options = PNGOptions()
     options.output = .rgba8

@@ -3,7 +3,7 @@
 #
 #   Fuzz/run.sh TARGET SECONDS [extra libFuzzer flags...]
 #
-# TARGET is png, exif or jpeg. The module sources are compiled straight with swiftc (SwiftPM
+# TARGET is png, exif or jpeg; SECONDS 0 only builds. The module sources are compiled straight with swiftc (SwiftPM
 # products cannot carry a fuzzer entry point) with coverage and a sanitizer, together with
 # Fuzz/TARGET.swift, into /tmp/pare-fuzz/TARGET/. SANITIZER=address (default) or
 # SANITIZER=undefined picks the sanitizer paired with the fuzzer. The seed corpus (files of
@@ -29,6 +29,15 @@ case "$TARGET" in
 esac
 
 WORK=/tmp/pare-fuzz/$TARGET
+# REV=<commit> builds the modules from that commit (git archive) instead of the working tree,
+# to fuzz a committed state while the tree is being edited.
+SRC=$ROOT
+if [ -n "${REV:-}" ]; then
+    SRC=$WORK/src
+    rm -rf "$SRC"; mkdir -p "$SRC"
+    git archive "$REV" Sources | tar -x -C "$SRC"
+    echo "fuzz: modules from $(git rev-parse --short "$REV")"
+fi
 BUILD=$WORK/build-$SANITIZER
 mkdir -p "$BUILD" "$WORK/corpus" "$WORK/artifacts"
 
@@ -45,12 +54,12 @@ if ! "$SWIFTC" -parse-as-library -sanitize=fuzzer,"$SANITIZER" "$PROBE.swift" -o
     exit 0
 fi
 
-FLAGS=(-O -wmo -swift-version 6 -parse-as-library -sanitize=fuzzer,"$SANITIZER" -g -I "$BUILD" -I Sources/CZlib)
+FLAGS=(-O -wmo -swift-version 6 -parse-as-library -sanitize=fuzzer,"$SANITIZER" -g -I "$BUILD" -I "$SRC/Sources/CZlib")
 OBJECTS=()
 for module in $MODULES; do
     echo "fuzz: compiling $module ($SANITIZER)"
     "$SWIFTC" "${FLAGS[@]}" -module-name "$module" -emit-module -emit-module-path "$BUILD/$module.swiftmodule" \
-        -c Sources/"$module"/*.swift -o "$BUILD/$module.o"
+        -c "$SRC"/Sources/"$module"/*.swift -o "$BUILD/$module.o"
     OBJECTS+=("$BUILD/$module.o")
 done
 echo "fuzz: linking $BUILD/fuzz-$TARGET"
@@ -59,6 +68,11 @@ if ! "$SWIFTC" "${FLAGS[@]}" -module-name "Fuzz_$TARGET" Fuzz/"$TARGET".swift "$
         -o "$BUILD/fuzz-$TARGET" 2> "$BUILD/link.log"; then
     grep -v 'Cannot export local symbol' "$BUILD/link.log" >&2
     exit 1
+fi
+
+if [ "$SECONDS_TO_RUN" = 0 ]; then
+    echo "fuzz: built $BUILD/fuzz-$TARGET (SECONDS 0: not run)"
+    exit 0
 fi
 
 # Seeds: copied fresh each run (never committed). JPEG seeds get a leading scale byte.

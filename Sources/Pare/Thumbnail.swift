@@ -69,15 +69,17 @@ extension ImageSource {
             guard let built = sink.downstream.image else { throw .unsupported("decoder produced no rows") }
             image = built
         case .png:
-            var sink = SampleDepthReducer(ledger: ledger, downstream: resampler)
+            // 16-bit PNGs go to the resampler as they are: it filters at full precision and
+            // writes 8-bit rows.
+            var sink = resampler
             do {
                 var decoder = try PNGDecoder(source: input, ledger: ledger, options: options.png)
                 try decoder.decode(into: &sink)
             } catch {
                 throw .png(error)
             }
-            sink.downstream.finish()
-            guard let built = sink.downstream.downstream.image else { throw .unsupported("decoder produced no rows") }
+            sink.finish()
+            guard let built = sink.downstream.image else { throw .unsupported("decoder produced no rows") }
             image = built
         }
 

@@ -42,6 +42,9 @@ public struct Resampler<Downstream: RowSink>: RowSink {
 
     private enum Mode {
         case idle
+        /// Same size, 8-bit, sequential: rows pass through untouched, so nothing is lost to
+        /// premultiplying and dividing back.
+        case passthrough
         case sequential(SeparableResampler)
         case interlaced(AreaAccumulator)
         case finished
@@ -63,7 +66,10 @@ public struct Resampler<Downstream: RowSink>: RowSink {
             throw .sizeOverflow
         }
         mode = .idle
-        if header.interlaced {
+        if !header.interlaced, header.format.bytesPerSample == 1,
+           header.width == outputWidth, header.height == outputHeight {
+            mode = .passthrough
+        } else if header.interlaced {
             mode = .interlaced(try AreaAccumulator(input: header, outputWidth: outputWidth,
                                                    outputHeight: outputHeight, ledger: ledger))
         } else {
@@ -76,6 +82,8 @@ public struct Resampler<Downstream: RowSink>: RowSink {
 
     public mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
         switch mode {
+        case .passthrough:
+            downstream.consume(row, at: placement)
         case .sequential(var engine):
             engine.push(row, at: placement)
             emitReady(&engine)
@@ -98,7 +106,7 @@ public struct Resampler<Downstream: RowSink>: RowSink {
             for y in 0 ..< outputHeight {
                 downstream.consume(accumulator.outputRow(y), at: RowPlacement(y: y, width: outputWidth))
             }
-        case .idle, .finished:
+        case .idle, .passthrough, .finished:
             break
         }
         mode = .finished

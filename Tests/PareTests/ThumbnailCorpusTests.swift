@@ -120,3 +120,52 @@ import TestSupport
         }
     }
 }
+
+/// PNG through the thumbnail path: at its own size every PngSuite image comes out as its
+/// reference, reduced to 8 bits and expanded to RGBA. Sequential 8-bit images pass through
+/// untouched; interlaced and 16-bit ones are filtered with alpha premultiplied (which drops
+/// the colour of fully transparent pixels), so all are compared premultiplied, within one
+/// level.
+@Suite struct PNGThumbnailTests {
+    @Test func pngSuiteAtItsOwnSizeMatchesTheReference() throws {
+        guard let root = Corpus.root else {
+            print(Corpus.missingMessage)
+            return
+        }
+        var matched = 0
+        for name in FileSystem.list(root + "/png/pngsuite") where name.hasSuffix(".png") && !name.hasPrefix("x") {
+            let stem = String(name.dropLast(4))
+            guard let pamBytes = FileSystem.read(root + "/png/ref/\(stem).pam"), let pam = PAM(pamBytes) else { continue }
+            var options = ThumbnailOptions(maxPixelSize: max(pam.width, pam.height))
+            options.applyOrientation = false
+            let thumbnail = try ImageSource(path: root + "/png/pngsuite/" + name).thumbnail(options: options)
+            #expect(thumbnail.image.width == pam.width && thumbnail.image.height == pam.height, "\(name)")
+            let ours = expandToRGBA(thumbnail.image)
+            var reference = pam.samples
+            if pam.maxval != 255 {
+                reference = []
+                for i in stride(from: 0, to: pam.samples.count - 1, by: 2) {
+                    let wide = UInt32(pam.samples[i]) << 8 | UInt32(pam.samples[i + 1])
+                    reference.append(UInt8((wide * 255 + 32767) / 65535))
+                }
+            }
+            guard ours.count == reference.count else {
+                Issue.record("\(name): \(ours.count) samples vs \(reference.count)")
+                continue
+            }
+            func premultiplied(_ rgba: [UInt8]) -> [UInt8] {
+                var out = rgba
+                for i in stride(from: 0, to: out.count - 3, by: 4) {
+                    let alpha = UInt32(out[i + 3])
+                    for c in 0 ..< 3 { out[i + c] = UInt8((UInt32(out[i + c]) * alpha + 127) / 255) }
+                }
+                return out
+            }
+            let comparison = Comparison.between(premultiplied(ours), premultiplied(reference))
+            #expect(comparison.maxDifference <= 1, "\(name): \(comparison)")
+            if comparison.maxDifference <= 1 { matched += 1 }
+        }
+        print("PNG thumbnails at their own size: \(matched) PngSuite images match their references")
+        #expect(matched > 150)
+    }
+}

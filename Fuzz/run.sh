@@ -75,7 +75,8 @@ if [ "$SECONDS_TO_RUN" = 0 ]; then
     exit 0
 fi
 
-# Seeds: copied fresh each run (never committed). JPEG seeds get a leading scale byte.
+# Seeds: copied fresh each run (never committed). JPEG seeds, regressions included (they are
+# stored as plain .jpg files), get a leading scale byte.
 SEEDS=$WORK/seeds
 rm -rf "$SEEDS"; mkdir -p "$SEEDS"
 CORPUS=$ROOT/../shared/corpus
@@ -95,10 +96,7 @@ while IFS= read -r f; do
     case "$TARGET" in
         # Metadata sits in the first 64 KiB; the rest of a camera photo is only slow to mutate.
         exif) head -c 65536 "$f" > "$SEEDS/$i" ;;
-        jpeg) case "$f" in
-                  Fixtures/regressions/*) cp "$f" "$SEEDS/$i" ;;
-                  *) { printf "\\x$(printf %02x $((i % 4)))"; cat "$f"; } > "$SEEDS/$i" ;;
-              esac ;;
+        jpeg) { printf "\\x$(printf %02x $((i % 4)))"; cat "$f"; } > "$SEEDS/$i" ;;
         *) cp "$f" "$SEEDS/$i" ;;
     esac
     i=$((i + 1))
@@ -109,6 +107,8 @@ LOG=$WORK/fuzz-$SANITIZER.log
 # ASan's default 256 MiB quarantine of freed blocks counts toward the RSS limit; a smaller one
 # keeps -rss_limit_mb about the decoder's own memory.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=32:malloc_context_size=20}
+STAMP=$WORK/started
+touch "$STAMP"
 set +e
 nice -n 19 "$BUILD/fuzz-$TARGET" "$WORK/corpus" "$SEEDS" \
     -rss_limit_mb=512 -timeout=2 -max_len=65536 -max_total_time="$SECONDS_TO_RUN" \
@@ -117,8 +117,12 @@ STATUS=$?
 set -e
 echo "fuzz: log $LOG"
 grep -E '^#[0-9]+[[:space:]]+(INITED|DONE)' "$LOG" | tail -2 || true
+# -fork=N (with -ignore_timeouts=1 etc., to keep going past findings) logs its own lines.
+grep -E '^#[0-9]+: cov:' "$LOG" | tail -1 || true
 grep -E '^stat::' "$LOG" || true
-if [ $STATUS -ne 0 ]; then
+NEW=$(find "$WORK/artifacts" -type f -newer "$STAMP" | wc -l)
+if [ $STATUS -ne 0 ] || [ "$NEW" -ne 0 ]; then
+    find "$WORK/artifacts" -type f -newer "$STAMP"
     grep -E 'ERROR|SUMMARY|Fatal error|Test unit written' "$LOG" | head -20
     echo "fuzz: $TARGET FOUND A PROBLEM (exit $STATUS); see $LOG"
     exit 1

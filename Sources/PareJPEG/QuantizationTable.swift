@@ -3,6 +3,8 @@
 struct QuantizationTable: Sendable {
     /// Q[u + 8·v] in natural order.
     var values: [UInt16]
+    /// Pq = 1: the table was sent with 16-bit values (allowed only for 12-bit frames).
+    var sixteenBit = false
 
     /// Every table a DQT segment defines, as (destination, table).
     static func parse(_ bytes: [UInt8], offset: Int) throws(JPEGError) -> [(id: Int, table: QuantizationTable)] {
@@ -26,7 +28,7 @@ struct QuantizationTable: Sendable {
                     : UInt16(bytes[index + 1 + 2 * k]) << 8 | UInt16(bytes[index + 2 + 2 * k])
                 values[order[k]] = value
             }
-            result.append((id, QuantizationTable(values: values)))
+            result.append((id, QuantizationTable(values: values, sixteenBit: precision == 1)))
             index += 1 + size
         }
         return result

@@ -1,0 +1,384 @@
+import PareCore
+
+/// A JPEG file as a reader of T.81 sees it: every marker from SOI to EOI in file order
+/// (Annex B), with the contents of the segments that shape decoding — frame headers
+/// (B.2.2), quantisation tables (B.2.4.1), Huffman tables (B.2.4.2), restart intervals
+/// (B.2.4.4), scan headers (B.2.3) — the application segments named by their identifiers,
+/// and where each scan's entropy-coded data lies (B.1.1.5: stuffed zeros and RSTn inside
+/// it, counted rather than listed).
+///
+/// Unlike the decoder, the walk accepts every coding process of Table B.1 and JPEG-LS
+/// (T.87), any precision and any component count: it describes, it does not decode.
+/// `failure` is set when the marker structure itself is broken (no SOI, a segment cut
+/// short or with contents that break Annex B, no scan before the end of the file); what was
+/// read up to that point is kept. A file that ends inside or after its entropy-coded data
+/// without EOI is not a failure — decoders show such an image — and gets a `truncated`
+/// warning instead.
+public struct JPEGStructure: Sendable {
+    /// Every marker met, in file order. RSTn markers inside entropy-coded data are counted in
+    /// their scan instead.
+    public var markers: [JPEGMarkerRecord] = []
+    /// Repaired or tolerated damage: extraneous bytes before a marker, a missing EOI.
+    public var warnings: [JPEGWarning] = []
+    /// Bytes after EOI (camera files often append previews there; MPF points into them).
+    public var trailingBytes = 0
+    /// What stopped the walk early, with its offset.
+    public var failure: JPEGError?
+
+    /// The frame headers, in order (one, except in hierarchical files).
+    public var frames: [JPEGFrameRecord] {
+        markers.compactMap { if case let .frame(frame) = $0.content { return frame } else { return nil } }
+    }
+
+    /// The scans, in order: a progressive file's scan script.
+    public var scans: [JPEGScanRecord] {
+        markers.compactMap { if case let .scan(scan) = $0.content { return scan } else { return nil } }
+    }
+
+    /// The offset of the EOI marker, nil when the file has none.
+    public var endOfImage: Int? {
+        markers.last(where: { $0.marker == Marker.eoi })?.offset
+    }
+}
+
+/// One marker and, for a marker segment, its length and what its parameters say.
+public struct JPEGMarkerRecord: Sendable {
+    /// The marker code (the byte after 0xFF).
+    public var marker: UInt8
+    /// The offset of the marker's 0xFF byte.
+    public var offset: Int
+    /// The segment's length field (parameters plus the two length bytes); nil for the
+    /// stand-alone markers SOI, EOI, RSTn and TEM.
+    public var length: Int?
+    public var content: JPEGSegmentContent
+
+    /// "SOI", "SOF2", "DHT", "APP1"…, or "0xFFnn".
+    public var name: String { markerName(marker) }
+}
+
+/// The parameters of a marker segment, decoded as far as a reader needs.
+public enum JPEGSegmentContent: Sendable {
+    /// A stand-alone marker, or a segment shown only by its length (DAC, DNL, JPEG-LS LSE…).
+    case none
+    case frame(JPEGFrameRecord)
+    case quantizationTables([JPEGQuantizationRecord])
+    case huffmanTables([JPEGHuffmanRecord])
+    /// Ri, in MCUs (0 turns restarts off).
+    case restartInterval(Int)
+    case scan(JPEGScanRecord)
+    case application(JPEGApplicationRecord)
+    /// The COM segment's bytes (T.81 B.2.4.5), usually text.
+    case comment([UInt8])
+}
+
+/// A frame header (T.81 B.2.2, Figure B.3) as written, whatever the process.
+public struct JPEGFrameRecord: Sendable, Equatable {
+    /// The process its SOFn announces (Table B.1); nil never happens for a recorded frame.
+    public var process: JPEGProcess
+    /// P, bits per sample.
+    public var precision: Int
+    /// Y (0 means the height comes in a DNL segment) and X.
+    public var height: Int
+    public var width: Int
+    public var components: [JPEGComponentInfo]
+}
+
+/// One table of a DQT segment (T.81 B.2.4.1), in natural (row-major) order: the zig-zag
+/// order it is sent in has been undone.
+public struct JPEGQuantizationRecord: Sendable, Equatable {
+    /// Tq, the destination 0…3.
+    public var id: Int
+    /// 8 or 16 (Pq 0 or 1).
+    public var bits: Int
+    /// Q[u + 8·v].
+    public var values: [UInt16]
+}
+
+/// One table of a DHT segment (T.81 B.2.4.2, Figure B.7).
+public struct JPEGHuffmanRecord: Sendable, Equatable {
+    /// Tc: 0 for DC (and lossless), 1 for AC.
+    public var tableClass: Int
+    /// Th, the destination 0…3.
+    public var id: Int
+    /// BITS: `counts[l - 1]` codes of length l.
+    public var counts: [Int]
+    /// HUFFVAL, in code order.
+    public var symbols: [UInt8]
+}
+
+/// A scan header (T.81 B.2.3, Figure B.4) and the entropy-coded data that follows it.
+public struct JPEGScanRecord: Sendable, Equatable {
+    public struct Component: Sendable, Equatable {
+        /// Csj, the frame component identifier.
+        public var id: Int
+        /// Tdj and Taj.
+        public var dcTable: Int
+        public var acTable: Int
+    }
+
+    /// The scan's number in the file, from 1.
+    public var number: Int
+    public var components: [Component]
+    /// Ss and Se: the spectral selection (0 and 63 for sequential scans; in lossless files
+    /// Ss is the predictor).
+    public var spectralStart: Int
+    public var spectralEnd: Int
+    /// Ah and Al: the successive approximation bit positions (Al is the point transform
+    /// in lossless files).
+    public var approximationHigh: Int
+    public var approximationLow: Int
+    /// Ri in force for this scan (the last DRI before it), 0 when restarts are off.
+    public var restartInterval: Int
+    /// Where the entropy-coded data starts (just after the SOS segment) and how many bytes
+    /// it spans up to the next marker that is not RSTn, or to the end of the file.
+    public var dataOffset: Int
+    public var dataLength: Int
+    /// RSTn markers inside the data.
+    public var restartMarkers: Int
+}
+
+/// An APPn segment named by its identifier (JFIF 1.02, Exif 2.32 §4.5.4, XMP part 3 §1.1.3,
+/// ICC.1 Annex B.4, CIPA DC-007 §5.1, Adobe Technical Note 5116 §18), with its key fields.
+public struct JPEGApplicationRecord: Sendable, Equatable {
+    public var kind: JPEGSegmentKind
+    /// The NUL-terminated identifier at the start of the payload, printable ASCII only
+    /// (empty when there is none).
+    public var identifier: String
+    /// Where the payload starts (after the length field) and its length.
+    public var payloadOffset: Int
+    public var payloadLength: Int
+    public var details: JPEGApplicationDetails
+}
+
+/// The fields of the application segments a reader meets most.
+public enum JPEGApplicationDetails: Sendable, Equatable {
+    case none
+    /// JFIF APP0: version, density unit (0 aspect only, 1 dpi, 2 dpcm), densities and the
+    /// size of the RGB thumbnail that may follow.
+    case jfif(major: Int, minor: Int, units: Int, xDensity: Int, yDensity: Int, thumbnailWidth: Int,
+              thumbnailHeight: Int)
+    /// JFXX APP0: the extension code (0x10 JPEG, 0x11 1-byte palette, 0x13 3-byte RGB).
+    case jfxx(extensionCode: Int)
+    /// Exif APP1: the TIFF header's offset in the file and its byte order mark, "II"/"MM"
+    /// (empty when neither).
+    case exif(tiffHeaderOffset: Int, byteOrder: String)
+    /// XMP APP1: the packet's offset and length.
+    case xmp(packetOffset: Int, packetLength: Int)
+    /// ICC_PROFILE APP2: chunk `sequence` of `count` and how many profile bytes it carries.
+    case icc(sequence: Int, count: Int, profileBytes: Int)
+    /// MPF APP2: the offset of its TIFF-style header (MP entry offsets count from it).
+    case mpf(headerOffset: Int)
+    /// Adobe APP14: DCTEncodeVersion, flags and the colour transform (0 none/CMYK, 1 YCbCr,
+    /// 2 YCCK).
+    case adobe(version: Int, flags0: Int, flags1: Int, transform: Int)
+}
+
+extension JPEGStructure {
+    /// Walks the whole file. Never throws: a broken structure sets `failure` and keeps what
+    /// came before it. Memory: the decoder's 64 KiB input window from `ledger`, and one
+    /// record per marker (at most `options.maxSegments`).
+    public static func walk<Source: ByteSource>(_ source: Source, ledger: MemoryLedger,
+                                                options: JPEGOptions = JPEGOptions()) -> JPEGStructure {
+        var structure = JPEGStructure()
+        do {
+            var stream = try ByteInput(source: source, ledger: ledger)
+            try structure.read(&stream, options: options)
+        } catch {
+            structure.failure = error
+        }
+        return structure
+    }
+
+    private mutating func read(_ stream: inout ByteInput, options: JPEGOptions) throws(JPEGError) {
+        guard stream.count >= 2, try stream.nextByte() == 0xFF, try stream.nextByte() == Marker.soi else {
+            throw .notJPEG(offset: 0)
+        }
+        markers.append(JPEGMarkerRecord(marker: Marker.soi, offset: 0, length: nil, content: .none))
+        var restartInterval = 0
+        var isJPEGLS = false
+        var sawFrame = false
+        while true {
+            guard let found = try MarkerReader.next(&stream) else {
+                guard !scans.isEmpty else { throw .missingScan(offset: stream.count) }
+                warn(.truncated(scan: scans.count, offset: stream.count), options)
+                return
+            }
+            if found.discarded > 0 {
+                warn(.extraneousBytes(count: found.discarded, marker: found.code, offset: found.offset), options)
+            }
+            guard markers.count < options.maxSegments else {
+                throw .limitExceeded(what: "marker count", value: markers.count + 1, limit: options.maxSegments,
+                                     offset: found.offset)
+            }
+            if Marker.isStandalone(found.code) {
+                markers.append(JPEGMarkerRecord(marker: found.code, offset: found.offset, length: nil, content: .none))
+                if found.code == Marker.eoi {
+                    guard !scans.isEmpty else { throw .missingScan(offset: found.offset) }
+                    trailingBytes = max(0, stream.remaining)
+                    return
+                }
+                if found.code == Marker.soi { throw .unexpectedMarker(marker: found.code, offset: found.offset) }
+                continue
+            }
+            let (bytes, length) = try MarkerReader.segment(&stream, marker: found)
+            var record = JPEGMarkerRecord(marker: found.code, offset: found.offset, length: length, content: .none)
+            switch found.code {
+            case _ where JPEGProcess(marker: found.code) != nil:
+                let frame = try Self.frame(bytes, marker: found)
+                isJPEGLS = frame.process == .jpegLS
+                sawFrame = true
+                record.content = .frame(frame)
+            case Marker.dqt:
+                record.content = .quantizationTables(try QuantizationTable.parse(bytes, offset: found.offset).map {
+                    JPEGQuantizationRecord(id: $0.id, bits: $0.table.sixteenBit ? 16 : 8, values: $0.table.values)
+                })
+            case Marker.dht:
+                record.content = .huffmanTables(try HuffmanTable.parse(bytes, offset: found.offset).map {
+                    JPEGHuffmanRecord(tableClass: $0.tableClass, id: $0.id, counts: $0.table.counts.map { Int($0) },
+                                      symbols: $0.table.symbols)
+                })
+            case Marker.dri:
+                restartInterval = try MarkerReader.restartInterval(bytes, marker: found)
+                record.content = .restartInterval(restartInterval)
+            case Marker.sos:
+                guard sawFrame else { throw .unexpectedMarker(marker: Marker.sos, offset: found.offset) }
+                var scan = try Self.scanHeader(bytes, marker: found, number: scans.count + 1)
+                scan.restartInterval = restartInterval
+                scan.dataOffset = stream.position
+                let end = try Self.skipEntropyData(&stream, isJPEGLS: isJPEGLS, restarts: &scan.restartMarkers)
+                scan.dataLength = (end ?? stream.count) - scan.dataOffset
+                record.content = .scan(scan)
+                if end == nil {
+                    markers.append(record)
+                    warn(.truncated(scan: scan.number, offset: stream.count), options)
+                    return
+                }
+            case 0xE0 ... 0xEF:
+                record.content = .application(Self.application(bytes, marker: found.code, offset: found.offset))
+            case Marker.com:
+                record.content = .comment(bytes)
+            default:
+                break
+            }
+            markers.append(record)
+        }
+    }
+
+    private mutating func warn(_ warning: JPEGWarning, _ options: JPEGOptions) {
+        if warnings.count < options.maxWarnings { warnings.append(warning) }
+    }
+
+    /// T.81 B.2.2 for any SOFn: only the layout is checked (the length matches Nf, sampling
+    /// factors 1…4, Tq 0…3; T.87 allows Tq 0 only but it is unused there).
+    static func frame(_ bytes: [UInt8], marker: FoundMarker) throws(JPEGError) -> JPEGFrameRecord {
+        func invalid(_ reason: String) -> JPEGError {
+            .invalidSegment(marker: marker.code, offset: marker.offset, reason: reason)
+        }
+        guard let process = JPEGProcess(marker: marker.code) else {
+            throw .unexpectedMarker(marker: marker.code, offset: marker.offset)
+        }
+        guard bytes.count >= 6 else { throw invalid("too short") }
+        let count = Int(bytes[5])
+        guard count >= 1 else { throw invalid("no components") }
+        guard bytes.count == 6 + 3 * count else { throw invalid("length does not match \(count) components") }
+        var components: [JPEGComponentInfo] = []
+        for i in 0 ..< count {
+            let base = 6 + 3 * i
+            let h = Int(bytes[base + 1] >> 4), v = Int(bytes[base + 1] & 15), tq = Int(bytes[base + 2])
+            guard (1 ... 4).contains(h), (1 ... 4).contains(v) else {
+                throw invalid("component \(bytes[base]) has sampling factors \(h)x\(v)")
+            }
+            guard tq <= 3 else { throw invalid("component \(bytes[base]) uses quantisation table \(tq)") }
+            components.append(JPEGComponentInfo(id: Int(bytes[base]), horizontal: h, vertical: v, quantizationTable: tq))
+        }
+        return JPEGFrameRecord(process: process, precision: Int(bytes[0]),
+                               height: Int(bytes[1]) << 8 | Int(bytes[2]), width: Int(bytes[3]) << 8 | Int(bytes[4]),
+                               components: components)
+    }
+
+    /// T.81 B.2.3: Ns 1…4, the length matching it; selectors are shown as written.
+    static func scanHeader(_ bytes: [UInt8], marker: FoundMarker, number: Int) throws(JPEGError) -> JPEGScanRecord {
+        func invalid(_ reason: String) -> JPEGError {
+            .invalidSegment(marker: Marker.sos, offset: marker.offset, reason: reason)
+        }
+        guard let first = bytes.first else { throw invalid("empty") }
+        let count = Int(first)
+        guard (1 ... 4).contains(count) else { throw invalid("\(count) components") }
+        guard bytes.count == 4 + 2 * count else { throw invalid("length does not match \(count) components") }
+        var components: [JPEGScanRecord.Component] = []
+        for i in 0 ..< count {
+            let tables = bytes[2 + 2 * i]
+            components.append(.init(id: Int(bytes[1 + 2 * i]), dcTable: Int(tables >> 4), acTable: Int(tables & 15)))
+        }
+        let tail = 1 + 2 * count
+        return JPEGScanRecord(number: number, components: components, spectralStart: Int(bytes[tail]),
+                              spectralEnd: Int(bytes[tail + 1]), approximationHigh: Int(bytes[tail + 2] >> 4),
+                              approximationLow: Int(bytes[tail + 2] & 15), restartInterval: 0, dataOffset: 0,
+                              dataLength: 0, restartMarkers: 0)
+    }
+
+    /// Passes over entropy-coded data (T.81 B.1.1.5): 0xFF 0x00 is a stuffed 0xFF, RSTn
+    /// belong to the scan, 0xFF fill bytes may precede a marker; any other marker ends the
+    /// scan. JPEG-LS stuffs a 0 bit instead (T.87 A.1), so there 0xFF followed by a byte
+    /// below 0x80 is data. Returns the offset of the ending marker (the stream is left on
+    /// it), or nil when the file ends first.
+    static func skipEntropyData(_ stream: inout ByteInput, isJPEGLS: Bool,
+                                restarts: inout Int) throws(JPEGError) -> Int? {
+        while true {
+            guard var byte = try stream.nextByte() else { return nil }
+            guard byte == 0xFF else { continue }
+            let markerStart = stream.position - 1
+            repeat {
+                guard let next = try stream.nextByte() else { return nil }
+                byte = next
+            } while byte == 0xFF
+            if byte == 0 || (isJPEGLS && byte < 0x80) { continue }
+            if Marker.isRestart(byte) {
+                restarts += 1
+                continue
+            }
+            // Back to the last 0xFF, so that the marker reader finds the marker itself; fill
+            // bytes before it (B.1.1.2) belong to neither the data nor the marker.
+            stream.seek(to: stream.position - 2)
+            return markerStart
+        }
+    }
+
+    /// Names an APPn segment and reads the fields of the common ones.
+    static func application(_ bytes: [UInt8], marker: UInt8, offset: Int) -> JPEGApplicationRecord {
+        let kind = MarkerReader.kind(marker: marker, prefix: bytes)
+        var identifier = ""
+        for byte in bytes.prefix(64) {
+            guard byte >= 0x20 && byte < 0x7F else { break }
+            identifier.unicodeScalars.append(Unicode.Scalar(byte))
+        }
+        let payloadOffset = offset + 4
+        func u16(_ i: Int) -> Int { i + 1 < bytes.count ? Int(bytes[i]) << 8 | Int(bytes[i + 1]) : 0 }
+        func u8(_ i: Int) -> Int { i < bytes.count ? Int(bytes[i]) : 0 }
+        let details: JPEGApplicationDetails
+        switch kind {
+        case .jfif:
+            details = .jfif(major: u8(5), minor: u8(6), units: u8(7), xDensity: u16(8), yDensity: u16(10),
+                            thumbnailWidth: u8(12), thumbnailHeight: u8(13))
+        case .jfxx:
+            details = .jfxx(extensionCode: u8(5))
+        case .exif:
+            let mark = bytes.count >= 8 ? (bytes[6], bytes[7]) : (0, 0)
+            let order = mark == (0x49, 0x49) ? "II" : mark == (0x4D, 0x4D) ? "MM" : ""
+            details = .exif(tiffHeaderOffset: payloadOffset + 6, byteOrder: order)
+        case .xmp:
+            let header = 29
+            details = .xmp(packetOffset: payloadOffset + header, packetLength: max(0, bytes.count - header))
+        case .icc:
+            details = .icc(sequence: u8(12), count: u8(13), profileBytes: max(0, bytes.count - 14))
+        case .mpf:
+            details = .mpf(headerOffset: payloadOffset + 4)
+        case .adobe:
+            details = .adobe(version: u16(5), flags0: u16(7), flags1: u16(9), transform: u8(11))
+        case .other:
+            details = .none
+        }
+        return JPEGApplicationRecord(kind: kind, identifier: identifier, payloadOffset: payloadOffset,
+                                     payloadLength: bytes.count, details: details)
+    }
+}

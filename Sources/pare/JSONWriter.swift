@@ -1,0 +1,76 @@
+/// A JSON value built in memory and written by hand (RFC 8259), so that the command line
+/// needs no encoder: objects keep their keys in insertion order, which makes the output
+/// read in the order of the file it describes.
+indirect enum JSONValue {
+    case null
+    case bool(Bool)
+    case int(Int)
+    case double(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([(String, JSONValue)])
+
+    /// The value as compact JSON text.
+    var text: String {
+        var out = ""
+        write(to: &out)
+        return out
+    }
+
+    func write(to out: inout String) {
+        switch self {
+        case .null: out += "null"
+        case let .bool(value): out += value ? "true" : "false"
+        case let .int(value): out += "\(value)"
+        case let .double(value): out += value.isFinite ? "\(value)" : "null"
+        case let .string(value): out += JSONValue.quoted(value)
+        case let .array(items):
+            out += "["
+            for (i, item) in items.enumerated() {
+                if i > 0 { out += "," }
+                item.write(to: &out)
+            }
+            out += "]"
+        case let .object(members):
+            out += "{"
+            for (i, (key, value)) in members.enumerated() {
+                if i > 0 { out += "," }
+                out += JSONValue.quoted(key) + ":"
+                value.write(to: &out)
+            }
+            out += "}"
+        }
+    }
+
+    /// A JSON string literal (RFC 8259 §7): quotes, backslashes and control characters
+    /// escaped; everything else, non-ASCII included, as UTF-8.
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                let digits = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - digits.count) + digits
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// Builds a JSON object member by member; optional values become null.
+struct JSONObjectBuilder {
+    private(set) var members: [(String, JSONValue)] = []
+
+    mutating func add(_ key: String, _ value: JSONValue) { members.append((key, value)) }
+    mutating func add(_ key: String, _ value: String?) { add(key, value.map { .string($0) } ?? .null) }
+    mutating func add(_ key: String, _ value: Int?) { add(key, value.map { .int($0) } ?? .null) }
+    mutating func add(_ key: String, _ value: Bool) { add(key, .bool(value)) }
+
+    var value: JSONValue { .object(members) }
+}

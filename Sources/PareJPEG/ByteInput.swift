@@ -62,6 +62,23 @@ struct ByteInput {
         cursor = 0
     }
 
+    /// Passes over entropy-coded data without decoding it (T.81 B.1.1.5: inside a scan 0xFF is
+    /// followed by a stuffed 0x00, by fill 0xFF bytes, or by a marker): stops after the first
+    /// marker that is not RSTn and returns its code and the offset of its 0xFF, or nil at the
+    /// end of the input.
+    mutating func skipEntropyData() throws(JPEGError) -> (code: UInt8, offset: Int)? {
+        while true {
+            while cursor < fill && base[cursor] != 0xFF { cursor &+= 1 }
+            guard var byte = try nextByte() else { return nil }
+            guard byte == 0xFF else { continue }
+            repeat {
+                guard let next = try nextByte() else { return nil }
+                byte = next
+            } while byte == 0xFF
+            if byte != 0 && !Marker.isRestart(byte) { return (byte, position - 2) }
+        }
+    }
+
     mutating func readUInt8() throws(JPEGError) -> UInt8 {
         guard let byte = try nextByte() else { throw .core(.outOfBounds(offset: position, needed: 1, available: 0)) }
         return byte

@@ -10,7 +10,7 @@ struct FrameHeader {
     var maxHorizontal: Int
     var maxVertical: Int
 
-    /// Parses SOFn parameters. Only 8-bit sequential Huffman frames pass: other processes
+    /// Parses SOFn parameters. Only 8-bit sequential and progressive Huffman frames pass: other processes
     /// throw `unsupported` naming themselves, other precisions and DNL-defined heights throw
     /// `unsupportedFeature`, and sizes over the options' limits throw `limitExceeded`.
     init(_ bytes: [UInt8], marker: FoundMarker, options: JPEGOptions) throws(JPEGError) {

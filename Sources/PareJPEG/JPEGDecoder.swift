@@ -136,16 +136,29 @@ public struct JPEGDecoder<Source: ByteSource> {
         ((info.width * scale.rawValue + 7) / 8, (info.height * scale.rawValue + 7) / 8)
     }
 
+    /// How far into the input the last `decode` read: the offset just past the last byte it
+    /// consumed. A progressive decode at a reduced scale stops once the coefficients it keeps
+    /// are final, so this can be well short of the file's size. (The source itself is fetched
+    /// in windows of 64 KiB, so up to that much more may have been copied from it.)
+    public private(set) var bytesRead = 0
+    /// Progressive scans of the last `decode` passed over without entropy decoding, because
+    /// they carry no coefficient the chosen scale keeps.
+    public internal(set) var skippedScans = 0
+
     /// Decodes the image at `scale` into `sink`: `begin` with the output size and format, then
     /// every row once, top to bottom. May be called again (for another scale).
     public mutating func decode<Sink: RowSink>(scale: JPEGScale, into sink: inout Sink) throws(JPEGError) {
         var log = WarningLog(warnings: headerWarnings, strict: options.strict, limit: options.maxWarnings)
+        skippedScans = 0
         defer {
             warnings = log.warnings
             droppedWarnings = log.dropped
+            bytesRead = reader.stream.position
         }
         let plan = try ScalePlan(frame: frame, scale: scale, offset: firstScan.offset)
-        let streaming = firstScan.components.count == frame.components.count
+        let progressive = frame.process == .progressive
+        // A progressive frame is reconstructed from its coefficient store one MCU row at a time.
+        let streaming = progressive || firstScan.components.count == frame.components.count
         var buffers: [ComponentBuffer] = []
         for p in plan.components {
             let rows = (streaming ? p.rowsPerMCURow : p.totalRows) + 1
@@ -156,13 +169,17 @@ public struct JPEGDecoder<Source: ByteSource> {
         }
         let scratch = try ScanScratch(ledger: ledger)
         var output = try OutputStage(plan: plan, colorSpace: info.colorSpace, format: outputFormat, ledger: ledger)
+        let store = progressive ? try CoefficientStore(frame: frame, plan: plan, options: options, ledger: ledger) : nil
         let header = RowStreamHeader(width: plan.outputWidth, height: plan.outputHeight, format: outputFormat)
         try core { () throws(CoreError) in try sink.begin(header) }
         reader.stream.seek(to: scanStart)
         reader.discardBits()
         reader.marker = nil
 
-        if streaming {
+        if let store {
+            try decodeScans(into: store, log: &log)
+            try reconstruct(store, plan: plan, buffers: &buffers, scratch: scratch, output: &output, into: &sink)
+        } else if streaming {
             var scan = try makeScan(firstScan, number: 1, tables: tables, restartInterval: info.restartInterval,
                                     plan: plan, buffers: buffers, scratch: scratch)
             var available = [Int](repeating: 0, count: buffers.count)

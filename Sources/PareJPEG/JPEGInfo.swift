@@ -40,8 +40,14 @@ public struct JPEGOptions: Sendable {
     public var maxDimension = 65535
     /// Most marker segments recorded in `JPEGInfo.segments` before an error.
     public var maxSegments = 4096
-    /// Most scans read in a multi-scan (non-interleaved) sequential file.
-    public var maxScans = 64
+    /// Most scans read in a multi-scan file (non-interleaved sequential or progressive;
+    /// a progressive file that sends each AC coefficient of three components alone needs 190).
+    public var maxScans = 500
+    /// A progressive frame at a reduced scale keeps every coefficient its reduced IDCTs read
+    /// (output identical to `djpeg -scale`) when that coefficient store takes at most this
+    /// many bytes; otherwise only the k×k low-frequency corner of each block (see
+    /// `CoefficientStore`).
+    public var maxExactCoefficientBytes = 8 << 20
     /// Most warnings kept; later ones are counted in `JPEGDecoder.droppedWarnings`.
     public var maxWarnings = 64
 
@@ -49,7 +55,7 @@ public struct JPEGOptions: Sendable {
 }
 
 /// The coding processes of T.81 Table B.1 (SOF0…SOF15) plus JPEG-LS (ITU-T T.87 SOF55).
-/// Only `baseline` and `extendedSequential` (8-bit Huffman) are decoded here.
+/// `baseline`, `extendedSequential` and `progressive` (8-bit Huffman) are decoded here.
 public enum JPEGProcess: Sendable, Equatable {
     case baseline
     case extendedSequential
@@ -107,7 +113,7 @@ public enum JPEGProcess: Sendable, Equatable {
     }
 
     /// True for the processes this decoder implements.
-    public var isSupported: Bool { self == .baseline || self == .extendedSequential }
+    public var isSupported: Bool { self == .baseline || self == .extendedSequential || self == .progressive }
 }
 
 /// The colour model of the coded components, decided as libjpeg does: JFIF means YCbCr;

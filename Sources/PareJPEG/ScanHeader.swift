@@ -1,5 +1,6 @@
 /// The scan header (T.81 B.2.3, Figure B.4): which frame components the scan codes, in what
-/// order, and with which DC and AC Huffman tables.
+/// order, with which DC and AC Huffman tables, and, in a progressive frame, which band of
+/// coefficients (Ss…Se) at which bit positions (Ah, Al).
 struct ScanHeader {
     struct Component {
         /// Index into the frame's component list.
@@ -11,9 +12,18 @@ struct ScanHeader {
     var components: [Component]
     /// The offset of the SOS marker, for messages.
     var offset: Int
+    /// Ss and Se: the first and last coefficient of the band, in zig-zag order.
+    var spectralStart: Int
+    var spectralEnd: Int
+    /// Ah and Al: the bit position of the previous scan of this band (0 for the first) and
+    /// of this one (T.81 G.1.1.1.2).
+    var approximationHigh: Int
+    var approximationLow: Int
 
     /// Parses SOS parameters against the frame. Ss, Se, Ah and Al are fixed for sequential
-    /// scans (0, 63, 0, 0) and, like libjpeg, not enforced.
+    /// scans (0, 63, 0, 0) and, like libjpeg, not enforced there; in a progressive frame they
+    /// must follow T.81 G.1.1.1.1 (a DC band alone, AC bands of one component, Ah = 0 or
+    /// Al + 1, Al ≤ 13), as libjpeg insists.
     init(_ bytes: [UInt8], marker: FoundMarker, frame: FrameHeader) throws(JPEGError) {
         offset = marker.offset
         func invalid(_ reason: String) -> JPEGError {
@@ -41,5 +51,16 @@ struct ScanHeader {
         // T.81 B.2.3: an interleaved MCU holds at most 10 blocks.
         guard count == 1 || blocksInMCU <= 10 else { throw invalid("\(blocksInMCU) blocks per MCU (at most 10)") }
         self.components = components
+        let tail = 1 + 2 * count
+        spectralStart = Int(bytes[tail])
+        spectralEnd = Int(bytes[tail + 1])
+        approximationHigh = Int(bytes[tail + 2] >> 4)
+        approximationLow = Int(bytes[tail + 2] & 15)
+        guard frame.process == .progressive else { return }
+        let ss = spectralStart, se = spectralEnd, ah = approximationHigh, al = approximationLow
+        let valid = ss == 0 ? se == 0 : (se >= ss && se <= 63 && count == 1)
+        guard valid, al <= 13, ah == 0 || ah == al + 1 else {
+            throw invalid("progression parameters Ss=\(ss) Se=\(se) Ah=\(ah) Al=\(al) for \(count) components")
+        }
     }
 }

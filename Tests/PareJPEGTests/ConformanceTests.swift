@@ -3,9 +3,9 @@ import TestSupport
 import Testing
 @testable import PareJPEG
 
-/// Every baseline JPEG of the corpus (jpeg/conformance and all of exif/) and of Fixtures/,
+/// Every baseline and progressive JPEG of the corpus (jpeg/conformance and all of exif/) and of Fixtures/,
 /// decoded at 1/1, 1/2, 1/4 and 1/8 and compared with the djpeg references
-/// (`<stem>.s<N>.png`). Progressive and other unsupported files are counted and skipped.
+/// (`<stem>.s<N>.png`). Unsupported files are counted and skipped.
 @Suite struct ConformanceTests {
     struct Source {
         var path: String
@@ -24,7 +24,7 @@ import Testing
                 }
             }
         }
-        for folder in ["jpeg", "exif"] {
+        for folder in ["jpeg", "exif", "progressive"] {
             let directory = Corpus.fixtures + "/" + folder
             guard FileSystem.isDirectory(directory) else { continue }
             for name in FileSystem.list(directory) where name.hasSuffix(".jpg") && !name.hasSuffix(".thumb.jpg") {
@@ -33,6 +33,9 @@ import Testing
         }
         return result
     }
+
+    /// Progressive files whose scans end before every AC coefficient is final.
+    static let incompleteProgressions: Set<String> = ["go-video-001.progressive.truncated"]
 
     @Test func decodesLikeDjpegAtEveryScale() throws {
         if Corpus.root == nil { print(Corpus.missingMessage) }
@@ -82,12 +85,16 @@ import Testing
                 compared[n, default: 0] += 1
                 if comparison.identical { exact[n, default: 0] += 1 }
                 minimumPSNR[n] = min(minimumPSNR[n] ?? .infinity, comparison.psnr)
-                let passes = n == 1 ? comparison.withinOne >= 0.999 && comparison.psnr >= 50
+                // djpeg smooths the blocks of a progression that stops before its AC bands are
+                // final (libjpeg's block smoothing, after T.81 K.8); Pare does not, so such a file
+                // is held to the PSNR bound alone at full size.
+                let incomplete = Self.incompleteProgressions.contains(stem)
+                let passes = n == 1 ? (incomplete || comparison.withinOne >= 0.999) && comparison.psnr >= 50
                     : comparison.psnr >= (n == 8 ? 45 : 40)
                 if !passes { failures.append("\(name) 1/\(n): \(comparison)") }
             }
         }
-        print("JPEG conformance: \(files) files decoded, \(skipped.count) skipped as unsupported (progressive etc.)")
+        print("JPEG conformance: \(files) files decoded, \(skipped.count) skipped as unsupported")
         for n in [1, 2, 4, 8] {
             let psnr = minimumPSNR[n].map { $0.isInfinite ? "inf" : String(Int($0 * 100) / 100) } ?? "-"
             print("  scale 1/\(n): \(compared[n] ?? 0) compared, \(exact[n] ?? 0) bit-exact, minimum PSNR \(psnr) dB")
@@ -118,12 +125,19 @@ import Testing
         #expect(cmyk.info.segments.contains { $0.kind == .adobe })
 
         let progressive = try #require(FileSystem.read(root + "/jpeg/conformance/ljt-testimgp.jpg"))
+        let decoder2 = try JPEGDecoder(source: MemoryByteSource(progressive), ledger: MemoryLedger())
+        #expect(decoder2.info.process == .progressive)
+
+        let arithmetic = try #require(FileSystem.read(root + "/jpeg/unsupported/js-progarith-32x32x8_ycbcr.jpg"))
         do {
-            _ = try JPEGDecoder(source: MemoryByteSource(progressive), ledger: MemoryLedger())
-            Issue.record("progressive file accepted")
+            _ = try JPEGDecoder(source: MemoryByteSource(arithmetic), ledger: MemoryLedger())
+            Issue.record("arithmetic progressive file accepted")
         } catch {
-            #expect(error == .unsupported(process: .progressive, offset: 158))
-            #expect(error.description == "JPEG: unsupported coding process: progressive Huffman (SOF2) at byte 158")
+            guard case .unsupported(process: .arithmeticProgressive, _) = error else {
+                Issue.record("\(error)")
+                return
+            }
+            #expect(error.description.hasPrefix("JPEG: unsupported coding process: progressive arithmetic (SOF10) at byte "))
         }
     }
 

@@ -1,0 +1,178 @@
+import PareCore
+
+/// The quantised DCT coefficients of a progressive frame (T.81 G.1.1: the scans refine them
+/// in bands and bit planes, so every block must be kept until the last scan), held per
+/// component for the whole image, but only as many as the chosen scale reads.
+///
+/// What is kept, per component, k being its IDCT size from `ScalePlan`:
+/// - exact: every coefficient the transform reads. Full size reads all 64; 1×1 only DC (2
+///   bytes a block); the reduced transforms of `InverseDCT` (libjpeg's, so that outputs match
+///   `djpeg -scale` bit for bit) read more than the k×k corner: 4×4 reads rows and columns
+///   0–3 and 5–7 (49 coefficients), 2×2 reads 0, 1, 3, 5 and 7 (25).
+/// - corner: only the k×k low-frequency corner (16 or 4 coefficients). The output then differs
+///   from djpeg by the dropped frequencies' share of each 2×2 or 4×4 mean, a few levels on
+///   photographs but far more on noise-like content; in exchange the store is three to six
+///   times smaller and AC bands above the corner need no decoding at all, so scans are
+///   skipped and the file is cut short.
+/// The store is exact when the exact sets of all components fit
+/// `JPEGOptions.maxExactCoefficientBytes` (8 MiB), and keeps corners otherwise. Photos up to
+/// a few megapixels therefore decode exactly as djpeg does at every scale, and a 24 MP 4:2:0
+/// photo at 1/8 (luma DC, chroma 2×2 corners) needs 2.25 MB instead of 10.
+///
+/// Refinement scans (T.81 G.1.2.3) must know which coefficients of their band are already
+/// nonzero, kept or not, to parse the bits; a 64-bit map per block records that for the
+/// coefficients outside the corner, allocated only once a component gets an AC scan with
+/// successive approximation (Al > 0) that touches its corner.
+final class CoefficientStore {
+    /// One component's blocks.
+    final class Plane {
+        /// IDCT size: 1, 2, 4 or 8.
+        let size: Int
+        /// Coefficients kept per block.
+        let kept: Int
+        /// The natural index (T.81 Figure A.6) of each kept coefficient, in slot order.
+        let positions: [Int]
+        /// Blocks per row and rows of blocks, whole MCUs (T.81 A.2.4).
+        let blocksWide: Int
+        let blocksHigh: Int
+        /// Blocks of the component proper (T.81 A.2.2: a non-interleaved scan codes only these).
+        let codedWide: Int
+        let codedHigh: Int
+        /// `kept` coefficients per block, in slot order.
+        let values: LedgerBuffer<Int16>
+        /// Per block, bit k set when zig-zag coefficient k (one not kept) is nonzero.
+        var nonzero: LedgerBuffer<UInt64>?
+        /// Zig-zag index k (0…79; runs may overshoot 63, which libjpeg lands on 63) → slot of
+        /// the kept coefficient, or −1 for one not kept.
+        let slots: LedgerBuffer<Int32>
+        /// Per zig-zag index: the bit position the last decoded scan left it at (T.81 G.1.1.1.2),
+        /// −1 before any scan. 0 means final.
+        var bitPosition = [Int](repeating: -1, count: 64)
+        /// The quantisers latched at the component's first scan (T.81 B.2.4.1), natural order.
+        let quantizers: LedgerBuffer<Int32>
+        var latched = false
+
+        init(size: Int, positions: [Int], blocksWide: Int, blocksHigh: Int, codedWide: Int, codedHigh: Int,
+             ledger: MemoryLedger) throws(JPEGError) {
+            self.size = size
+            self.positions = positions
+            kept = positions.count
+            self.blocksWide = blocksWide
+            self.blocksHigh = blocksHigh
+            self.codedWide = codedWide
+            self.codedHigh = codedHigh
+            let (count, overflow) = Self.blockCount(blocksWide, blocksHigh).multipliedReportingOverflow(by: kept)
+            guard !overflow else { throw .core(.sizeOverflow) }
+            values = try core { () throws(CoreError) in try ledger.allocate(Int16.self, count: count, initialValue: 0) }
+            slots = try core { () throws(CoreError) in try ledger.allocate(Int32.self, count: 80, initialValue: -1) }
+            quantizers = try core { () throws(CoreError) in try ledger.allocate(Int32.self, count: 64, initialValue: 0) }
+            let order = ZigZag.naturalOrder
+            for k in 0 ..< 80 {
+                if let slot = positions.firstIndex(of: k < 64 ? order[k] : 63) { slots[k] = Int32(slot) }
+            }
+        }
+
+        static func blockCount(_ wide: Int, _ high: Int) -> Int {
+            let (count, overflow) = wide.multipliedReportingOverflow(by: high)
+            return overflow ? Int.max : count
+        }
+
+        /// The natural indices an IDCT of `size` reads (exact), or its size×size corner.
+        static func positions(size: Int, exact: Bool) -> [Int] {
+            let used: [Bool]
+            switch size {
+            case 8: used = [true, true, true, true, true, true, true, true]
+            case 4: used = exact ? [true, true, true, true, false, true, true, true] : [true, true, true, true, false, false, false, false]
+            case 2: used = exact ? [true, true, false, true, false, true, false, true] : [true, true, false, false, false, false, false, false]
+            default: used = [true, false, false, false, false, false, false, false]
+            }
+            var result: [Int] = []
+            for natural in 0 ..< 64 where used[natural >> 3] && used[natural & 7] { result.append(natural) }
+            return result
+        }
+
+        /// True when zig-zag index k is kept.
+        func keeps(_ k: Int) -> Bool { slots[k] >= 0 }
+
+        /// True when some coefficient of the band Ss…Se is kept.
+        func needs(_ ss: Int, _ se: Int) -> Bool {
+            for k in ss ... se where keeps(k) { return true }
+            return false
+        }
+
+        /// True when every kept coefficient has reached bit position 0.
+        var isFinal: Bool {
+            for k in 0 ..< 64 where keeps(k) && bitPosition[k] != 0 { return false }
+            return true
+        }
+
+        /// Makes sure the nonzero map exists, seeding it from nothing: coefficients outside the
+        /// corner that earlier scans made nonzero are only recorded once the map exists, which is
+        /// from the first successive-approximation AC scan on (the only scans that need it).
+        func ensureNonzeroMap(ledger: MemoryLedger) throws(JPEGError) {
+            guard nonzero == nil else { return }
+            let count = blocksWide * blocksHigh
+            nonzero = try core { () throws(CoreError) in try ledger.allocate(UInt64.self, count: count, initialValue: 0) }
+        }
+    }
+
+    let planes: [Plane]
+
+    init(frame: FrameHeader, plan: ScalePlan, options: JPEGOptions, ledger: MemoryLedger) throws(JPEGError) {
+        // Exact sets for every component when they all fit the budget, else corners for all:
+        // one rule for the whole picture, so chroma never differs in kind between components.
+        var total = 0
+        for p in plan.components {
+            let blocks = Plane.blockCount(plan.mcusPerLine * p.horizontal, plan.mcuRows * p.vertical)
+            let (bytes, o1) = blocks.multipliedReportingOverflow(by: 2 * Plane.positions(size: p.blockSize, exact: true).count)
+            let (sum, o2) = total.addingReportingOverflow(bytes)
+            total = o1 || o2 ? Int.max : sum
+        }
+        let exact = total <= options.maxExactCoefficientBytes
+        var planes: [Plane] = []
+        for (c, p) in plan.components.enumerated() {
+            let component = frame.components[c]
+            let single = frame.components.count == 1
+            let hMax = single ? component.horizontal : frame.maxHorizontal
+            let vMax = single ? component.vertical : frame.maxVertical
+            let width = (frame.width * component.horizontal + hMax - 1) / hMax
+            let height = (frame.height * component.vertical + vMax - 1) / vMax
+            planes.append(try Plane(size: p.blockSize, positions: Plane.positions(size: p.blockSize, exact: exact),
+                                    blocksWide: plan.mcusPerLine * p.horizontal, blocksHigh: plan.mcuRows * p.vertical,
+                                    codedWide: (width + 7) / 8, codedHigh: (height + 7) / 8, ledger: ledger))
+        }
+        self.planes = planes
+    }
+
+    /// True when no later scan can change a kept coefficient.
+    var isFinal: Bool { planes.allSatisfy { $0.isFinal } }
+
+    /// True when the scan carries some kept coefficient; otherwise it can be passed over
+    /// without entropy decoding.
+    func needs(_ scan: ScanHeader) -> Bool {
+        scan.components.contains { planes[$0.index].needs(scan.spectralStart, scan.spectralEnd) }
+    }
+
+    /// Notes that a scan was decoded: its band now stands at bit position Al.
+    func record(_ scan: ScanHeader) {
+        for component in scan.components {
+            let plane = planes[component.index]
+            for k in scan.spectralStart ... scan.spectralEnd { plane.bitPosition[k] = scan.approximationLow }
+        }
+    }
+
+    /// Latches each component's quantisers at its first scan (T.81 B.2.4.1; libjpeg does the
+    /// same, so a DQT between scans only affects components not yet seen).
+    func latchQuantizers(_ scan: ScanHeader, frame: FrameHeader, tables: TableSet) throws(JPEGError) {
+        for component in scan.components {
+            let plane = planes[component.index]
+            guard !plane.latched else { continue }
+            let tq = frame.components[component.index].quantizationTable
+            guard let q = tables.quantization[tq] else {
+                throw .missingTable(kind: "quantization", id: tq, offset: scan.offset)
+            }
+            for i in 0 ..< 64 { plane.quantizers[i] = Int32(q.values[i]) }
+            plane.latched = true
+        }
+    }
+}

@@ -1,0 +1,155 @@
+import PareCore
+
+/// The progressive process (T.81 Annex G, SOF2): every scan refines the coefficients held in
+/// a `CoefficientStore`, and only when the scans are done are the blocks transformed and
+/// streamed out, one MCU row at a time, through the same IDCT, upsampling and colour stages
+/// as a sequential frame.
+///
+/// Reading stops as early as the store allows: a scan whose band and bit planes hold no kept
+/// coefficient is passed over by looking for the next marker, without entropy decoding, and
+/// once every kept coefficient has reached bit position 0 the rest of the file is not read.
+extension JPEGDecoder {
+    /// Runs every scan from the first one to EOI (or the end of the data) into `store`.
+    mutating func decodeScans(into store: CoefficientStore, log: inout WarningLog) throws(JPEGError) {
+        var tables = self.tables
+        var restartInterval = info.restartInterval
+        var header = firstScan
+        var number = 1
+        var coded = [Bool](repeating: false, count: frame.components.count)
+        while true {
+            try store.latchQuantizers(header, frame: frame, tables: tables)
+            for component in header.components { coded[component.index] = true }
+            if store.needs(header) {
+                var scan = try makeProgressiveScan(header, number: number, tables: tables,
+                                                   restartInterval: restartInterval, store: store)
+                let mcus = interleavedMCUs
+                try scan.run(mcusPerLine: mcus.columns, mcuRows: mcus.rows, log: &log)
+                reader = scan.reader
+                store.record(header)
+            } else {
+                skippedScans += 1
+                reader.discardBits()
+                if reader.marker == nil, let (code, offset) = try reader.stream.skipEntropyData() {
+                    reader.marker = code
+                    reader.markerOffset = offset
+                }
+            }
+            if store.isFinal { break }
+            guard let next = try nextScan(tables: &tables, restartInterval: &restartInterval, log: &log) else { break }
+            number += 1
+            guard number <= options.maxScans else {
+                throw .limitExceeded(what: "scan count", value: number, limit: options.maxScans, offset: next.offset)
+            }
+            header = next
+        }
+        for (c, wasCoded) in coded.enumerated() where !wasCoded {
+            try log.add(.componentNotCoded(id: frame.components[c].id, offset: reader.stream.position))
+        }
+    }
+
+    /// MCUs per line and MCU rows of an interleaved scan (T.81 A.2.3).
+    var interleavedMCUs: (columns: Int, rows: Int) {
+        let single = frame.components.count == 1
+        let hMax = single ? 1 : frame.maxHorizontal, vMax = single ? 1 : frame.maxVertical
+        return ((frame.width + 8 * hMax - 1) / (8 * hMax), (frame.height + 8 * vMax - 1) / (8 * vMax))
+    }
+
+    /// Prepares a progressive scan: the Huffman tables its kind of scan reads (none for DC
+    /// refinement), and the nonzero maps that refinement of an AC band will need.
+    func makeProgressiveScan(_ header: ScanHeader, number: Int, tables: TableSet, restartInterval: Int,
+                             store: CoefficientStore) throws(JPEGError) -> ProgressiveScanDecoder {
+        var built: [HuffmanDecodingTable] = []
+        func table(_ tableClass: Int, _ id: Int) throws(JPEGError) -> HuffmanPointers {
+            let defined = tableClass == 0 ? tables.dc[id] : tables.ac[id]
+            guard let spec = defined ?? HuffmanTable.standard(tableClass: tableClass, id: id) else {
+                throw .missingTable(kind: tableClass == 0 ? "DC Huffman" : "AC Huffman", id: id, offset: header.offset)
+            }
+            let decoding = try HuffmanDecodingTable(spec, isDC: tableClass == 0, ledger: ledger, offset: header.offset)
+            built.append(decoding)
+            return decoding.pointers
+        }
+        let isDC = header.spectralStart == 0
+        let single = frame.components.count == 1
+        var units: [ProgressiveScanDecoder.Unit] = []
+        for component in header.components {
+            let plane = store.planes[component.index]
+            let info = frame.components[component.index]
+            var dc: HuffmanPointers?, ac: HuffmanPointers?
+            if isDC {
+                if header.approximationHigh == 0 { dc = try table(0, component.dcTable) }
+            } else {
+                ac = try table(1, component.acTable)
+                if header.approximationHigh > 0 || header.approximationLow > 0 {
+                    try plane.ensureNonzeroMap(ledger: ledger)
+                }
+            }
+            units.append(ProgressiveScanDecoder.Unit(plane: plane, dc: dc, ac: ac,
+                                                     horizontal: single ? 1 : info.horizontal,
+                                                     vertical: single ? 1 : info.vertical))
+        }
+        return ProgressiveScanDecoder(reader: reader, header: header, number: number,
+                                      restartInterval: restartInterval, units: units, tables: built)
+    }
+
+    /// Transforms the stored blocks MCU row by MCU row (dequantisation fused into the IDCT,
+    /// as for sequential frames) and emits the output rows.
+    func reconstruct<Sink: RowSink>(_ store: CoefficientStore, plan: ScalePlan, buffers: inout [ComponentBuffer],
+                                    scratch: ScanScratch, output: inout OutputStage,
+                                    into sink: inout Sink) throws(JPEGError) {
+        let coefficients = scratch.coefficients.baseAddress
+        var available = [Int](repeating: 0, count: buffers.count)
+        for mcuRow in 0 ..< plan.mcuRows {
+            for c in 0 ..< buffers.count {
+                let plane = store.planes[c], p = plan.components[c], size = plane.size
+                let quantizers = UnsafePointer(plane.quantizers.baseAddress)
+                for y in 0 ..< p.vertical {
+                    let blockRow = mcuRow * p.vertical + y
+                    let rowBase = buffers[c].storage.baseAddress + (1 + y * size) * p.stride
+                    var block = plane.values.baseAddress + blockRow * plane.blocksWide * plane.kept
+                    for x in 0 ..< plane.blocksWide {
+                        let out = rowBase + x * size
+                        defer { block += plane.kept }
+                        if size == 1 {
+                            out.pointee = InverseDCT.dcSample(block[0], quantizers[0], size: 1)
+                            continue
+                        }
+                        var anyAC = false, belowFirstRow = false
+                        for slot in 0 ..< plane.kept {
+                            let value = block[slot], natural = plane.positions[slot]
+                            coefficients[natural] = value
+                            if value != 0 && natural != 0 {
+                                anyAC = true
+                                if natural >= 8 { belowFirstRow = true }
+                            }
+                        }
+                        if !anyAC {
+                            InverseDCT.fill(InverseDCT.dcSample(block[0], quantizers[0], size: size), size: size,
+                                            output: out, stride: p.stride)
+                        } else if size == 8 {
+                            InverseDCT.transform8(coefficients, quantizers, output: out, stride: p.stride,
+                                                  workspace: scratch.lanes.baseAddress, firstRowOnly: !belowFirstRow)
+                        } else if size == 4 {
+                            InverseDCT.transform4(coefficients, quantizers, output: out, stride: p.stride,
+                                                  workspace: scratch.workspace.baseAddress)
+                        } else {
+                            InverseDCT.transform2(coefficients, quantizers, output: out, stride: p.stride,
+                                                  workspace: scratch.workspace.baseAddress)
+                        }
+                        for natural in plane.positions { coefficients[natural] = 0 }
+                    }
+                }
+            }
+            for c in 0 ..< buffers.count {
+                let rows = plan.components[c].rowsPerMCURow
+                buffers[c].firstRow = mcuRow * rows - 1
+                available[c] = (mcuRow + 1) * rows - 1
+            }
+            output.emit(buffers, availableThrough: mcuRow == plan.mcuRows - 1 ? nil : available, into: &sink)
+            for c in 0 ..< buffers.count {
+                let b = buffers[c]
+                b.storage.baseAddress.update(from: b.storage.baseAddress + plan.components[c].rowsPerMCURow * b.stride,
+                                             count: b.stride)
+            }
+        }
+    }
+}

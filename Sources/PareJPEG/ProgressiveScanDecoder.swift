@@ -1,0 +1,257 @@
+import PareCore
+
+/// Decodes one scan of a progressive frame into the `CoefficientStore` (T.81 G.1.2 and
+/// G.2): DC first scans (G.1.2.1: DC differences, scaled by 2^Al), DC refinement (one bit per
+/// block), AC first scans (G.1.2.2: run/size symbols and end-of-band runs EOBRUN spanning
+/// blocks) and AC refinement (G.1.2.3: correction bits for coefficients already nonzero and
+/// ±2^Al for newly nonzero ones). Blocks go in MCU order for interleaved DC scans and in
+/// raster order over the component's own blocks otherwise (T.81 A.2). Restart intervals and
+/// data that ends early are handled as in `ScanDecoder`; blocks a damaged interval cannot reach
+/// keep what earlier scans gave them, as in libjpeg.
+struct ProgressiveScanDecoder {
+    struct Unit {
+        let plane: CoefficientStore.Plane
+        let dc: HuffmanPointers?
+        let ac: HuffmanPointers?
+        /// Blocks per MCU in an interleaved scan.
+        let horizontal: Int
+        let vertical: Int
+        var predictor: Int32 = 0
+    }
+
+    var reader: BitReader
+    var units: [Unit]
+    let header: ScanHeader
+    let scanNumber: Int
+    let restartInterval: Int
+    var restartsToGo: Int
+    var nextRestart = 0
+    /// EOBRUN (T.81 G.1.2.2): blocks still to pass over with their band all zero.
+    var endOfBandRun = 0
+    var insufficient = false
+    var warnedTruncation = false
+    var warnedBadCode = false
+    let tables: [HuffmanDecodingTable]
+
+    init(reader: BitReader, header: ScanHeader, number: Int, restartInterval: Int, units: [Unit],
+         tables: [HuffmanDecodingTable]) {
+        self.reader = reader
+        self.header = header
+        self.scanNumber = number
+        self.restartInterval = restartInterval
+        self.restartsToGo = restartInterval
+        self.units = units
+        self.tables = tables
+    }
+
+    /// Decodes every MCU of the scan.
+    mutating func run(mcusPerLine: Int, mcuRows: Int, log: inout WarningLog) throws(JPEGError) {
+        if units.count == 1 {
+            let plane = units[0].plane
+            for row in 0 ..< plane.codedHigh {
+                for column in 0 ..< plane.codedWide {
+                    guard try startMCU(log: &log) else { return }
+                    if insufficient { continue }
+                    try decodeBlock(0, plane.values.baseAddress + (row * plane.blocksWide + column) * plane.kept,
+                                    index: row * plane.blocksWide + column, log: &log)
+                }
+            }
+        } else {
+            for mcuRow in 0 ..< mcuRows {
+                for mcu in 0 ..< mcusPerLine {
+                    guard try startMCU(log: &log) else { return }
+                    if insufficient { continue }
+                    for u in 0 ..< units.count {
+                        let plane = units[u].plane
+                        for y in 0 ..< units[u].vertical {
+                            let row = mcuRow * units[u].vertical + y
+                            for x in 0 ..< units[u].horizontal {
+                                let index = row * plane.blocksWide + mcu * units[u].horizontal + x
+                                try decodeBlock(u, plane.values.baseAddress + index * plane.kept, index: index, log: &log)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if !insufficient && reader.isExhausted { try noteExhausted(log: &log) }
+    }
+
+    /// Restart handling and end-of-data checks before an MCU. False once nothing more of the
+    /// scan can be decoded (the data ended and no restart marker can follow).
+    mutating func startMCU(log: inout WarningLog) throws(JPEGError) -> Bool {
+        if restartInterval > 0 {
+            if restartsToGo == 0 {
+                let wasExhausted = insufficient || reader.isExhausted
+                try RestartSync.expect(nextRestart, reader: &reader, log: &log)
+                nextRestart = (nextRestart + 1) & 7
+                restartsToGo = restartInterval
+                for i in 0 ..< units.count { units[i].predictor = 0 }
+                endOfBandRun = 0
+                insufficient = reader.marker != nil && wasExhausted
+            }
+            restartsToGo -= 1
+        }
+        if !insufficient && reader.isExhausted { try noteExhausted(log: &log) }
+        // With no restart marker ahead, every later MCU would be skipped too.
+        return !insufficient || (restartInterval > 0 && reader.marker.map(Marker.isRestart) == true)
+    }
+
+    mutating func noteExhausted(log: inout WarningLog) throws(JPEGError) {
+        insufficient = true
+        if !warnedTruncation {
+            warnedTruncation = true
+            try log.add(.truncated(scan: scanNumber, offset: reader.markerOffset))
+        }
+    }
+
+    @inline(__always)
+    mutating func symbol(_ table: HuffmanPointers, log: inout WarningLog) throws(JPEGError) -> Int {
+        if reader.count < 32 { try reader.refill() }
+        if let value = reader.decode(table) { return value }
+        try badCode(log: &log)
+        return 0
+    }
+
+    mutating func badCode(log: inout WarningLog) throws(JPEGError) {
+        if !warnedBadCode {
+            warnedBadCode = true
+            try log.add(.invalidHuffmanCode(scan: scanNumber, offset: reader.stream.position))
+        }
+    }
+
+    /// `n` (0…16) bits as an unsigned number.
+    @inline(__always)
+    mutating func bits(_ n: Int) throws(JPEGError) -> Int {
+        guard n > 0 else { return 0 }
+        if reader.count < n { try reader.refill() }
+        let value = reader.peek(n)
+        reader.skip(n)
+        return value
+    }
+
+    @inline(__always)
+    mutating func decodeBlock(_ u: Int, _ block: UnsafeMutablePointer<Int16>, index: Int,
+                              log: inout WarningLog) throws(JPEGError) {
+        let al = header.approximationLow
+        if header.spectralStart == 0 {
+            if header.approximationHigh == 0 {
+                // T.81 G.1.2.1: the DC difference as in F.2.2.1, scaled by 2^Al.
+                let category = try symbol(units[u].dc!, log: &log)
+                if reader.count < category { try reader.refill() }
+                let difference = category == 0 ? 0 : reader.receiveExtend(category)
+                units[u].predictor = units[u].predictor &+ Int32(truncatingIfNeeded: difference)
+                block[0] = Int16(truncatingIfNeeded: units[u].predictor &<< Int32(al))
+            } else if try bits(1) != 0 {
+                block[0] |= Int16(truncatingIfNeeded: 1 << al)
+            }
+            return
+        }
+        let plane = units[u].plane
+        let nonzero = plane.nonzero.map { $0.baseAddress + index }
+        if header.approximationHigh == 0 {
+            try decodeFirstAC(block, plane: plane, nonzero: nonzero, log: &log)
+        } else {
+            try refineAC(block, plane: plane, nonzero: nonzero, log: &log)
+        }
+    }
+
+    /// T.81 G.1.2.2: one block of an AC first scan.
+    mutating func decodeFirstAC(_ block: UnsafeMutablePointer<Int16>, plane: CoefficientStore.Plane,
+                                nonzero: UnsafeMutablePointer<UInt64>?, log: inout WarningLog) throws(JPEGError) {
+        if endOfBandRun > 0 {
+            endOfBandRun -= 1
+            return
+        }
+        let ac = units[0].ac!, slots = plane.slots.baseAddress
+        let se = header.spectralEnd, al = Int32(header.approximationLow)
+        var k = header.spectralStart
+        while k <= se {
+            let rs = try symbol(ac, log: &log)
+            let run = rs >> 4, size = rs & 15
+            if size != 0 {
+                k += run
+                if reader.count < size { try reader.refill() }
+                let value = Int16(truncatingIfNeeded: Int32(truncatingIfNeeded: reader.receiveExtend(size)) &<< al)
+                let slot = Int(slots[k])
+                if slot >= 0 {
+                    block[slot] = value
+                } else if let nonzero, value != 0 {
+                    nonzero.pointee |= 1 &<< UInt64(min(k, 63))
+                }
+                k += 1
+            } else if run == 15 {
+                k += 16
+            } else {
+                endOfBandRun = (1 << run) + (try bits(run)) - 1
+                break
+            }
+        }
+    }
+
+    /// T.81 G.1.2.3: one block of an AC refinement scan. Coefficients already nonzero get a
+    /// correction bit each as the band is walked; a run counts only zero coefficients, and
+    /// ends at the one that becomes ±2^Al.
+    mutating func refineAC(_ block: UnsafeMutablePointer<Int16>, plane: CoefficientStore.Plane,
+                           nonzero: UnsafeMutablePointer<UInt64>?, log: inout WarningLog) throws(JPEGError) {
+        let ac = units[0].ac!, slots = plane.slots.baseAddress
+        let se = header.spectralEnd
+        let p1 = Int16(truncatingIfNeeded: 1 << header.approximationLow)
+        let m1 = Int16(truncatingIfNeeded: -1 << header.approximationLow)
+        @inline(__always) func isNonzero(_ k: Int) -> Bool {
+            let slot = Int(slots[k])
+            if slot >= 0 { return block[slot] != 0 }
+            guard let nonzero else { return false }
+            return nonzero.pointee & (1 &<< UInt64(min(k, 63))) != 0
+        }
+        // A correction bit: 1 means the magnitude grows by 2^Al (unless that bit is already set).
+        @inline(__always) func correct(_ k: Int) {
+            let slot = Int(slots[k])
+            guard slot >= 0 else { return }
+            let coefficient = block[slot]
+            if coefficient & p1 == 0 { block[slot] = coefficient &+ (coefficient >= 0 ? p1 : m1) }
+        }
+        var k = header.spectralStart
+        if endOfBandRun == 0 {
+            while k <= se {
+                let rs = try symbol(ac, log: &log)
+                var run = rs >> 4
+                let size = rs & 15
+                var newValue: Int16 = 0
+                if size != 0 {
+                    // Size must be 1 here; libjpeg warns and reads it as 1.
+                    if size != 1 { try badCode(log: &log) }
+                    newValue = try bits(1) != 0 ? p1 : m1
+                } else if run != 15 {
+                    endOfBandRun = (1 << run) + (try bits(run))
+                    break
+                }
+                repeat {
+                    if isNonzero(k) {
+                        if try bits(1) != 0 { correct(k) }
+                    } else {
+                        run -= 1
+                        if run < 0 { break }
+                    }
+                    k += 1
+                } while k <= se
+                if newValue != 0 {
+                    let slot = Int(slots[k])
+                    if slot >= 0 {
+                        block[slot] = newValue
+                    } else if let nonzero {
+                        nonzero.pointee |= 1 &<< UInt64(min(k, 63))
+                    }
+                }
+                k += 1
+            }
+        }
+        if endOfBandRun > 0 {
+            while k <= se {
+                if isNonzero(k), try bits(1) != 0 { correct(k) }
+                k += 1
+            }
+            endOfBandRun -= 1
+        }
+    }
+}

@@ -1,0 +1,152 @@
+import PareCore
+import TestSupport
+import Testing
+@testable import PareJPEG
+
+/// Progressive (SOF2) decoding beyond the conformance suite (which compares every
+/// progressive file of the corpus and of Fixtures/progressive with djpeg at every scale):
+/// what the coefficient store keeps, which scans are passed over, where reading stops,
+/// damaged and unsupported files.
+@Suite struct ProgressiveTests {
+    static func decode(_ bytes: [UInt8], scale: JPEGScale, options: JPEGOptions = JPEGOptions())
+        throws -> (image: Image, decoder: JPEGDecoder<MemoryByteSource>) {
+        var decoder = try JPEGDecoder(source: MemoryByteSource(bytes), ledger: MemoryLedger(), options: options)
+        var builder = ImageBuilder(ledger: MemoryLedger())
+        try decoder.decode(scale: scale, into: &builder)
+        return (try #require(builder.image), decoder)
+    }
+
+    static func fixture(_ name: String) throws -> [UInt8] {
+        try #require(FileSystem.read(Corpus.fixtures + "/progressive/" + name))
+    }
+
+    static func reference(_ stem: String, _ n: Int) throws -> ReferenceImage {
+        let png = try #require(FileSystem.read(Corpus.fixtures + "/progressive/\(stem).s\(n).png"))
+        return try #require(ReferenceImage.readPNG(png))
+    }
+
+    @Test func syntheticFileDecodesToItsLevels() throws {
+        let components = [SyntheticJPEG.Component(1, 1)]
+        let bytes = SyntheticProgressiveJPEG.make(width: 203, height: 75, components: components)
+        let (image, decoder) = try Self.decode(bytes, scale: .eighth)
+        #expect(decoder.info.process == .progressive)
+        #expect(decoder.warnings.isEmpty)
+        #expect(image.width == 26 && image.height == 10)
+        for y in 0 ..< image.height {
+            for x in 0 ..< image.width {
+                #expect(Int(image.bytes[y * image.width + x]) == (x * 5 + y * 3) % 200 + 28)
+            }
+        }
+        // At 1/8 DC is final after its refinement: the AC scans are never reached.
+        #expect(decoder.skippedScans == 0)
+        #expect(decoder.bytesRead < bytes.count)
+
+        // At full size the AC scan is decoded too; its ±1 coefficients move samples by at most 1.
+        let full = try Self.decode(bytes, scale: .full)
+        #expect(full.decoder.skippedScans == 0)
+        #expect(full.decoder.bytesRead == bytes.count)
+        #expect(full.decoder.warnings.isEmpty)
+        for y in 0 ..< full.image.height {
+            for x in 0 ..< full.image.width {
+                let level = (x / 8 * 5 + y / 8 * 3) % 200 + 28
+                #expect(abs(Int(full.image.bytes[y * full.image.width + x]) - level) <= 1)
+            }
+        }
+    }
+
+    /// With DC first, a 1/8 decode of a luma-only file needs only the DC scans: the AC scans
+    /// are skipped and, once DC is final, nothing more is read.
+    @Test func eighthScaleReadsOnlyTheDCScans() throws {
+        let bytes = try Self.fixture("px-scans-spectral-gray.jpg")
+        let (image, decoder) = try Self.decode(bytes, scale: .eighth)
+        let reference = try Self.reference("px-scans-spectral-gray", 8)
+        #expect(Comparison.between(image.bytes, reference.samples).identical)
+        // Scans: DC, 1-5, 6-20, 21-63; DC is final after the first, so reading stops there.
+        #expect(decoder.skippedScans == 0)
+        #expect(decoder.bytesRead < bytes.count / 2, "\(decoder.bytesRead) of \(bytes.count)")
+
+        // DC last: the AC scans in between are passed over without decoding.
+        let dcLast = try Self.fixture("px-scans-dc-last-420.jpg")
+        let result = try Self.decode(dcLast, scale: .eighth)
+        #expect(Comparison.between(result.image.bytes, try Self.reference("px-scans-dc-last-420", 8).samples).identical)
+        #expect(result.decoder.skippedScans == 2, "luma AC at Al=1 and its refinement")
+    }
+
+    /// With no budget for exact sets, every reduced component keeps only its k×k corner: bands
+    /// above it are skipped at 1/4 and 1/2 too, reading stops sooner, and the output stays
+    /// close to djpeg's (exact sets match it bit for bit, see the conformance suite).
+    @Test func cornerStoreSkipsHighBands() throws {
+        var options = JPEGOptions()
+        options.maxExactCoefficientBytes = 0
+        for stem in ["px-420", "px-scans-spectral-gray", "px-q95-photo"] {
+            let bytes = try Self.fixture(stem + ".jpg")
+            for n in [2, 4] {
+                let scale = JPEGScale(rawValue: 8 / n)!
+                let corner = try Self.decode(bytes, scale: scale, options: options)
+                let exact = try Self.decode(bytes, scale: scale)
+                let reference = try Self.reference(stem, n).samples
+                let comparison = Comparison.between(corner.image.bytes, reference)
+                print("corner store, \(stem) 1/\(n): \(comparison), \(corner.decoder.skippedScans) scans skipped, "
+                    + "read \(corner.decoder.bytesRead) of \(bytes.count) bytes")
+                #expect(Comparison.between(exact.image.bytes, reference).identical, "\(stem) 1/\(n)")
+                #expect(corner.decoder.bytesRead <= exact.decoder.bytesRead)
+                #expect(comparison.psnr >= 20, "\(stem) 1/\(n): \(comparison)")
+            }
+        }
+        // cjpeg's script sends luma 6-63 (Al=2) before the refinements: skipped at 1/4.
+        let quarter = try Self.decode(try Self.fixture("px-420.jpg"), scale: .quarter, options: options)
+        #expect(quarter.decoder.skippedScans >= 1)
+    }
+
+    @Test func truncatedFilesDecodeWhatTheyHave() throws {
+        guard let root = Corpus.root else {
+            print(Corpus.missingMessage)
+            return
+        }
+        let half = try #require(FileSystem.read(root + "/jpeg/malformed/made-truncated50-ljt-testimgp.jpg"))
+        let (image, decoder) = try Self.decode(half, scale: .full)
+        #expect(image.width == 227 && image.height == 149)
+        #expect(decoder.warnings.contains { if case .truncated = $0 { return true } else { return false } })
+        // The first half of the file carries the DC scans: the picture is there, not gray.
+        let whole = try #require(FileSystem.read(root + "/jpeg/conformance/ljt-testimgp.jpg"))
+        let complete = try Self.decode(whole, scale: .full).image
+        #expect(Comparison.between(image.bytes, complete.bytes).psnr >= 20)
+
+        var strict = JPEGOptions()
+        strict.strict = true
+        #expect(throws: JPEGError.self) { try Self.decode(half, scale: .full, options: strict) }
+    }
+
+    @Test func arithmeticAndTwelveBitStayUnsupported() throws {
+        guard let root = Corpus.root else {
+            print(Corpus.missingMessage)
+            return
+        }
+        for name in ["js-progarith-32x32x8_ycbcr.jpg", "js-prog-32x32x12_ycbcr.jpg", "js-prog-8x8x12_grayscale_gray.jpg"] {
+            let bytes = try #require(FileSystem.read(root + "/jpeg/unsupported/" + name))
+            do {
+                _ = try JPEGDecoder(source: MemoryByteSource(bytes), ledger: MemoryLedger())
+                Issue.record("\(name) accepted")
+            } catch .unsupported(process: .arithmeticProgressive, _) {
+            } catch .unsupportedFeature(let feature, _) {
+                #expect(feature == "12-bit samples", "\(name)")
+            } catch {
+                Issue.record("\(name): \(error)")
+            }
+        }
+    }
+
+    @Test func badProgressionParametersAreErrors() throws {
+        var bytes = try Self.fixture("px-scans-spectral-gray.jpg")
+        // The second SOS (luma 1-5): make it claim Ah = 3 with Al = 0.
+        var sos: [Int] = []
+        for i in 0 ..< bytes.count - 1 where bytes[i] == 0xFF && bytes[i + 1] == 0xDA { sos.append(i) }
+        let second = try #require(sos.dropFirst().first)
+        let length = Int(bytes[second + 2]) << 8 | Int(bytes[second + 3])
+        bytes[second + 2 + length - 1] = 0x30
+        #expect(throws: JPEGError.invalidSegment(marker: 0xDA, offset: second,
+                                                 reason: "progression parameters Ss=1 Se=5 Ah=3 Al=0 for 1 components")) {
+            try Self.decode(bytes, scale: .full)
+        }
+    }
+}

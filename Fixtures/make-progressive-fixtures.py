@@ -27,7 +27,15 @@ for gray, RGB otherwise), named like the corpus's jpeg/ref:
       bands            many narrow bands (1-1, 2-2, 3-5, 6-9, 10-27, 28-63) and refinements;
       high-al          DC at Al=4 with four refinements, AC at Al=3;
       restart          the successive script with a restart interval of 2 MCUs;
-    each on 4:2:0, and spectral, successive and restart on 4:2:2, 4:4:4 and gray too.
+    each on 4:2:0, and spectral, successive and restart on 4:2:2, 4:4:4 and gray too;
+  px-scans-no-chroma-ac-420, px-scans-unrefined-420
+                       complete files whose progression never finishes: chroma gets DC only;
+                       luma AC stops at bit position 1. djpeg estimates the missing low AC
+                       coefficients (and, with no AC at all, the DC) from neighbouring blocks;
+  px-cut-<where>-<kind> a progression cut short, as a truncated download: the successive
+                       script on the 120x90 photo (4:2:0, also with restarts every 2 MCUs and
+                       gray), cut in the DC scan, right after it, in the first AC scan and in a
+                       late refinement scan.
 """
 
 import os
@@ -109,6 +117,45 @@ def gray_script(lines):
     return result
 
 
+def scan_offsets(data):
+    """Offsets of the SOS markers of a JPEG, and of its EOI (or its end)."""
+    offsets, i = [], 2
+    while i + 4 <= len(data):
+        if data[i] != 0xFF or data[i + 1] == 0xFF:
+            i += 1
+            continue
+        marker, start = data[i + 1], i
+        if marker == 0xD9:
+            return offsets, i
+        i += 2 + ((data[i + 2] << 8) | data[i + 3])
+        if marker == 0xDA:
+            offsets.append(start)
+            # Entropy-coded data runs to the next marker other than a stuffed zero or RSTn.
+            while i + 1 < len(data) and not (data[i] == 0xFF and data[i + 1] != 0 and not 0xD0 <= data[i + 1] <= 0xD7):
+                i += 1
+    return offsets, len(data)
+
+
+def cut(source_jpg, name, where):
+    """Writes the first bytes of a progressive JPEG, cut `where` in its scan sequence."""
+    with open(source_jpg, "rb") as f:
+        data = f.read()
+    sos, eoi = scan_offsets(data)
+    ends = sos[1:] + [eoi]
+    if where == "in-dc":
+        at = sos[0] + (ends[0] - sos[0]) * 6 // 10
+    elif where == "after-dc":
+        at = ends[0]
+    elif where == "in-ac":
+        at = sos[1] + (ends[1] - sos[1]) // 2
+    else:  # in-refine: halfway through the third scan from the end
+        at = sos[-3] + (ends[-3] - sos[-3]) // 2
+    path = os.path.join(OUT, name + ".jpg")
+    with open(path, "wb") as f:
+        f.write(data[:at])
+    references(path)
+
+
 def run(*args, **kwargs):
     subprocess.run(args, check=True, **kwargs)
 
@@ -116,7 +163,11 @@ def run(*args, **kwargs):
 def references(path):
     stem = os.path.splitext(path)[0]
     for n in (1, 2, 4, 8):
-        pnm = subprocess.run(["djpeg", "-scale", f"1/{n}", "-pnm", path], check=True, capture_output=True).stdout
+        # Exit status 2 is djpeg's "decoded with warnings", as for a file cut short.
+        decoded = subprocess.run(["djpeg", "-scale", f"1/{n}", "-pnm", path], capture_output=True)
+        if decoded.returncode not in (0, 2):
+            raise RuntimeError(f"djpeg failed on {path}: {decoded.stderr!r}")
+        pnm = decoded.stdout
         with tempfile.NamedTemporaryFile(suffix=".pnm") as f:
             f.write(pnm)
             f.flush()
@@ -185,6 +236,29 @@ def main():
         jpegtran(base_gray, "px-scans-spectral-gray", gray_script(SCRIPTS["spectral"]))
         jpegtran(base_gray, "px-scans-successive-gray", gray_script(SCRIPTS["successive"]))
         jpegtran(base_gray, "px-scans-restart-gray", gray_script(SCRIPTS["successive"]), "-restart", "5B")
+        jpegtran(bases["420"], "px-scans-no-chroma-ac-420",
+                 ["0,1,2: 0-0, 0, 0;", "0: 1-5, 0, 0;", "0: 6-63, 0, 0;"])
+        jpegtran(bases["420"], "px-scans-unrefined-420",
+                 ["0,1,2: 0-0, 0, 0;", "0: 1-63, 0, 1;", "1: 1-63, 0, 0;", "2: 1-63, 0, 0;"])
+
+        # Progressions cut short.
+        base_photo = os.path.join(work, "base-photo.jpg")
+        run("cjpeg", "-quality", "90", "-outfile", base_photo, photo)
+        base_photo_gray = os.path.join(work, "base-photo-gray.jpg")
+        run("cjpeg", "-quality", "90", "-grayscale", "-outfile", base_photo_gray, photo)
+        whole = {}
+        for kind, base, lines, options in (("420", base_photo, SCRIPTS["successive"], ()),
+                                           ("restart", base_photo, SCRIPTS["successive"], ("-restart", "2B")),
+                                           ("gray", base_photo_gray, gray_script(SCRIPTS["successive"]), ())):
+            whole[kind] = os.path.join(work, f"whole-{kind}.jpg")
+            with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as script:
+                script.write("\n".join(lines) + "\n")
+            try:
+                run("jpegtran", "-copy", "none", *options, "-scans", script.name, "-outfile", whole[kind], base)
+            finally:
+                os.unlink(script.name)
+            for where in ("in-dc", "after-dc", "in-ac", "in-refine"):
+                cut(whole[kind], f"px-cut-{where}-{kind}", where)
     finally:
         shutil.rmtree(work)
     total = sum(os.path.getsize(os.path.join(OUT, f)) for f in os.listdir(OUT))

@@ -48,6 +48,11 @@ final class CoefficientStore {
         /// Per zig-zag index: the bit position the last decoded scan left it at (T.81 G.1.1.1.2),
         /// −1 before any scan. 0 means final.
         var bitPosition = [Int](repeating: -1, count: 64)
+        /// Bit position of zig-zag 0…9 after every scan header seen, decoded or passed over,
+        /// and the same before the last scan that coded this component: what `BlockSmoothing`
+        /// judges an unfinished progression by.
+        var scanBits = [Int](repeating: -1, count: 10)
+        var bitsBeforeLastScan = [Int](repeating: -1, count: 10)
         /// The quantisers latched at the component's first scan (T.81 B.2.4.1), natural order.
         let quantizers: LedgerBuffer<Int32>
         var latched = false
@@ -117,6 +122,14 @@ final class CoefficientStore {
     }
 
     let planes: [Plane]
+    /// Scan headers seen so far.
+    private(set) var scansSeen = 0
+    /// The last MCU row the final decoded scan reached before its data ended, nil when it
+    /// reached them all.
+    var lastGoodRow: Int?
+    /// True when reading stopped because every kept coefficient was final, so later scans
+    /// (and whether the file completes its progression) were never seen.
+    var stoppedEarly = false
 
     init(frame: FrameHeader, plan: ScalePlan, options: JPEGOptions, ledger: MemoryLedger) throws(JPEGError) {
         // Exact sets for every component when they all fit the budget, else corners for all:
@@ -151,6 +164,29 @@ final class CoefficientStore {
     /// without entropy decoding.
     func needs(_ scan: ScanHeader) -> Bool {
         scan.components.contains { planes[$0.index].needs(scan.spectralStart, scan.spectralEnd) }
+    }
+
+    /// Notes a scan header, decoded or not, as libjpeg's progression status does.
+    func noteScan(_ scan: ScanHeader) {
+        scansSeen += 1
+        lastGoodRow = nil
+        for component in scan.components {
+            let plane = planes[component.index]
+            for k in 1 ..< 10 { plane.bitsBeforeLastScan[k] = scansSeen > 1 ? plane.scanBits[k] : 0 }
+            for k in stride(from: scan.spectralStart, through: min(scan.spectralEnd, 9), by: 1) {
+                plane.scanBits[k] = scan.approximationLow
+            }
+        }
+    }
+
+    /// True when `scan` (just noted) is the first AC data of a component among zig-zag 1…9:
+    /// then `BlockSmoothing` re-estimates DC in the MCU rows the scan does not reach, so how
+    /// far it reaches matters even when it carries no kept coefficient.
+    func smoothingDepends(on scan: ScanHeader) -> Bool {
+        guard scan.approximationHigh == 0, scan.spectralStart >= 1, scan.spectralStart <= 9 else { return false }
+        return scan.components.contains { component in
+            planes[component.index].bitsBeforeLastScan[1...].allSatisfy { $0 == -1 }
+        }
     }
 
     /// Notes that a scan was decoded: its band now stands at bit position Al.

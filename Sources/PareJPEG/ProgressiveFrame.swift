@@ -19,6 +19,7 @@ extension JPEGDecoder {
         while true {
             try store.latchQuantizers(header, frame: frame, tables: tables)
             for component in header.components { coded[component.index] = true }
+            store.noteScan(header)
             if store.needs(header) {
                 var scan = try makeProgressiveScan(header, number: number, tables: tables,
                                                    restartInterval: restartInterval, store: store)
@@ -26,15 +27,34 @@ extension JPEGDecoder {
                 try scan.run(mcusPerLine: mcus.columns, mcuRows: mcus.rows, log: &log)
                 reader = scan.reader
                 store.record(header)
+                store.lastGoodRow = scan.lastGoodRow < mcus.rows - 1 ? scan.lastGoodRow : nil
             } else {
                 skippedScans += 1
                 reader.discardBits()
-                if reader.marker == nil, let (code, offset) = try reader.stream.skipEntropyData() {
-                    reader.marker = code
-                    reader.markerOffset = offset
+                let dataStart = reader.stream.position
+                if reader.marker == nil {
+                    if let (code, offset) = try reader.stream.skipEntropyData() {
+                        reader.marker = code
+                        reader.markerOffset = offset
+                    } else if store.smoothingDepends(on: header) {
+                        // The data ends inside this scan, and where it ends decides which
+                        // MCU rows `BlockSmoothing` treats as having no AC data: decode it
+                        // for that alone (it stores nothing the chosen scale keeps).
+                        reader.stream.seek(to: dataStart)
+                        var scan = try makeProgressiveScan(header, number: number, tables: tables,
+                                                           restartInterval: restartInterval, store: store,
+                                                           locating: true)
+                        let mcus = interleavedMCUs
+                        try scan.run(mcusPerLine: mcus.columns, mcuRows: mcus.rows, log: &log)
+                        reader = scan.reader
+                        store.lastGoodRow = scan.lastGoodRow < mcus.rows - 1 ? scan.lastGoodRow : nil
+                    }
                 }
             }
-            if store.isFinal { break }
+            if store.isFinal {
+                store.stoppedEarly = true
+                break
+            }
             guard let next = try nextScan(tables: &tables, restartInterval: &restartInterval, log: &log) else { break }
             number += 1
             guard number <= options.maxScans else {
@@ -55,9 +75,10 @@ extension JPEGDecoder {
     }
 
     /// Prepares a progressive scan: the Huffman tables its kind of scan reads (none for DC
-    /// refinement), and the nonzero maps that refinement of an AC band will need.
+    /// refinement), and the nonzero maps that refinement of an AC band will need (not when
+    /// `locating`: the scan is decoded only to see how far its data reaches).
     func makeProgressiveScan(_ header: ScanHeader, number: Int, tables: TableSet, restartInterval: Int,
-                             store: CoefficientStore) throws(JPEGError) -> ProgressiveScanDecoder {
+                             store: CoefficientStore, locating: Bool = false) throws(JPEGError) -> ProgressiveScanDecoder {
         var built: [HuffmanDecodingTable] = []
         func table(_ tableClass: Int, _ id: Int) throws(JPEGError) -> HuffmanPointers {
             let defined = tableClass == 0 ? tables.dc[id] : tables.ac[id]
@@ -79,7 +100,7 @@ extension JPEGDecoder {
                 if header.approximationHigh == 0 { dc = try table(0, component.dcTable) }
             } else {
                 ac = try table(1, component.acTable)
-                if header.approximationHigh > 0 || header.approximationLow > 0 {
+                if !locating && (header.approximationHigh > 0 || header.approximationLow > 0) {
                     try plane.ensureNonzeroMap(ledger: ledger)
                 }
             }
@@ -97,6 +118,7 @@ extension JPEGDecoder {
                                     scratch: ScanScratch, output: inout OutputStage,
                                     into sink: inout Sink) throws(JPEGError) {
         let coefficients = scratch.coefficients.baseAddress
+        let smoothing = BlockSmoothing(store: store)
         var available = [Int](repeating: 0, count: buffers.count)
         for mcuRow in 0 ..< plan.mcuRows {
             for c in 0 ..< buffers.count {
@@ -109,21 +131,24 @@ extension JPEGDecoder {
                     for x in 0 ..< plane.blocksWide {
                         let out = rowBase + x * size
                         defer { block += plane.kept }
-                        if size == 1 {
+                        if size == 1 && smoothing == nil {
                             out.pointee = InverseDCT.dcSample(block[0], quantizers[0], size: 1)
                             continue
                         }
+                        for slot in 0 ..< plane.kept { coefficients[plane.positions[slot]] = block[slot] }
+                        if let smoothing {
+                            smoothing.apply(component: c, plane: plane,
+                                            at: .init(mcuRow: mcuRow, rowInMCU: y, column: x),
+                                            mcuRows: plan.mcuRows, rowsPerMCU: p.vertical,
+                                            coefficients: coefficients)
+                        }
                         var anyAC = false, belowFirstRow = false
-                        for slot in 0 ..< plane.kept {
-                            let value = block[slot], natural = plane.positions[slot]
-                            coefficients[natural] = value
-                            if value != 0 && natural != 0 {
-                                anyAC = true
-                                if natural >= 8 { belowFirstRow = true }
-                            }
+                        for natural in plane.positions where natural != 0 && coefficients[natural] != 0 {
+                            anyAC = true
+                            if natural >= 8 { belowFirstRow = true }
                         }
                         if !anyAC {
-                            InverseDCT.fill(InverseDCT.dcSample(block[0], quantizers[0], size: size), size: size,
+                            InverseDCT.fill(InverseDCT.dcSample(coefficients[0], quantizers[0], size: size), size: size,
                                             output: out, stride: p.stride)
                         } else if size == 8 {
                             InverseDCT.transform8(coefficients, quantizers, output: out, stride: p.stride,

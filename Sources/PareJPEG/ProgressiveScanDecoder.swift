@@ -15,6 +15,8 @@ struct ProgressiveScanDecoder {
         let ac: HuffmanPointers?
         /// Blocks per MCU in an interleaved scan.
         let horizontal: Int
+        /// Blocks per MCU in an interleaved scan; also the component's block rows per MCU
+        /// row of the frame, which places a non-interleaved scan's blocks in MCU rows.
         let vertical: Int
         var predictor: Int32 = 0
     }
@@ -29,6 +31,9 @@ struct ProgressiveScanDecoder {
     /// EOBRUN (T.81 G.1.2.2): blocks still to pass over with their band all zero.
     var endOfBandRun = 0
     var insufficient = false
+    /// The MCU row of the last MCU begun before the data ran out (libjpeg's
+    /// `last_good_iMCU_row`, which `BlockSmoothing` needs).
+    private(set) var lastGoodRow = 0
     var warnedTruncation = false
     var warnedBadCode = false
     let tables: [HuffmanDecodingTable]
@@ -52,6 +57,7 @@ struct ProgressiveScanDecoder {
                 for column in 0 ..< plane.codedWide {
                     guard try startMCU(log: &log) else { return }
                     if insufficient { continue }
+                    lastGoodRow = row / units[0].vertical
                     try decodeBlock(0, plane.values.baseAddress + (row * plane.blocksWide + column) * plane.kept,
                                     index: row * plane.blocksWide + column, log: &log)
                 }
@@ -61,6 +67,7 @@ struct ProgressiveScanDecoder {
                 for mcu in 0 ..< mcusPerLine {
                     guard try startMCU(log: &log) else { return }
                     if insufficient { continue }
+                    lastGoodRow = mcuRow
                     for u in 0 ..< units.count {
                         let plane = units[u].plane
                         for y in 0 ..< units[u].vertical {

@@ -34,9 +34,6 @@ import Testing
         return result
     }
 
-    /// Progressive files whose scans end before every AC coefficient is final.
-    static let incompleteProgressions: Set<String> = ["go-video-001.progressive.truncated"]
-
     @Test func decodesLikeDjpegAtEveryScale() throws {
         if Corpus.root == nil { print(Corpus.missingMessage) }
         let sources = Self.sources()
@@ -85,11 +82,7 @@ import Testing
                 compared[n, default: 0] += 1
                 if comparison.identical { exact[n, default: 0] += 1 }
                 minimumPSNR[n] = min(minimumPSNR[n] ?? .infinity, comparison.psnr)
-                // djpeg smooths the blocks of a progression that stops before its AC bands are
-                // final (libjpeg's block smoothing, after T.81 K.8); Pare does not, so such a file
-                // is held to the PSNR bound alone at full size.
-                let incomplete = Self.incompleteProgressions.contains(stem)
-                let passes = n == 1 ? (incomplete || comparison.withinOne >= 0.999) && comparison.psnr >= 50
+                let passes = n == 1 ? comparison.withinOne >= 0.999 && comparison.psnr >= 50
                     : comparison.psnr >= (n == 8 ? 45 : 40)
                 if !passes { failures.append("\(name) 1/\(n): \(comparison)") }
             }

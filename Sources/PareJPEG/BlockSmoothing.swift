@@ -1,0 +1,164 @@
+import PareCore
+
+/// Interblock smoothing of an unfinished progression (T.81 K.8): when a progressive image
+/// ends before its low-frequency AC coefficients are complete (a truncated download, a scan
+/// script that never refines them), each block's first nine AC coefficients, zig-zag 1…9, are
+/// estimated from the DC values of the 5×5 blocks around it, and when a component received
+/// no AC data at all its DC is re-estimated too.
+///
+/// K.8 describes a 3×3 neighbourhood; libjpeg-turbo 2.1 and later use 5×5 kernels, and
+/// `djpeg`'s output of such a file depends on them, so the weights here are those. A
+/// coefficient is estimated only when it is still zero and not known to be final, and the
+/// estimate is rounded to the nearest multiple of its quantiser and capped below 2^Al, the
+/// step the missing bit planes could still add.
+///
+/// Which coefficients count as unfinished follows the scans that were read: each scan
+/// header moves its band to bit position Al (T.81 G.1.1.1.2), decoded or not. When the last
+/// scan stopped short (the data ended), the MCU rows after the last one it reached use the
+/// state from before that scan.
+struct BlockSmoothing {
+    /// The coefficients the kernels estimate, by zig-zag index 0…9, in natural order
+    /// (T.81 Figure A.6).
+    static let natural = [0, 1, 8, 16, 9, 2, 3, 10, 17, 24]
+
+    /// Per component: what `CoefficientStore.Plane` records of the progression.
+    struct Component {
+        /// Bit position of zig-zag 0…9 after every scan (−1: none received).
+        var bits: [Int]
+        /// The same before the last scan that coded this component (−1 if there was none).
+        var bitsBefore: [Int]
+        /// Quantisers of the ten coefficients.
+        var quantizers: [Int64]
+        /// Which of the ten the store keeps (the others are never read by the IDCT).
+        var kept: [Bool]
+    }
+
+    let components: [Component]
+    /// The last MCU row the final scan reached; later rows use `bitsBefore`.
+    let lastGoodRow: Int
+
+    /// Nil when smoothing does not apply: the progression is complete, some component has no
+    /// DC yet, or a quantiser it would divide by is zero. Also when the decode stopped early,
+    /// once every kept coefficient was final: the rest of the file is then never seen, so it is
+    /// taken to complete the progression, as every encoder's scan script does. (A script that
+    /// leaves a component without any AC band, decoded at 1/8, is where this differs from
+    /// `djpeg`, which reads on and re-estimates that component's DC.)
+    init?(store: CoefficientStore) {
+        guard !store.stoppedEarly else { return nil }
+        var useful = false
+        var components: [Component] = []
+        for plane in store.planes {
+            guard plane.latched, plane.scanBits[0] >= 0 else { return nil }
+            var quantizers: [Int64] = []
+            for n in Self.natural {
+                let q = Int64(plane.quantizers[n])
+                guard q != 0 else { return nil }
+                quantizers.append(q)
+            }
+            for k in 1 ..< 10 where plane.scanBits[k] != 0 { useful = true }
+            let before = store.scansSeen > 1 ? plane.bitsBeforeLastScan : [Int](repeating: -1, count: 10)
+            components.append(Component(bits: plane.scanBits, bitsBefore: before, quantizers: quantizers,
+                                        kept: Self.natural.map { plane.positions.contains($0) }))
+        }
+        guard useful else { return nil }
+        self.components = components
+        lastGoodRow = store.lastGoodRow ?? Int.max
+    }
+
+    /// 5×5 kernels over the neighbours' DC values, rows top to bottom, by zig-zag index.
+    /// `withAC`: some AC data arrived, only zig-zag 1…5 are estimated. `dcOnly`: none did,
+    /// zig-zag 0…9 are, keeping the local DC average.
+    static let withAC: [[Int64]] = [
+        [],
+        [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -7, 50, 0, -50, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+        [0, 0, -7, 0, 0, 0, 0, 50, 0, 0, 0, 0, 0, 0, 0, 0, 0, -50, 0, 0, 0, 0, 7, 0, 0],
+        [0, 0, -1, 0, 0, 0, 0, 13, 0, 0, 0, 0, -24, 0, 0, 0, 0, 13, 0, 0, 0, 0, -1, 0, 0],
+        [0, -1, 0, 1, 0, -1, 10, 0, -10, 1, 0, 0, 0, 0, 0, 1, -10, 0, 10, -1, 0, 1, 0, -1, 0],
+        [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 13, -24, 13, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+    ]
+    static let dcOnly: [[Int64]] = [
+        [-2, -6, -8, -6, -2, -6, 6, 42, 6, -6, -8, 42, 152, 42, -8, -6, 6, 42, 6, -6, -2, -6, -8, -6, -2],
+        [-1, -1, 0, 1, 1, -3, 13, 0, -13, 3, -3, 38, 0, -38, 3, -3, 13, 0, -13, 3, -1, -1, 0, 1, 1],
+        [-1, -3, -3, -3, -1, -1, 13, 38, 13, -1, 0, 0, 0, 0, 0, 1, -13, -38, -13, 1, 1, 3, 3, 3, 1],
+        [0, 0, 1, 0, 0, 0, 2, 7, 2, 0, 0, -5, -14, -5, 0, 0, 2, 7, 2, 0, 0, 0, 1, 0, 0],
+        [-1, 0, 0, 0, 1, 0, 9, 0, -9, 0, 0, 0, 0, 0, 0, 0, -9, 0, 9, 0, 1, 0, 0, 0, -1],
+        [0, 0, 0, 0, 0, 0, 2, -5, 2, 0, 1, 7, -14, 7, 1, 0, 2, -5, 2, 0, 0, 0, 0, 0, 0],
+        [0, 0, 0, 0, 0, 0, 1, 0, -1, 0, 0, 2, 0, -2, 0, 0, 1, 0, -1, 0, 0, 0, 0, 0, 0],
+        [0, 0, 0, 0, 0, 0, 1, -3, 1, 0, 0, 0, 0, 0, 0, 0, -1, 3, -1, 0, 0, 0, 0, 0, 0],
+        [0, 0, 0, 0, 0, 0, 1, 0, -1, 0, 0, -3, 0, 3, 0, 0, 1, 0, -1, 0, 0, 0, 0, 0, 0],
+        [0, 0, 0, 0, 0, 0, 1, 2, 1, 0, 0, 0, 0, 0, 0, 0, -1, -2, -1, 0, 0, 0, 0, 0, 0],
+    ]
+
+    /// Where the block of a component sits: its MCU row, its block row within that MCU row,
+    /// and its block column.
+    struct Position {
+        var mcuRow: Int
+        var rowInMCU: Int
+        var column: Int
+    }
+
+    /// Writes the estimates for one block into `coefficients` (natural order, already holding
+    /// the block's kept values). Blocks outside the component's real blocks are left as they are.
+    ///
+    /// The neighbours are those libjpeg-turbo 2.1 reads, so that the output matches `djpeg`
+    /// of that version: rows and columns past the edges repeat the edge, except that with two
+    /// block rows to an MCU row the row two above is taken to be the row above in the second
+    /// MCU row, and the row two below to be the row below in the next-to-last one; and in a
+    /// component two blocks wide the column two to the right is taken from the first column
+    /// (in the second column, also the one to the right). Later libjpeg-turbo versions fixed
+    /// both; the difference is a fraction of a level in the rows concerned.
+    func apply(component c: Int, plane: CoefficientStore.Plane, at position: Position, mcuRows: Int,
+               rowsPerMCU: Int, coefficients: UnsafeMutablePointer<Int16>) {
+        let info = components[c]
+        let last = mcuRows - 1, mcuRow = position.mcuRow, y = position.rowInMCU
+        var rowsHere = rowsPerMCU
+        if mcuRow == last {
+            rowsHere = plane.codedHigh % rowsPerMCU
+            if rowsHere == 0 { rowsHere = rowsPerMCU }
+        }
+        guard y < rowsHere, position.column < plane.codedWide else { return }
+        let bits = mcuRow > lastGoodRow ? info.bitsBefore : info.bits
+        var dcOnly = true
+        for k in 1 ..< 10 where bits[k] != -1 { dcOnly = false }
+
+        let row = mcuRow * rowsPerMCU + y
+        let up = y > 0 || mcuRow > 0 ? row - 1 : row
+        let upUp = y > 1 || mcuRow > 1 ? row - 2 : up
+        let down = y < rowsHere - 1 || mcuRow < last ? row + 1 : row
+        let downDown = y < rowsHere - 2 || mcuRow + 1 < last ? row + 2 : down
+        let x = position.column, lastColumn = plane.codedWide - 1
+        var columns = [max(x - 2, 0), max(x - 1, 0), x, min(x + 1, lastColumn), min(x + 2, lastColumn)]
+        if lastColumn == 1 {
+            columns[4] = 0
+            if x == 1 { columns[3] = 0 }
+        }
+        var dc = [Int64](repeating: 0, count: 25)
+        let values = plane.values.baseAddress, kept = plane.kept, wide = plane.blocksWide
+        for (i, r) in [upUp, up, row, down, downDown].enumerated() {
+            let r = min(max(r, 0), plane.blocksHigh - 1)
+            for j in 0 ..< 5 { dc[i * 5 + j] = Int64(values[(r * wide + columns[j]) * kept]) }
+        }
+
+        let kernels = dcOnly ? Self.dcOnly : Self.withAC
+        let q00 = info.quantizers[0]
+        for k in 1 ..< kernels.count {
+            let al = bits[k], n = Self.natural[k]
+            guard al != 0, info.kept[k], coefficients[n] == 0 else { continue }
+            coefficients[n] = Int16(truncatingIfNeeded: Self.estimate(kernels[k], dc, q00, info.quantizers[k], cap: al))
+        }
+        if dcOnly && info.kept[0] {
+            coefficients[0] = Int16(truncatingIfNeeded: Self.estimate(kernels[0], dc, q00, q00, cap: 0))
+        }
+    }
+
+    /// Σ kernel·DC scaled by Q00/Q, over 256 (the kernels' scale), rounded half away from zero;
+    /// with `cap` = Al > 0 the magnitude stays below 2^Al.
+    static func estimate(_ kernel: [Int64], _ dc: [Int64], _ q00: Int64, _ q: Int64, cap al: Int) -> Int64 {
+        var sum: Int64 = 0
+        for i in 0 ..< 25 { sum += kernel[i] * dc[i] }
+        let numerator = q00 * sum
+        var magnitude = ((q << 7) + abs(numerator)) / (q << 8)
+        if al > 0 && magnitude >= Int64(1) << Int64(al) { magnitude = (Int64(1) << Int64(al)) - 1 }
+        return numerator < 0 ? -magnitude : magnitude
+    }
+}

@@ -30,6 +30,23 @@ struct BitReader {
     /// the input window; 0xFF, a window refill or the end of the data take the slow step.
     @inline(never)
     mutating func refill() throws(JPEGError) {
+        // Eight bytes at once when none of them is 0xFF (the usual case): as many whole bytes
+        // as the buffer has room for.
+        if marker == nil && stream.fill &- stream.cursor >= 8 {
+            let word = UInt64(bigEndian: UnsafeRawPointer(stream.base + stream.cursor).loadUnaligned(as: UInt64.self))
+            let inverted = ~word
+            if (inverted &- 0x0101_0101_0101_0101) & ~inverted & 0x8080_8080_8080_8080 == 0 {
+                let bytes = (64 &- count) &>> 3
+                if bytes > 0 {
+                    let bits = bytes &<< 3
+                    let top = bits == 64 ? word : word &>> UInt64(64 &- bits)
+                    buffer |= top &<< UInt64(64 &- count &- bits)
+                    count &+= bits
+                    stream.cursor &+= bytes
+                }
+                return
+            }
+        }
         while count <= 56 {
             if marker == nil, stream.cursor < stream.fill {
                 let byte = stream.base[stream.cursor]

@@ -118,8 +118,13 @@ struct HuffmanTable: Sendable {
 ///   when a code and the extra bits of its coefficient both fit in the lookahead, the entry
 ///   holds `value << 16 | 0x1000 | run << 8 | bits used`; for EOB and ZRL,
 ///   `run << 8 | bits used`; 0 otherwise.
+/// - `[1316, 5412)`, AC tables only: for DC-only decoding, which reads AC data only to pass
+///   over it, as many whole codes and their extra bits as the next `skipBits` bits hold:
+///   `positions << 8 | endsWithEOB << 5 | bits used`, positions being how far they move
+///   through the block (run + 1 per coefficient, 16 per ZRL); 0 when not even one fits.
 final class HuffmanDecodingTable {
     static let lookaheadBits = 9
+    static let skipBits = 12
     let storage: LedgerBuffer<Int32>
 
     /// `isDC` tables must only hold symbols 0…15 (DC categories, T.81 F.1.2.1), which libjpeg
@@ -128,7 +133,9 @@ final class HuffmanDecodingTable {
         if isDC, table.symbols.contains(where: { $0 > 15 }) {
             throw .invalidHuffmanTable(offset: offset, reason: "DC table holds a category over 15")
         }
-        storage = try core { () throws(CoreError) in try ledger.allocate(Int32.self, count: 1316, initialValue: 0) }
+        storage = try core { () throws(CoreError) in
+            try ledger.allocate(Int32.self, count: isDC ? 1316 : 1316 + (1 << Self.skipBits), initialValue: 0)
+        }
         let base = storage.baseAddress
         var code = 0, k = 0
         for length in 1 ... 16 {
@@ -166,6 +173,29 @@ final class HuffmanDecodingTable {
                 base[804 + index] = Int32(value) << 16 | Int32(0x1000 | run << 8 | (length + size))
             }
         }
+        let window = Self.skipBits
+        for index in 0 ..< 1 << window {
+            var used = 0, positions = 0, endsWithEOB = false
+            while used < window && positions <= 64 {
+                // The codes come from the 9-bit lookahead, the bits past the window read as 0:
+                // an entry counts only if its code and extra bits lie inside the window.
+                let ahead = ((index << lookahead) >> (window - used)) & ((1 << lookahead) - 1)
+                let entry = Int(base[ahead])
+                guard entry != 0 else { break }
+                let length = entry >> 8, run = (entry >> 4) & 15, size = entry & 15
+                guard used + length + size <= window else { break }
+                used += length + size
+                if size != 0 {
+                    positions += run + 1
+                } else if run == 15 {
+                    positions += 16
+                } else {
+                    endsWithEOB = true
+                    break
+                }
+            }
+            base[1316 + index] = Int32(positions << 8 | (endsWithEOB ? 0x20 : 0) | used)
+        }
     }
 
     var pointers: HuffmanPointers { HuffmanPointers(base: UnsafePointer(storage.baseAddress)) }
@@ -177,4 +207,6 @@ struct HuffmanPointers {
     let base: UnsafePointer<Int32>
     /// The AC lookahead of coefficient values (see `HuffmanDecodingTable`).
     var coefficients: UnsafePointer<Int32> { base + 804 }
+    /// The AC pass-over entries (see `HuffmanDecodingTable`).
+    var skips: UnsafePointer<Int32> { base + 1316 }
 }

@@ -154,54 +154,74 @@ enum InverseDCT {
             workspace[4] = descale(tmp13 &- tmp0)
         }
 
-        // Pass 2: rows, from the workspace to samples, removing the 2^pass1Bits and the
-        // factor 8 of the 2-D transform.
-        let shift = constBits + pass1Bits + 3, round = 1 << (shift - 1)
-        for row in 0 ..< 8 {
-            let w = workspace[row], out = output + row * stride
-            if w[1] == 0, w[2] == 0, w[3] == 0, w[4] == 0, w[5] == 0, w[6] == 0, w[7] == 0 {
-                let value = limit((Int(w[0]) &+ (1 << (pass1Bits + 2))) &>> (pass1Bits + 3))
-                out.update(repeating: value, count: 8)
-                continue
-            }
-            var z2 = Int(w[2]), z3 = Int(w[6])
-            var z1 = (z2 &+ z3) &* fix0_541196100
-            var tmp2 = z1 &+ z3 &* -fix1_847759065
-            var tmp3 = z1 &+ z2 &* fix0_765366865
-            var tmp0 = wrap16(Int(w[0]) &+ Int(w[4])) &<< constBits
-            var tmp1 = wrap16(Int(w[0]) &- Int(w[4])) &<< constBits
-            let tmp10 = tmp0 &+ tmp3, tmp13 = tmp0 &- tmp3, tmp11 = tmp1 &+ tmp2, tmp12 = tmp1 &- tmp2
+        // Pass 2: rows, all eight at once. After a transpose, lane r of vector j is input j of
+        // row r; after the second, vector r holds row r's eight samples. The arithmetic is
+        // 32-bit, as in libjpeg-turbo's SIMD transform.
+        var m = (workspace[0], workspace[1], workspace[2], workspace[3],
+                 workspace[4], workspace[5], workspace[6], workspace[7])
+        transpose(&m)
+        var z2 = m.2, z3 = m.6
+        var z1 = (z2 &+ z3) &* Int32(fix0_541196100)
+        var tmp2 = z1 &+ z3 &* Int32(-fix1_847759065)
+        var tmp3 = z1 &+ z2 &* Int32(fix0_765366865)
+        var tmp0 = wrap16(m.0 &+ m.4) &<< Int32(constBits)
+        var tmp1 = wrap16(m.0 &- m.4) &<< Int32(constBits)
+        let tmp10 = tmp0 &+ tmp3, tmp13 = tmp0 &- tmp3, tmp11 = tmp1 &+ tmp2, tmp12 = tmp1 &- tmp2
 
-            tmp0 = Int(w[7])
-            tmp1 = Int(w[5])
-            tmp2 = Int(w[3])
-            tmp3 = Int(w[1])
-            z1 = tmp0 &+ tmp3
-            z2 = tmp1 &+ tmp2
-            z3 = wrap16(tmp0 &+ tmp2)
-            var z4 = wrap16(tmp1 &+ tmp3)
-            let z5 = (z3 &+ z4) &* fix1_175875602
-            tmp0 = tmp0 &* fix0_298631336
-            tmp1 = tmp1 &* fix2_053119869
-            tmp2 = tmp2 &* fix3_072711026
-            tmp3 = tmp3 &* fix1_501321110
-            z1 = z1 &* -fix0_899976223
-            z2 = z2 &* -fix2_562915447
-            z3 = z3 &* -fix1_961570560 &+ z5
-            z4 = z4 &* -fix0_390180644 &+ z5
-            tmp0 = tmp0 &+ z1 &+ z3
-            tmp1 = tmp1 &+ z2 &+ z4
-            tmp2 = tmp2 &+ z2 &+ z3
-            tmp3 = tmp3 &+ z1 &+ z4
+        tmp0 = m.7
+        tmp1 = m.5
+        tmp2 = m.3
+        tmp3 = m.1
+        z1 = tmp0 &+ tmp3
+        z2 = tmp1 &+ tmp2
+        z3 = wrap16(tmp0 &+ tmp2)
+        var z4 = wrap16(tmp1 &+ tmp3)
+        let z5 = (z3 &+ z4) &* Int32(fix1_175875602)
+        tmp0 = tmp0 &* Int32(fix0_298631336)
+        tmp1 = tmp1 &* Int32(fix2_053119869)
+        tmp2 = tmp2 &* Int32(fix3_072711026)
+        tmp3 = tmp3 &* Int32(fix1_501321110)
+        z1 = z1 &* Int32(-fix0_899976223)
+        z2 = z2 &* Int32(-fix2_562915447)
+        z3 = z3 &* Int32(-fix1_961570560) &+ z5
+        z4 = z4 &* Int32(-fix0_390180644) &+ z5
+        tmp0 = tmp0 &+ z1 &+ z3
+        tmp1 = tmp1 &+ z2 &+ z4
+        tmp2 = tmp2 &+ z2 &+ z3
+        tmp3 = tmp3 &+ z1 &+ z4
 
-            out[0] = limit((tmp10 &+ tmp3 &+ round) &>> shift)
-            out[7] = limit((tmp10 &- tmp3 &+ round) &>> shift)
-            out[1] = limit((tmp11 &+ tmp2 &+ round) &>> shift)
-            out[6] = limit((tmp11 &- tmp2 &+ round) &>> shift)
-            out[2] = limit((tmp12 &+ tmp1 &+ round) &>> shift)
-            out[5] = limit((tmp12 &- tmp1 &+ round) &>> shift)
-            out[3] = limit((tmp13 &+ tmp0 &+ round) &>> shift)
-            out[4] = limit((tmp13 &- tmp0 &+ round) &>> shift)
+        let shift = Int32(constBits + pass1Bits + 3), round = Lanes(repeating: 1 << (constBits + pass1Bits + 2))
+        let level = Lanes(repeating: 128), zero = Lanes(repeating: 0), top = Lanes(repeating: 255)
+        @inline(__always) func samples(_ v: Lanes) -> Lanes {
+            (((v &+ round) &>> shift) &+ level).clamped(lowerBound: zero, upperBound: top)
+        }
+        m = (samples(tmp10 &+ tmp3), samples(tmp11 &+ tmp2), samples(tmp12 &+ tmp1), samples(tmp13 &+ tmp0),
+             samples(tmp13 &- tmp0), samples(tmp12 &- tmp1), samples(tmp11 &- tmp2), samples(tmp10 &- tmp3))
+        transpose(&m)
+        @inline(__always) func store(_ v: Lanes, _ row: Int) {
+            UnsafeMutableRawPointer(output + row * stride).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: v),
+                                                                      as: SIMD8<UInt8>.self)
+        }
+        store(m.0, 0)
+        store(m.1, 1)
+        store(m.2, 2)
+        store(m.3, 3)
+        store(m.4, 4)
+        store(m.5, 5)
+        store(m.6, 6)
+        store(m.7, 7)
+    }
+
+    typealias LaneMatrix = (Lanes, Lanes, Lanes, Lanes, Lanes, Lanes, Lanes, Lanes)
+
+    /// Transposes 8×8 lanes: three rounds of splitting the 64 values into even and odd
+    /// positions, each of which rotates the six bits of an index (row, column) by one.
+    @inline(__always)
+    static func transpose(_ m: inout LaneMatrix) {
+        for _ in 0 ..< 3 {
+            let a = SIMD16(lowHalf: m.0, highHalf: m.1), b = SIMD16(lowHalf: m.2, highHalf: m.3)
+            let c = SIMD16(lowHalf: m.4, highHalf: m.5), d = SIMD16(lowHalf: m.6, highHalf: m.7)
+            m = (a.evenHalf, b.evenHalf, c.evenHalf, d.evenHalf, a.oddHalf, b.oddHalf, c.oddHalf, d.oddHalf)
         }
     }
 

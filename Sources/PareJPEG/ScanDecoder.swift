@@ -155,7 +155,25 @@ struct ScanDecoder {
             }
             let lookahead = Int(truncatingIfNeeded: buffer &>> UInt64(64 - HuffmanDecodingTable.lookaheadBits))
             if !storing {
-                // Only the bit count matters: code length plus the size of the value.
+                // Only the bit count matters: several codes at once while they stay inside
+                // the block, else one code length plus the size of its value.
+                let skip = Int(ac.skips[Int(truncatingIfNeeded: buffer &>> UInt64(64 - HuffmanDecodingTable.skipBits))])
+                let skipped = skip & 31
+                if skipped != 0 {
+                    let positions = skip &>> 8
+                    if skip & 0x20 != 0 {
+                        if k + positions < 64 {
+                            buffer = buffer &<< UInt64(skipped)
+                            count &-= skipped
+                            break
+                        }
+                    } else if k + positions <= 64 {
+                        buffer = buffer &<< UInt64(skipped)
+                        count &-= skipped
+                        k += positions
+                        continue
+                    }
+                }
                 let code = Int(ac.base[lookahead])
                 if code != 0 {
                     let rs = code & 0xFF, size = rs & 15

@@ -51,6 +51,19 @@ import TestSupport
         #expect(try Self.decode(bytes, options).info.height == 10)
     }
 
+    @Test func bombHeaderIsRefusedBeforeAnyBufferIsSized() throws {
+        let ledger = MemoryLedger()
+        for bomb in [BombFiles.jpeg(width: 65500, height: 65500, dataBytes: 64),
+                     BombFiles.progressiveJPEG(width: 65500, height: 65500, dataBytes: 64)] {
+            // SOI and DQT come first: SOF at 71.
+            #expect(throws: JPEGError.limitExceeded(what: "pixel count", value: 65500 * 65500, limit: 1 << 28, offset: 71)) {
+                try Self.decode(bomb, ledger: ledger)
+            }
+        }
+        // Only the 64 KiB read window was ever allocated.
+        #expect(ledger.peakBytes <= 64 * 1024 + 64)
+    }
+
     @Test func segmentLimitBeforeTheFirstScan() throws {
         // DQT, SOF0, DHT, DHT, SOS.
         let bytes = SyntheticJPEG.make(width: 32, height: 32)

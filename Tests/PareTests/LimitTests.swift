@@ -46,9 +46,9 @@ import TestSupport
     @Test func decoderLimitsArePassedOn() throws {
         var options = Self.options()
         options.jpeg.maxDimension = 1000
-        #expect(throws: PareError.self) { try Self.thumbnail(SyntheticJPEG.make(width: 1024, height: 16), options) }
         do {
             _ = try Self.thumbnail(SyntheticJPEG.make(width: 1024, height: 16), options)
+            Issue.record("JPEG over maxDimension thumbnailed")
         } catch {
             #expect(error.description == "JPEG: width 1024 exceeds the limit 1000 at byte 71")
         }

@@ -3,8 +3,9 @@ import PareJPEG
 import PareEXIF
 import ParePNG
 
-/// Why an input could not be read or thumbnailed. The description is one line naming the
-/// stage, the byte offset where it applies, and the reason, and the CLI prints it as is.
+/// Why an input could not be read or thumbnailed. The description is one line: the stage
+/// ("JPEG", "PNG", "EXIF", or "Pare" for the pipeline itself), the reason, then "at byte N"
+/// where a place in the file applies, and the CLI prints it as is after the file's name.
 public enum PareError: Error, Sendable {
     case jpeg(JPEGError)
     case png(PNGError)
@@ -24,10 +25,10 @@ extension PareError: CustomStringConvertible {
         case let .jpeg(error): return "\(error)"
         case let .png(error): return "\(error)"
         case let .exif(error): return "\(error)"
-        case let .core(error): return "\(error)"
-        case .unknownFormat: return "at byte 0: not a JPEG, PNG or TIFF file"
-        case let .unsupported(what): return "unsupported: \(what)"
-        case let .io(path, reason): return "cannot read \(path): \(reason)"
+        case let .core(error): return "Pare: \(error)"
+        case .unknownFormat: return "Pare: not a JPEG, PNG or TIFF file at byte 0"
+        case let .unsupported(what): return "Pare: unsupported: \(what)"
+        case let .io(path, reason): return "Pare: cannot read \(path): \(reason)"
         }
     }
 }

@@ -19,7 +19,9 @@ public enum EmbeddedPolicy: String, Sendable, CaseIterable {
 }
 
 /// What `ImageSource.thumbnail(options:)` makes: the counterpart of ImageIO's thumbnail
-/// options dictionary.
+/// options dictionary. It carries every limit of the pipeline: `memoryLimit` and the
+/// decoders' own (`jpeg`, `png`, `exif`), all listed with their defaults in the README's
+/// "Limits" table.
 public struct ThumbnailOptions: Sendable {
     /// The long side of the oriented output, in pixels (`kCGImageSourceThumbnailMaxPixelSize`).
     /// Pare never enlarges: a smaller source gives a smaller thumbnail.
@@ -30,11 +32,15 @@ public struct ThumbnailOptions: Sendable {
     public var applyOrientation: Bool = true
     public var filter: ResamplingFilter = .lanczos3
     /// The most bytes the job may hold at once, enforced by its `MemoryLedger`; nil for no
-    /// limit. The default, 256 MiB, is far above what any thumbnail needs.
+    /// limit. Default: 256 MiB, far above what any thumbnail needs. A refused allocation
+    /// throws `CoreError.limitExceeded` (inside `PareError.jpeg`, `.png` or `.core`) before
+    /// anything is allocated.
     public var memoryLimit: Int? = 256 * 1024 * 1024
-    /// Limits applied to the decoders.
+    /// Limits applied to the JPEG decoder (main image and embedded ones).
     public var jpeg = JPEGOptions()
+    /// Limits applied to the PNG decoder.
     public var png = PNGOptions()
+    /// Limits applied to EXIF, TIFF and MPF metadata.
     public var exif = EXIFOptions()
     /// Decode a JPEG main image at this DCT scale whatever the size asks for. Tests use it to
     /// compare the scaled path with a full-scale decode; it is not part of the public API.

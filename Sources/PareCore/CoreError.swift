@@ -1,5 +1,7 @@
 /// The failures PareCore itself can report. Every case says where (a byte offset in the
 /// input, or the size of a request) so that a decoder wrapping it can still name the place.
+/// `description` is the reason, ending in "at byte N" where there is an offset; a decoder's
+/// error that wraps it puts its stage in front ("JPEG: unexpected end of data … at byte N").
 public enum CoreError: Error, Equatable, Sendable {
     /// A read of `needed` bytes at `offset` would pass the end of the data (`available` bytes).
     case outOfBounds(offset: Int, needed: Int, available: Int)
@@ -15,11 +17,11 @@ extension CoreError: CustomStringConvertible {
     public var description: String {
         switch self {
         case let .outOfBounds(offset, needed, available):
-            return "unexpected end of data: \(needed) byte(s) needed at byte \(offset), \(available) available"
+            return "unexpected end of data (\(needed) byte(s) needed, \(available) available) at byte \(offset)"
         case let .limitExceeded(requested, inUse, limit):
-            return "memory limit exceeded: \(requested) more bytes requested with \(inUse) in use, limit \(limit)"
+            return "memory limit \(limit) exceeded: \(requested) more bytes requested with \(inUse) in use"
         case .sizeOverflow:
-            return "size overflow"
+            return "size computation overflows"
         case let .readFailed(offset):
             return "read failed at byte \(offset)"
         }

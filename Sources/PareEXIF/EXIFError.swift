@@ -2,7 +2,9 @@ import PareCore
 
 /// Everything that can go wrong reading EXIF/TIFF metadata, each case with the absolute byte
 /// offset where it was found. The same values serve as warnings when the reader carries on
-/// with partial results (a broken IFD1 never loses IFD0's orientation).
+/// with partial results (a broken IFD1 never loses IFD0's orientation). `description` is one
+/// line: the stage, the reason, then "at byte N", for example
+/// "EXIF: IFD1 lies outside the TIFF block at byte 70000".
 public enum EXIFError: Error, Equatable, Sendable {
     /// A read passed the end of the data the reader was given.
     case core(CoreError)
@@ -53,43 +55,43 @@ extension EXIFError: CustomStringConvertible {
         case let .core(error):
             return "EXIF: \(error)"
         case let .notTIFF(offset):
-            return "EXIF: TIFF header at byte \(offset): byte order is neither II nor MM"
+            return "EXIF: TIFF byte order is neither II nor MM at byte \(offset)"
         case let .badMagic(offset, value):
-            return "EXIF: TIFF header at byte \(offset): magic number \(value), expected 42"
+            return "EXIF: TIFF magic number \(value), expected 42, at byte \(offset)"
         case let .unsupportedBigTIFF(offset):
-            return "EXIF: TIFF header at byte \(offset): BigTIFF (version 43) is not supported"
+            return "EXIF: BigTIFF (version 43) is not supported at byte \(offset)"
         case let .ifdOutOfBounds(ifd, offset):
-            return "EXIF: \(ifd) at byte \(offset): outside the TIFF block"
+            return "EXIF: \(ifd) lies outside the TIFF block at byte \(offset)"
         case let .ifdLoop(ifd, offset):
-            return "EXIF: IFD loop at byte \(offset) (\(ifd) points to an IFD already read)"
+            return "EXIF: IFD loop (\(ifd) points to an IFD already read) at byte \(offset)"
         case let .tooManyIFDs(offset, limit):
-            return "EXIF: IFD at byte \(offset): more than \(limit) IFDs"
+            return "EXIF: IFD count \(limit + 1) exceeds the limit \(limit) at byte \(offset)"
         case let .tooManyEntries(ifd, offset, count, limit):
-            return "EXIF: \(ifd) at byte \(offset): \(count) entries, limit \(limit)"
+            return "EXIF: \(ifd) entry count \(count) exceeds the limit \(limit) at byte \(offset)"
         case let .truncatedIFD(ifd, offset, declared, read):
-            return "EXIF: \(ifd) at byte \(offset): \(declared) entries declared, only \(read) usable"
+            return "EXIF: \(ifd) declares \(declared) entries, only \(read) usable, at byte \(offset)"
         case let .unknownFieldType(ifd, tag, offset, type):
-            return "EXIF: \(ifd) tag \(hex(tag)) at byte \(offset): unknown field type \(type)"
+            return "EXIF: \(ifd) tag \(hex(tag)) has unknown field type \(type) at byte \(offset)"
         case let .valueOutOfBounds(ifd, tag, offset):
-            return "EXIF: \(ifd) tag \(hex(tag)) at byte \(offset): value outside the TIFF block"
+            return "EXIF: \(ifd) tag \(hex(tag)) value lies outside the TIFF block at byte \(offset)"
         case let .valueTooLarge(ifd, tag, offset, limit):
-            return "EXIF: \(ifd) tag \(hex(tag)) at byte \(offset): value larger than \(limit) bytes"
+            return "EXIF: \(ifd) tag \(hex(tag)) value exceeds the limit of \(limit) bytes at byte \(offset)"
         case let .wrongPointerType(ifd, tag, offset, type):
-            return "EXIF: \(ifd) tag \(hex(tag)) at byte \(offset): IFD pointer has field type \(type)"
+            return "EXIF: \(ifd) tag \(hex(tag)) IFD pointer has field type \(type) at byte \(offset)"
         case let .thumbnailOutOfBounds(offset, length):
-            return "EXIF: IFD1 thumbnail at byte \(offset): \(length) bytes do not fit in the TIFF block"
+            return "EXIF: IFD1 thumbnail of \(length) bytes does not fit in the TIFF block at byte \(offset)"
         case let .notJPEG(offset):
-            return "EXIF: JPEG at byte \(offset): no SOI marker"
+            return "EXIF: no JPEG SOI marker at byte \(offset)"
         case let .truncatedSegment(offset, marker):
-            return "EXIF: JPEG segment \(hex(0xFF00 | UInt16(marker))) at byte \(offset): runs past the end of the data"
+            return "EXIF: JPEG segment \(hex(0xFF00 | UInt16(marker))) runs past the end of the data at byte \(offset)"
         case let .strayBytes(offset, count):
-            return "EXIF: JPEG at byte \(offset): \(count) stray bytes before the next marker"
+            return "EXIF: \(count) stray bytes before the next JPEG marker at byte \(offset)"
         case let .tooManySegments(offset, limit):
-            return "EXIF: JPEG segment at byte \(offset): more than \(limit) segments before SOS"
+            return "EXIF: JPEG segment count before SOS exceeds the limit \(limit) at byte \(offset)"
         case let .badMPF(offset, reason):
-            return "EXIF: MPF at byte \(offset): \(reason)"
+            return "EXIF: invalid MPF index: \(reason) at byte \(offset)"
         case let .tooManyMPFEntries(offset, count, limit):
-            return "EXIF: MPF at byte \(offset): \(count) images, limit \(limit)"
+            return "EXIF: MPF image count \(count) exceeds the limit \(limit) at byte \(offset)"
         }
     }
 }

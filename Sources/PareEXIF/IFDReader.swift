@@ -54,7 +54,10 @@ struct IFDReader<Source: ByteSource> {
         self.options = options
     }
 
+    /// Keeps `warning` unless `options.maxWarnings` are already kept: a block of damaged
+    /// entries would otherwise hold one per entry of every IFD.
     mutating func warn(_ warning: EXIFError) {
+        guard warnings.count < options.maxWarnings else { return }
         warnings.append(warning)
     }
 

@@ -28,6 +28,8 @@ public struct JPEGDecoder<Source: ByteSource> {
     /// Warnings past `options.maxWarnings`, counted but not kept.
     public private(set) var droppedWarnings = 0
     let headerWarnings: [JPEGWarning]
+    /// Header warnings past `options.maxWarnings`, which every `decode` counts again.
+    let headerDroppedWarnings: Int
 
     public init(source: Source, ledger: MemoryLedger, options: JPEGOptions = JPEGOptions()) throws(JPEGError) {
         self.ledger = ledger
@@ -126,6 +128,7 @@ public struct JPEGDecoder<Source: ByteSource> {
         self.headerWarnings = log.warnings
         self.warnings = log.warnings
         self.droppedWarnings = log.dropped
+        self.headerDroppedWarnings = log.dropped
     }
 
     /// gray8 for one component, rgb8 for three or four.
@@ -144,12 +147,17 @@ public struct JPEGDecoder<Source: ByteSource> {
     /// Progressive scans of the last `decode` passed over without entropy decoding, because
     /// they carry no coefficient the chosen scale keeps.
     public internal(set) var skippedScans = 0
+    /// Marker segments met so far by the last `decode`, the headers' included, against
+    /// `options.maxSegments`.
+    var segmentCount = 0
 
     /// Decodes the image at `scale` into `sink`: `begin` with the output size and format, then
     /// every row once, top to bottom. May be called again (for another scale).
     public mutating func decode<Sink: RowSink>(scale: JPEGScale, into sink: inout Sink) throws(JPEGError) {
-        var log = WarningLog(warnings: headerWarnings, strict: options.strict, limit: options.maxWarnings)
+        var log = WarningLog(warnings: headerWarnings, dropped: headerDroppedWarnings, strict: options.strict,
+                             limit: options.maxWarnings)
         skippedScans = 0
+        segmentCount = info.segments.count
         defer {
             warnings = log.warnings
             droppedWarnings = log.dropped
@@ -266,6 +274,11 @@ public struct JPEGDecoder<Source: ByteSource> {
             if marker.code == Marker.eoi { return nil }
             if Marker.isStandalone(marker.code) { continue }
             if JPEGProcess(marker: marker.code) != nil { return nil }
+            guard segmentCount < options.maxSegments else {
+                throw .limitExceeded(what: "marker segment count", value: segmentCount + 1, limit: options.maxSegments,
+                                     offset: marker.offset)
+            }
+            segmentCount += 1
             let (bytes, _) = try MarkerReader.segment(&reader.stream, marker: marker,
                                                       limit: marker.code >= 0xE0 && marker.code <= 0xEF ? 0 : 65535)
             if marker.code == Marker.sos { return try ScanHeader(bytes, marker: marker, frame: frame) }

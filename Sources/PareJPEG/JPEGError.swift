@@ -1,8 +1,9 @@
 import PareCore
 
 /// Everything that can stop a JPEG decode, each case with the byte offset where it was found.
-/// `description` is one line naming the stage, the offset and the reason, for example
-/// "JPEG: invalid Huffman code in scan 1 at byte 48213".
+/// `description` is one line: the stage, the reason, then the offset, for example
+/// "JPEG: invalid Huffman code in scan 1 at byte 48213" (the only lines without an offset are
+/// the ledger's refusals and size overflows, which belong to no place in the file).
 public enum JPEGError: Error, Equatable, Sendable {
     /// Reading the input failed (end of data inside a marker segment, an I/O error) or the
     /// ledger refused an allocation.
@@ -28,6 +29,7 @@ public enum JPEGError: Error, Equatable, Sendable {
     /// A size or count over a limit of `JPEGOptions`.
     case limitExceeded(what: String, value: Int, limit: Int, offset: Int)
     /// `JPEGOptions.strict` is set and the decoder met something it would otherwise repair.
+    /// Its description is the warning's own line.
     case strict(JPEGWarning)
 }
 
@@ -47,7 +49,7 @@ extension JPEGError: CustomStringConvertible {
         case let .invalidHuffmanTable(offset, reason):
             return "JPEG: invalid Huffman table: \(reason) at byte \(offset)"
         case let .missingTable(kind, id, offset):
-            return "JPEG: scan uses \(kind) table \(id), which is not defined, at byte \(offset)"
+            return "JPEG: scan uses undefined \(kind) table \(id) at byte \(offset)"
         case let .missingScan(offset):
             return "JPEG: no image data (no SOS before the end) at byte \(offset)"
         case let .unexpectedMarker(marker, offset):
@@ -55,7 +57,7 @@ extension JPEGError: CustomStringConvertible {
         case let .limitExceeded(what, value, limit, offset):
             return "JPEG: \(what) \(value) exceeds the limit \(limit) at byte \(offset)"
         case let .strict(warning):
-            return "JPEG: \(warning.message) at byte \(warning.offset) (strict mode)"
+            return "JPEG: \(warning.message) at byte \(warning.offset)"
         }
     }
 }

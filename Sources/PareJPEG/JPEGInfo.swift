@@ -30,25 +30,34 @@ public enum JPEGScale: Int, CaseIterable, Sendable {
 }
 
 /// Limits and policy for one decode. Every limit has a default that real photographs never
-/// reach and that keeps a hostile file from asking for unbounded work or memory.
+/// reach and that keeps a hostile file from asking for unbounded work or memory; crossing one
+/// throws `JPEGError.limitExceeded` naming it, before anything is sized from the value. The
+/// README's "Limits" table lists them with the rest of Pare's. Memory itself is bounded by
+/// the `MemoryLedger`'s limit (`CoreError.limitExceeded`, wrapped in `JPEGError.core`).
 public struct JPEGOptions: Sendable {
-    /// Turn every `JPEGWarning` into `JPEGError.strict`.
+    /// Turn every `JPEGWarning` into `JPEGError.strict`. Default: false.
     public var strict = false
-    /// Largest width × height accepted from SOF.
+    /// Largest width × height accepted from SOF. Default: 2^28 (268,435,456), "pixel count".
     public var maxPixels: Int = 1 << 28
-    /// Largest width or height accepted from SOF (T.81 allows 65535).
+    /// Largest width or height accepted from SOF. Default: 65,535, all T.81 allows; "width"
+    /// or "height".
     public var maxDimension = 65535
-    /// Most marker segments recorded in `JPEGInfo.segments` before an error.
+    /// Most marker segments in the file, those before the first scan (recorded in
+    /// `JPEGInfo.segments`) and those between scans together. Default: 4,096, "marker
+    /// segment count".
     public var maxSegments = 4096
     /// Most scans read in a multi-scan file (non-interleaved sequential or progressive;
     /// a progressive file that sends each AC coefficient of three components alone needs 190).
+    /// Default: 500, "scan count".
     public var maxScans = 500
     /// A progressive frame at a reduced scale keeps every coefficient its reduced IDCTs read
     /// (output identical to `djpeg -scale`) when that coefficient store takes at most this
     /// many bytes; otherwise only the k×k low-frequency corner of each block (see
-    /// `CoefficientStore`).
+    /// `CoefficientStore`). A choice, not a refusal: the store, whichever it is, is bounded
+    /// by the ledger's limit. Default: 8 MiB.
     public var maxExactCoefficientBytes = 8 << 20
     /// Most warnings kept; later ones are counted in `JPEGDecoder.droppedWarnings`.
+    /// Default: 64.
     public var maxWarnings = 64
 
     public init() {}

@@ -3,7 +3,10 @@ import CZlib
 
 /// Everything that can go wrong reading or writing a PNG. Each case carries the byte offset
 /// in the file where the problem was found (for chunks: the offset of the chunk's length
-/// field), so that `description` gives one line naming the stage, the place and the reason.
+/// field), so that `description` gives one line: the stage, the reason, then "at byte N",
+/// for example "PNG: CRC mismatch in chunk IDAT at byte 1234". Errors from the image data
+/// (zlib, filter types, palette indices, missing scanlines) give the offset of the end of the
+/// compressed bytes read so far, the nearest place zlib's buffering allows.
 public enum PNGError: Error, Equatable, Sendable {
     /// The byte source or the memory ledger failed (its own description names the offset or size).
     case core(CoreError)
@@ -53,35 +56,35 @@ extension PNGError: CustomStringConvertible {
         case .badSignature:
             return "PNG: bad signature at byte 0"
         case let .truncated(offset, needed, what):
-            return "PNG: unexpected end of file in \(what) at byte \(offset) (\(needed) more byte(s) needed)"
+            return "PNG: unexpected end of file in \(what) (\(needed) more byte(s) needed) at byte \(offset)"
         case let .invalidChunkType(offset):
             return "PNG: invalid chunk type at byte \(offset)"
         case let .chunkTooLong(chunk, offset, length, limit):
-            return "PNG: chunk \(chunk) at byte \(offset) is \(length) bytes long, limit \(limit)"
+            return "PNG: chunk \(chunk) length \(length) exceeds the limit \(limit) at byte \(offset)"
         case let .crcMismatch(chunk, offset):
             return "PNG: CRC mismatch in chunk \(chunk) at byte \(offset)"
         case let .missingIHDR(offset):
-            return "PNG: first chunk at byte \(offset) is not IHDR"
+            return "PNG: first chunk is not IHDR at byte \(offset)"
         case let .chunkOutOfOrder(chunk, offset, reason):
-            return "PNG: chunk \(chunk) at byte \(offset) out of order: \(reason)"
+            return "PNG: chunk \(chunk) out of order: \(reason) at byte \(offset)"
         case let .invalidIHDR(offset, reason):
-            return "PNG: invalid IHDR at byte \(offset): \(reason)"
+            return "PNG: invalid IHDR: \(reason) at byte \(offset)"
         case let .invalidPalette(offset, reason):
-            return "PNG: invalid PLTE at byte \(offset): \(reason)"
+            return "PNG: invalid PLTE: \(reason) at byte \(offset)"
         case let .missingPLTE(offset):
             return "PNG: palette image has no PLTE before IDAT at byte \(offset)"
         case let .missingIDAT(offset):
-            return "PNG: IEND at byte \(offset) before any IDAT"
+            return "PNG: IEND before any IDAT at byte \(offset)"
         case let .unknownCriticalChunk(chunk, offset):
             return "PNG: unknown critical chunk \(chunk) at byte \(offset)"
         case let .zlibDataError(offset, message):
-            return "PNG: zlib data error in image data at byte \(offset): \(message)"
+            return "PNG: zlib data error in image data: \(message) at byte \(offset)"
         case let .notEnoughImageData(offset, rowsMissing):
-            return "PNG: image data ends at byte \(offset) with \(rowsMissing) scanline(s) missing"
+            return "PNG: image data ends with \(rowsMissing) scanline(s) missing at byte \(offset)"
         case let .invalidFilterType(offset, row, filter):
-            return "PNG: invalid filter type \(filter) on scanline \(row) near byte \(offset)"
+            return "PNG: invalid filter type \(filter) on scanline \(row) at byte \(offset)"
         case let .paletteIndexOutOfRange(offset, row, index, entries):
-            return "PNG: palette index \(index) out of range (\(entries) entries) on scanline \(row) near byte \(offset)"
+            return "PNG: palette index \(index) out of range (\(entries) entries) on scanline \(row) at byte \(offset)"
         case let .limitExceeded(offset, what, value, limit):
             return "PNG: \(what) \(value) exceeds the limit \(limit) at byte \(offset)"
         case let .unsupportedEncoding(reason):

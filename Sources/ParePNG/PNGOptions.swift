@@ -9,28 +9,33 @@ public enum PNGOutput: Sendable, Equatable {
 }
 
 /// Limits and choices for decoding. Every limit has a default that any real image fits and
-/// that keeps a hostile file from costing more than a few hundred megabytes or seconds.
+/// that keeps a hostile file from costing more than a few hundred megabytes or seconds; the
+/// README's "Limits" table lists them with the rest of Pare's. The size limits are checked on
+/// IHDR, before anything is sized from it, and throw `PNGError.limitExceeded` naming the limit.
+/// Memory itself (rows, zlib's state, metadata) is bounded by the `MemoryLedger`'s limit.
 public struct PNGOptions: Sendable {
-    /// Largest accepted IHDR width.
+    /// Largest accepted IHDR width. Default: 65,536, "width".
     public var maxWidth: Int = 1 << 16
-    /// Largest accepted IHDR height.
+    /// Largest accepted IHDR height. Default: 65,536, "height".
     public var maxHeight: Int = 1 << 16
-    /// Largest accepted width × height.
+    /// Largest accepted width × height. Default: 2^28 (268,435,456), "pixel count".
     public var maxPixels: Int = 1 << 28
     /// Longest accepted chunk. PNG itself caps lengths at 2^31−1 (§5.3); values above that
-    /// are clamped to it.
+    /// are clamped to it. Default: 2^31−1. Throws `PNGError.chunkTooLong`.
     public var maxChunkLength: Int = Int(Int32.max)
     /// How many decompressed bytes may follow the last scanline before the decoder gives up
-    /// (a zip bomb hides gigabytes of zeros after a tiny image).
+    /// (a zip bomb hides gigabytes of zeros after a tiny image). Default: 1 MiB, "decompressed
+    /// bytes after the last scanline".
     public var maxDecompressedExcess: Int = 1 << 20
     /// Most bytes of metadata (eXIf, iCCP, texts with their entries) kept, and most bytes
     /// the zTXt and iTXt chunks of a file may inflate to together, dropped ones included.
-    /// Chunks past the budget are skipped and reported.
+    /// Chunks past the budget are skipped and reported in `PNGMetadata.skipped`, not thrown.
+    /// Default: 8 MiB.
     public var maxMetadataBytes: Int = 8 << 20
     /// Most dropped ancillary chunks listed in `PNGMetadata.skipped`; later ones are only
-    /// counted in `unlistedSkips`.
+    /// counted in `unlistedSkips`. Default: 1,000.
     public var maxSkipReports: Int = 1000
-    /// The pixel layout handed out.
+    /// The pixel layout handed out. Default: `.native`.
     public var output: PNGOutput = .native
 
     public init() {}

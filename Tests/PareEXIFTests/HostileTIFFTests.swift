@@ -73,7 +73,7 @@ struct TIFFBuilder {
         let m = try EXIFReader.readTIFF(looped.bytes, baseOffset: 1000)
         #expect(m.orientation == .right)
         #expect(m.warnings == [.ifdLoop(ifd: "IFD1", offset: 1008)])
-        #expect(m.warnings.first?.description == "EXIF: IFD loop at byte 1008 (IFD1 points to an IFD already read)")
+        #expect(m.warnings.first?.description == "EXIF: IFD loop (IFD1 points to an IFD already read) at byte 1008")
         // The Exif pointer leads to IFD0 and the GPS pointer to itself's directory too.
         var b = TIFFBuilder()
         b.ifd([(0x0112, 3, 1, 3), (0x8769, 4, 1, 8), (0x8825, 4, 1, 8)])

@@ -156,7 +156,7 @@ import TestSupport
         #expect(metadata.width == nil)
         #expect(metadata.warnings == [.tooManySegments(offset: 2 + 4096 * 4, limit: 4096)])
         #expect(EXIFError.tooManySegments(offset: 16386, limit: 4096).description
-            == "EXIF: JPEG segment at byte 16386: more than 4096 segments before SOS")
+            == "EXIF: JPEG segment count before SOS exceeds the limit 4096 at byte 16386")
 
         var options = EXIFOptions()
         options.maxSegments = 5001

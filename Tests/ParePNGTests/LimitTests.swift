@@ -1,5 +1,5 @@
 import PareCore
-import ParePNG
+@testable import ParePNG
 import Testing
 import TestSupport
 
@@ -99,6 +99,38 @@ import TestSupport
         let small = try PNGDecoder(source: MemoryByteSource(exif), ledger: MemoryLedger(), options: options)
         #expect(small.metadata.exif == nil)
         #expect(small.metadata.skipped.contains { $0.type == "eXIf" && $0.reason == "over the metadata budget" })
+    }
+
+    @Test func skipReportLimit() throws {
+        // Three gAMA chunks with a bad CRC: each is dropped and reported, past the limit only counted.
+        var broken = chunk("gAMA", [0, 0, 0xB1, 0x8F])
+        broken[broken.count - 1] ^= 1
+        let png = pngSignature + ihdr(width: 1, height: 1, depth: 8, colorType: 0) + broken + broken + broken
+            + chunk("IDAT", zlibCompress([0, 7])) + chunk("IEND", [])
+        var options = PNGOptions()
+        options.maxSkipReports = 1
+        let decoder = try PNGDecoder(source: MemoryByteSource(png), ledger: MemoryLedger(), options: options)
+        #expect(decoder.metadata.skipped == [PNGSkippedChunk(type: "gAMA", offset: 33, reason: "bad CRC")])
+        #expect(decoder.metadata.unlistedSkips == 2)
+        options.maxSkipReports = 3
+        let all = try PNGDecoder(source: MemoryByteSource(png), ledger: MemoryLedger(), options: options)
+        #expect(all.metadata.skipped.count == 3 && all.metadata.unlistedSkips == 0)
+        #expect(try decode(png).bytes == [7])
+    }
+
+    @Test func bombHeaderIsRefusedBeforeAnyRowIsAllocated() throws {
+        let bomb = BombFiles.png(width: 65535, height: 65535, completeData: false)
+        let ledger = MemoryLedger()
+        #expect(throws: PNGError.limitExceeded(offset: 8, what: "pixel count", value: 65535 * 65535, limit: 1 << 28)) {
+            try decode(bomb, ledger: ledger)
+        }
+        // Only the 64 KiB read window was allocated.
+        #expect(ledger.peakBytes <= 64 * 1024)
+        var options = PNGOptions()
+        options.maxWidth = 65534
+        #expect(throws: PNGError.limitExceeded(offset: 8, what: "width", value: 65535, limit: 65534)) {
+            try decode(bomb, options)
+        }
     }
 
     @Test func ledgerLimitIsATypedError() throws {

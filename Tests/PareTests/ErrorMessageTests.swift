@@ -1,0 +1,57 @@
+import Testing
+import PareCore
+@testable import Pare
+import TestSupport
+
+/// What the API says when a thumbnail fails: the decoder's one line (stage, reason, byte
+/// offset), unchanged by `PareError`, which is what the CLI prints after the file name.
+@Suite struct PareErrorMessageTests {
+    static func message(_ bytes: [UInt8]) -> String? {
+        do {
+            var options = ThumbnailOptions(maxPixelSize: 64)
+            options.embedded = .never
+            _ = try ImageSource(bytes: bytes).thumbnail(options: options)
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
+    @Test func corpusFiles() throws {
+        guard let root = Corpus.root else {
+            print(Corpus.missingMessage)
+            return
+        }
+        let expected = [
+            "png/malformed/pil-truncated_image.png":
+                "PNG: unexpected end of file in chunk IDAT (23639 more byte(s) needed) at byte 81920",
+            "png/pngsuite/xhdn0g08.png": "PNG: CRC mismatch in chunk IHDR at byte 8",
+        ]
+        for (name, line) in expected.sorted(by: { $0.key < $1.key }) {
+            let bytes = try #require(FileSystem.read(root + "/" + name))
+            #expect(Self.message(bytes) == line, "\(name)")
+        }
+        // A camera JPEG cut inside its first segment (APP1, 8,424 bytes long).
+        let kodak = try #require(FileSystem.read(root + "/exif/cameras/kodak-dc240.jpg"))
+        #expect(Self.message(Array(kodak.prefix(300)))
+            == "JPEG: unexpected end of data (8420 byte(s) needed, 294 available) at byte 6")
+        // Its first half decodes, mid-gray below the cut, with the reason among the warnings.
+        let half = try #require(FileSystem.read(root + "/jpeg/malformed/made-truncated50-kodak-dc240.jpg"))
+        var options = ThumbnailOptions(maxPixelSize: 64)
+        options.embedded = .never
+        let thumbnail = try ImageSource(bytes: half).thumbnail(options: options)
+        #expect(thumbnail.warnings == ["JPEG: data of scan 1 ends early, the rest is filled with gray at byte \(half.count)"])
+    }
+
+    @Test func pipelineMessages() {
+        #expect(PareError.unknownFormat.description == "Pare: not a JPEG, PNG or TIFF file at byte 0")
+        do {
+            _ = try ImageSource(bytes: [0x47, 0x49, 0x46, 0x38, 0x39, 0x61])
+            Issue.record("a GIF was accepted")
+        } catch {
+            #expect(error.description == "Pare: not a JPEG, PNG or TIFF file at byte 0")
+        }
+        #expect(PareError.core(.outOfBounds(offset: 9, needed: 4, available: 1)).description
+            == "Pare: unexpected end of data (4 byte(s) needed, 1 available) at byte 9")
+    }
+}

@@ -4,6 +4,15 @@ import PackageDescription
 /// Pare: a portable thumbnailer. See README.md for the module map; PareCore, PareJPEG and
 /// PareEXIF must stay Embedded-ready (no Foundation, typed throws, no existentials), which
 /// `.ci/run` checks by compiling them with `-enable-experimental-feature Embedded`.
+///
+/// The default build runs on any CPU of its architecture. `PARE_TARGET_CPU` (for example
+/// `haswell` for x86-64 with AVX2) lets the compiler use that CPU's vector instructions in
+/// the codecs, as libjpeg-turbo does with its hand-written SIMD; use a scratch path of its
+/// own so that the two builds do not mix.
+let codecSettings: [SwiftSetting] = Context.environment["PARE_TARGET_CPU"].map {
+    [.unsafeFlags(["-target-cpu", $0])]
+} ?? []
+
 let package = Package(
     name: "Pare",
     products: [
@@ -11,17 +20,18 @@ let package = Package(
         .executable(name: "pare", targets: ["pare"]),
     ],
     targets: [
-        .target(name: "PareCore"),
-        .target(name: "PareJPEG", dependencies: ["PareCore"]),
-        .target(name: "PareEXIF", dependencies: ["PareCore"]),
+        .target(name: "PareCore", swiftSettings: codecSettings),
+        .target(name: "PareJPEG", dependencies: ["PareCore"], swiftSettings: codecSettings),
+        .target(name: "PareEXIF", dependencies: ["PareCore"], swiftSettings: codecSettings),
         .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
-        .target(name: "ParePNG", dependencies: ["PareCore", "CZlib"]),
-        .target(name: "Pare", dependencies: ["PareCore", "PareJPEG", "PareEXIF", "ParePNG"]),
-        .executableTarget(name: "pare", dependencies: ["Pare", "PareCore", "PareJPEG", "PareEXIF", "ParePNG"]),
+        .target(name: "ParePNG", dependencies: ["PareCore", "CZlib"], swiftSettings: codecSettings),
+        .target(name: "Pare", dependencies: ["PareCore", "PareJPEG", "PareEXIF", "ParePNG"], swiftSettings: codecSettings),
+        .executableTarget(name: "pare", dependencies: ["Pare", "PareCore", "PareJPEG", "PareEXIF", "ParePNG"],
+                          swiftSettings: codecSettings),
 
         .systemLibrary(name: "CMallocInfo", path: "Tests/CMallocInfo"),
         .target(name: "TestSupport", dependencies: ["PareCore", "CZlib", "CMallocInfo"], path: "Tests/TestSupport"),

@@ -201,10 +201,45 @@ def callgrind(work, case_id, label, out_file):
     with open(os.path.join(work, "callgrind.md"), "a") as f:
         f.write(text)
     with open(os.path.join(work, "callgrind-totals.tsv"), "a") as f:
-        f.write(f"{case_id}\t{total}\n")
+        f.write(f"{case_id}\tpare\t{label}\t{total}\n")
     print(text, end="", flush=True)
+
+
+def total_ir(out_file):
+    with open(out_file) as f:
+        for line in f:
+            if line.startswith("totals:") or line.startswith("summary:"):
+                return int(line.split()[1])
+    raise ValueError(f"{out_file}: no totals line")
+
+
+def callgrind_peer(work, case_id, peer_name, out_file):
+    with open(os.path.join(work, "callgrind-totals.tsv"), "a") as f:
+        f.write(f"{case_id}\tpeer\t{peer_name}\t{total_ir(out_file)}\n")
+
+
+def callgrind_summary(work):
+    """Pare's total Ir against the peer's for the same work: a ratio that machine load does not move."""
+    cases = {}
+    with open(os.path.join(work, "callgrind-totals.tsv")) as f:
+        for line in f:
+            case_id, who, label, total = line.rstrip("\n").split("\t")
+            cases.setdefault(case_id, {})[who] = (label, int(total))
+    lines = ["| case | Pare Ir | peer | peer Ir | Pare/peer Ir |", "|---|---|---|---|---|"]
+    for entry in cases.values():
+        label, pare = entry["pare"]
+        if "peer" in entry:
+            peer_name, peer = entry["peer"]
+            lines.append(f"| {label} | {pare:,} | {peer_name} | {peer:,} | {pare / peer:.2f} |")
+        else:
+            lines.append(f"| {label} | {pare:,} | – | – | – |")
+    text = "\n".join(lines) + "\n"
+    with open(os.path.join(work, "callgrind.md"), "a") as f:
+        f.write("### Totals against the peers\n\n" + text)
+    print(text, end="")
 
 
 if __name__ == "__main__":
     command, args = sys.argv[1], sys.argv[2:]
-    {"time": time_case, "table": table, "skip": skip, "diff": diff, "callgrind": callgrind}[command](*args)
+    {"time": time_case, "table": table, "skip": skip, "diff": diff, "callgrind": callgrind,
+     "callgrind-peer": callgrind_peer, "callgrind-summary": callgrind_summary}[command](*args)

@@ -16,7 +16,8 @@
 # (below 1 means Pare is faster), the peak RSS of one run of each and the issue's target.
 # The table is printed and saved as WORK/table.md, callgrind counts as WORK/callgrind.md.
 # Needs hyperfine, ImageMagick, cjpeg, exiftool, Python 3 with numpy; the peers (djpeg,
-# vipsthumbnail, pngtopnm) and valgrind are used when installed.
+# vipsthumbnail, pngtopnm, and Benchmarks/libpng-pam.c when cc and libpng's headers are
+# there) and valgrind are used when installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${RUNS:-7}
@@ -71,6 +72,12 @@ if [ ! -f "$in/done" ]; then
     exiftool -q -TagsFromFile "$cameras/${photos[0]}.jpg" -exif:all -o "$in/24-420-exif.jpg" "$in/24-420.jpg"
     touch "$in/done"
 fi
+# libpng on its own, writing what pare decode writes (pngtopnm mostly measures Netpbm).
+libpng_pam=
+if command -v cc >/dev/null && pkg-config --exists libpng 2>/dev/null; then
+    libpng_pam=$work/libpng-pam
+    cc -O2 -o "$libpng_pam" Benchmarks/libpng-pam.c $(pkg-config --cflags --libs libpng)
+fi
 echo "inputs in $in; pare is $pare; $runs runs per command; load: $(uptime | sed 's/.*load average/load average/')"
 for f in "$in"/*.jpg; do
     printf '  %-20s %s, %s bytes\n' "$(basename "$f")" "$(identify -format '%wx%h sampling %[jpeg:sampling-factor]' "$f")" "$(stat -c %s "$f")"
@@ -106,12 +113,19 @@ if [ "$mode" != only ]; then
             same "$name.png vs pngtopam -alphapam" "$out/p.pam" "$out/l.pam"
         done
     fi
+    if [ -n "$libpng_pam" ]; then
+        for name in 12 12-adam7; do
+            "$pare" decode "$in/$name.png" -o "$out/p.pam"
+            "$libpng_pam" "$in/$name.png" "$out/l.pam"
+            same "$name.png vs libpng-pam" "$out/p.pam" "$out/l.pam"
+        done
+    fi
     "$pare" thumbnail "$in/24-420-exif.jpg" --size 256 -o "$out/exif.png" --json | sed 's/^/  with EXIF: /'
 fi
 
 # ---------------------------------------------------------------------------- timing
-row() { # id, label, target ratio or "", RSS target (1/0), pare command, peer tool, peer command
-    local tool=${6%% *}
+row() { # id, label, target ratio or "", RSS target (1/0), pare command, peer name, peer command
+    local tool=${7%% *}
     if ! have "$tool"; then
         $helper skip "$work" "$1" "$2" "$6" "$tool not installed"
         return
@@ -150,6 +164,14 @@ if [ "$mode" != only ]; then
         "$pare decode $in/12.png -o /dev/null" "pngtopnm" "pngtopnm $in/12.png"
     row png-12-adam7 "PNG decode 12 MP RGB, Adam7" "" 0 \
         "$pare decode $in/12-adam7.png -o /dev/null" "pngtopnm" "pngtopnm $in/12-adam7.png"
+    if [ -n "$libpng_pam" ]; then
+        row png-12-libpng "PNG decode 12 MP RGB" 1.2 0 \
+            "$pare decode $in/12.png -o /dev/null" "libpng-pam" "$libpng_pam $in/12.png /dev/null"
+        row png-12-adam7-libpng "PNG decode 12 MP RGB, Adam7" "" 0 \
+            "$pare decode $in/12-adam7.png -o /dev/null" "libpng-pam" "$libpng_pam $in/12-adam7.png /dev/null"
+    else
+        $helper skip "$work" png-12-libpng "PNG decode 12 MP RGB" "libpng-pam" "no cc or libpng headers"
+    fi
     echo
     $helper table "$work"
     echo "(table saved as $work/table.md)"
@@ -181,5 +203,22 @@ if [ "$mode" != 0 ]; then
     count e8-12-420 "pare decode 12 MP 4:2:0 --scale 1/8" "$pare" decode "$in/12-420.jpg" --scale 1/8 -o "$out/p.ppm"
     count thumb-24 "thumbnail 24 MP 4:2:0 → 256 (thumbnail-driver)" "$driver" "$in/24-420.jpg" 256 "$out/driver.png"
     count png-12 "pare decode 12 MP PNG" "$pare" decode "$in/12.png" -o /dev/null
+    # The peers' totals for the same work, for a ratio of instructions.
+    peer_count() { # id, peer name, command...
+        local id=$1 name=$2
+        shift 2
+        have "$1" || return 0
+        valgrind --tool=callgrind --callgrind-out-file="$work/callgrind-$id-peer.out" "$@" >/dev/null 2>&1
+        $helper callgrind-peer "$work" "$id" "$name" "$work/callgrind-$id-peer.out"
+    }
+    peer_count full-12-420 "djpeg -dct int" djpeg -dct int -pnm -outfile "$out/d.ppm" "$in/12-420.jpg"
+    peer_count e8-12-420 "djpeg -scale 1/8" djpeg -scale 1/8 -pnm -outfile "$out/d.ppm" "$in/12-420.jpg"
+    peer_count thumb-24 "djpeg -scale 1/8" djpeg -scale 1/8 -pnm -outfile "$out/d.ppm" "$in/24-420.jpg"
+    if [ -n "$libpng_pam" ]; then
+        peer_count png-12 "libpng-pam" "$libpng_pam" "$in/12.png" /dev/null
+    else
+        peer_count png-12 "pngtopnm" pngtopnm "$in/12.png"
+    fi
+    $helper callgrind-summary "$work"
     echo "(callgrind counts saved as $work/callgrind.md)"
 fi

@@ -70,6 +70,7 @@ struct JSONObjectBuilder {
     mutating func add(_ key: String, _ value: JSONValue) { members.append((key, value)) }
     mutating func add(_ key: String, _ value: String?) { add(key, value.map { .string($0) } ?? .null) }
     mutating func add(_ key: String, _ value: Int?) { add(key, value.map { .int($0) } ?? .null) }
+    mutating func add(_ key: String, _ value: Double?) { add(key, value.map { .double($0) } ?? .null) }
     mutating func add(_ key: String, _ value: Bool) { add(key, .bool(value)) }
 
     var value: JSONValue { .object(members) }

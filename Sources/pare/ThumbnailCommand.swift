@@ -239,9 +239,11 @@ final class BatchReport: @unchecked Sendable {
         case let .made(thumbnail, milliseconds):
             sources[thumbnail.source.name, default: 0] += 1
             if json {
+                // Values are rendered here, not as JSONValues, to keep the documented line
+                // format: ", " and ": " separators and ms with two decimals.
                 var fields: [(String, String)] = [
-                    ("input", jsonString(item.input)), ("output", jsonString(item.destination)),
-                    ("source", jsonString(thumbnail.source.name)),
+                    ("input", JSONValue.quoted(item.input)), ("output", JSONValue.quoted(item.destination)),
+                    ("source", JSONValue.quoted(thumbnail.source.name)),
                     ("width", "\(thumbnail.image.width)"), ("height", "\(thumbnail.image.height)"),
                     ("ms", String(format: "%.2f", milliseconds)),
                 ]
@@ -249,7 +251,7 @@ final class BatchReport: @unchecked Sendable {
                     fields.append(("ledgerPeakBytes", "\(thumbnail.ledgerPeakBytes)"))
                     fields.append(("allocations", "\(thumbnail.allocations)"))
                 }
-                let line = "{" + fields.map { "\(jsonString($0.0)): \($0.1)" }.joined(separator: ", ") + "}\n"
+                let line = "{" + fields.map { "\(JSONValue.quoted($0.0)): \($0.1)" }.joined(separator: ", ") + "}\n"
                 FileHandle.standardOutput.write(Data(line.utf8))
             } else if total > 1 && !progress {
                 let line = "\(item.input) -> \(item.destination) (\(thumbnail.source.name), \(thumbnail.image.width)×\(thumbnail.image.height))\n"
@@ -291,25 +293,4 @@ func netpbm(_ image: Image) -> [UInt8] {
             + "TUPLTYPE \(image.format.channels == 4 ? "RGB_ALPHA" : "GRAYSCALE_ALPHA")\nENDHDR\n"
     }
     return Array(header.utf8) + image.bytes
-}
-
-/// A JSON string literal with the escapes RFC 8259 requires.
-func jsonString(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        default:
-            if scalar.value < 0x20 {
-                out += String(format: "\\u%04x", scalar.value)
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-    }
-    return out + "\""
 }

@@ -14,7 +14,10 @@ let usage = """
             IN may be files or directories; with --out-dir, outputs keep their relative paths.
       pare decode IN [--scale 1/8|1/4|1/2|1] -o OUT
       pare exif IN --json
-      pare inspect IN
+      pare inspect IN [--json]
+            the file's structure, for learning the formats: JPEG markers, tables, scans and
+            APPn segments; PNG chunks with CRC status, zlib header and filter types; the
+            TIFF/EXIF IFD tree.
       pare --help | --version
     """
 

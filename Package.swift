@@ -30,8 +30,10 @@ let package = Package(
         ),
         .target(name: "ParePNG", dependencies: ["PareCore", "CZlib"], swiftSettings: codecSettings),
         .target(name: "Pare", dependencies: ["PareCore", "PareJPEG", "PareEXIF", "ParePNG"], swiftSettings: codecSettings),
+        // Linked with the Swift runtime inside, so that a run does not begin by loading and
+        // relocating the runtime's shared libraries (a few milliseconds per file).
         .executableTarget(name: "pare", dependencies: ["Pare", "PareCore", "PareJPEG", "PareEXIF", "ParePNG"],
-                          swiftSettings: codecSettings),
+                          swiftSettings: codecSettings, linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
 
         .systemLibrary(name: "CMallocInfo", path: "Tests/CMallocInfo"),
         .target(name: "TestSupport", dependencies: ["PareCore", "CZlib", "CMallocInfo"], path: "Tests/TestSupport"),

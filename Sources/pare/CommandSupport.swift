@@ -1,9 +1,12 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Reads a whole input file for the commands that need its bytes in memory.
 func readInput(_ path: String) -> [UInt8]? {
-    guard let data = FileManager.default.contents(atPath: path) else { return nil }
-    return [UInt8](data)
+    POSIX.readFile(path)
 }
 
 /// Writes an output file so that no half-written file is ever left under the requested
@@ -14,21 +17,100 @@ func readInput(_ path: String) -> [UInt8]? {
 func writeOutput(_ bytes: [UInt8], to path: String, temporaryName: (String?) -> Void = { _ in }) -> Bool {
     var info = stat()
     if stat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
-        guard let handle = FileHandle(forWritingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        return (try? handle.write(contentsOf: Data(bytes))) != nil
+        let fd = open(path, O_WRONLY)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return POSIX.write(fd, bytes)
     }
-    let directory = (path as NSString).deletingLastPathComponent
-    let temporary = (directory.isEmpty ? "" : directory + "/") + "." + (path as NSString).lastPathComponent
-        + ".partial-\(getpid())"
+    let temporary = temporaryPath(for: path)
     temporaryName(temporary)
     defer { temporaryName(nil) }
-    guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes)) else { return false }
-    guard rename(temporary, path) == 0 else {
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    guard fd >= 0 else { return false }
+    let written = POSIX.write(fd, bytes)
+    guard close(fd) == 0, written, rename(temporary, path) == 0 else {
         unlink(temporary)
         return false
     }
     return true
+}
+
+/// An output file written as it is produced, through a 256 KiB buffer, with the same
+/// guarantee as `writeOutput`: a regular file is written under a temporary name and renamed
+/// into place by `commit`; `abandon` removes it. A device or pipe is written in place.
+final class OutputFile {
+    let path: String
+    private var descriptor: Int32 = -1
+    private var temporary: String?
+    private var buffer: [UInt8] = []
+    private var failed = false
+    private static let bufferSize = 256 * 1024
+
+    init(path: String) {
+        self.path = path
+    }
+
+    func open() -> Bool {
+        var info = stat()
+        if stat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
+            descriptor = Glibc.open(path, O_WRONLY)
+        } else {
+            let name = temporaryPath(for: path)
+            temporary = name
+            descriptor = Glibc.open(name, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        }
+        buffer.reserveCapacity(Self.bufferSize)
+        return descriptor >= 0
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) {
+        if buffer.count + bytes.count > Self.bufferSize { flush() }
+        if bytes.count >= Self.bufferSize {
+            if !POSIX.write(descriptor, bytes) { failed = true }
+        } else {
+            buffer.append(contentsOf: bytes)
+        }
+    }
+
+    func write(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { write($0) }
+    }
+
+    func fail() { failed = true }
+
+    private func flush() {
+        if !buffer.isEmpty && !POSIX.write(descriptor, buffer) { failed = true }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Finishes the file; false (and nothing left behind) if any step failed.
+    func commit() -> Bool {
+        guard descriptor >= 0 else { return false }
+        flush()
+        let closed = close(descriptor) == 0
+        descriptor = -1
+        guard closed, !failed else {
+            if let temporary { unlink(temporary) }
+            return false
+        }
+        if let temporary, rename(temporary, path) != 0 {
+            unlink(temporary)
+            return false
+        }
+        return true
+    }
+
+    func abandon() {
+        if descriptor >= 0 { close(descriptor) }
+        descriptor = -1
+        if let temporary { unlink(temporary) }
+    }
+}
+
+/// The hidden name an output is written under before it is renamed into place.
+func temporaryPath(for path: String) -> String {
+    let directory = Path.directory(path)
+    return (directory.isEmpty ? "" : directory + "/") + "." + Path.lastComponent(path) + ".partial-\(getpid())"
 }
 
 /// Reports a bad input: one line on stderr naming the file and what was wrong (the error's

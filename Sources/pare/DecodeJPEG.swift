@@ -1,51 +1,50 @@
+import Pare
 import PareCore
 import PareJPEG
 
-/// `pare decode` for JPEG input: PPM (P6) or PGM (P5), as `djpeg -pnm -scale` writes.
-func decodeJPEGCommand(input: String, bytes: [UInt8], scale: String, output: String) -> Int32 {
+/// `pare decode` for JPEG input: PPM (P6) or PGM (P5), as `djpeg -pnm -scale` writes, streamed
+/// to the file row by row as the decoder produces them.
+func decodeJPEGCommand(input: String, source: InputBytes, scale: String, output: String) -> Int32 {
     guard let jpegScale = JPEGScale(name: scale) else {
         return usageError("--scale must be 1/8, 1/4, 1/2 or 1")
     }
     let ledger = MemoryLedger()
-    var sink = PNMWriter()
+    let file = OutputFile(path: output)
+    var sink = PNMWriter(file: file)
     do {
-        var decoder = try JPEGDecoder(source: MemoryByteSource(bytes), ledger: ledger)
+        var decoder = try JPEGDecoder(source: source, ledger: ledger)
         try decoder.decode(scale: jpegScale, into: &sink)
         for warning in decoder.warnings {
             printError("pare: \(input): warning: \(warning)")
         }
     } catch {
+        file.abandon()
         return reportInputError(input, error)
     }
-    guard writeOutput(sink.bytes, to: output) else {
+    guard file.commit() else {
         printError("pare: \(output): cannot write the file")
         return 1
     }
     return 0
 }
 
-/// Collects rows into a binary PNM file: P5 for gray8, P6 for rgb8, maxval 255.
+/// Writes rows into a binary PNM file: P5 for gray8, P6 for rgb8, maxval 255.
 struct PNMWriter: RowSink {
-    private(set) var bytes: [UInt8] = []
-    private var headerCount = 0
+    let file: OutputFile
     private var rowBytes = 0
 
+    init(file: OutputFile) {
+        self.file = file
+    }
+
     mutating func begin(_ header: RowStreamHeader) throws(CoreError) {
+        guard file.open() else { throw .readFailed(offset: 0) }
         let magic = header.format == .gray8 ? "P5" : "P6"
-        bytes = Array("\(magic)\n\(header.width) \(header.height)\n255\n".utf8)
-        headerCount = bytes.count
+        file.write(Array("\(magic)\n\(header.width) \(header.height)\n255\n".utf8))
         rowBytes = header.width * header.format.bytesPerPixel
-        let (total, overflow) = rowBytes.multipliedReportingOverflow(by: header.height)
-        guard !overflow else { throw .sizeOverflow }
-        bytes.append(contentsOf: repeatElement(0, count: total))
     }
 
     mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
-        let start = headerCount + placement.y * rowBytes
-        let n = min(row.count, rowBytes)
-        guard placement.y >= 0, start + n <= bytes.count, n > 0 else { return }
-        bytes.withUnsafeMutableBufferPointer { target in
-            (target.baseAddress! + start).update(from: row.baseAddress!, count: n)
-        }
+        file.write(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(row).prefix(rowBytes)))
     }
 }

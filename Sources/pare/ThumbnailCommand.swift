@@ -1,4 +1,10 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+import Synchronization
 import Pare
 import ParePNG
 
@@ -50,7 +56,7 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
     case "ppm": format = .ppm
     default: return usageError("--format takes png or ppm")
     }
-    var jobs = ProcessInfo.processInfo.activeProcessorCount
+    var jobs = POSIX.processorCount
     if let jobsText = arguments.value("--jobs") {
         guard let parsed = Int(jobsText), parsed >= 1 else { return usageError("--jobs takes a whole number ≥ 1") }
         jobs = parsed
@@ -114,35 +120,26 @@ enum BatchPlan {
         var taken: Set<String> = []
         let directory = outDir ?? "."
         func add(_ path: String, relative: String) {
-            let stem = (relative as NSString).deletingPathExtension
-            var destination = (directory as NSString).appendingPathComponent(stem + "." + format.fileExtension)
+            let stem = Path.deletingExtension(relative)
+            var destination = Path.join(directory, stem + "." + format.fileExtension)
             if taken.contains(destination) {
                 // a.jpg and a.png in one folder: keep both by naming the second after its full name.
-                destination = (directory as NSString).appendingPathComponent(relative + "." + format.fileExtension)
+                destination = Path.join(directory, relative + "." + format.fileExtension)
             }
             taken.insert(destination)
             items.append(WorkItem(input: path, destination: destination))
         }
-        let files = FileManager.default
         for input in inputs {
-            var isDirectory: ObjCBool = false
-            if files.fileExists(atPath: input, isDirectory: &isDirectory), isDirectory.boolValue {
-                var found: [String] = []
-                if recursive {
-                    let walker = files.enumerator(atPath: input)
-                    while let relative = walker?.nextObject() as? String { found.append(relative) }
-                } else {
-                    found = (try? files.contentsOfDirectory(atPath: input)) ?? []
-                }
+            if POSIX.isDirectory(input) {
+                let found = recursive ? POSIX.walk(input) : (POSIX.list(input) ?? [])
                 for relative in found.sorted() {
-                    let path = (input as NSString).appendingPathComponent(relative)
-                    var entryIsDirectory: ObjCBool = false
-                    guard files.fileExists(atPath: path, isDirectory: &entryIsDirectory), !entryIsDirectory.boolValue,
-                          imageExtensions.contains((relative as NSString).pathExtension.lowercased()) else { continue }
+                    let path = Path.join(input, relative)
+                    guard !POSIX.isDirectory(path),
+                          imageExtensions.contains(Path.fileExtension(relative).lowercased()) else { continue }
                     add(path, relative: relative)
                 }
             } else {
-                add(input, relative: (input as NSString).lastPathComponent)
+                add(input, relative: Path.lastComponent(input))
             }
         }
         return items
@@ -151,12 +148,12 @@ enum BatchPlan {
 
 /// The temporary files being written right now, removed if the process is interrupted.
 final class InFlightFiles: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Mutex(())
     private var paths: Set<String> = []
     private var signalSources: [DispatchSourceSignal] = []
 
-    func insert(_ path: String) { lock.withLock { _ = paths.insert(path) } }
-    func remove(_ path: String) { lock.withLock { _ = paths.remove(path) } }
+    func insert(_ path: String) { lock.withLock { _ in _ = paths.insert(path) } }
+    func remove(_ path: String) { lock.withLock { _ in _ = paths.remove(path) } }
 
     /// On SIGINT or SIGTERM: delete every temporary file in flight, then exit 130 / 143.
     func removeOnInterrupt() {
@@ -164,10 +161,11 @@ final class InFlightFiles: @unchecked Sendable {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [self] in
-                lock.lock()
-                for path in paths { unlink(path) }
-                printError("pare: interrupted; no partial output left")
-                exit(status)
+                lock.withLock { _ in
+                    for path in paths { unlink(path) }
+                    printError("pare: interrupted; no partial output left")
+                    exit(status)
+                }
             }
             source.resume()
             signalSources.append(source)
@@ -182,7 +180,7 @@ enum Outcome {
 
 private func makeThumbnail(_ item: WorkItem, format: OutputFormat, options: ThumbnailOptions,
                            inFlight: InFlightFiles) -> Outcome {
-    let start = DispatchTime.now().uptimeNanoseconds
+    let start = POSIX.now()
     let thumbnail: Thumbnail
     let encoded: [UInt8]
     do {
@@ -195,28 +193,26 @@ private func makeThumbnail(_ item: WorkItem, format: OutputFormat, options: Thum
     } catch {
         return .failed("\(error)")
     }
-    let directory = (item.destination as NSString).deletingLastPathComponent
-    if !directory.isEmpty {
-        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    }
+    let directory = Path.directory(item.destination)
+    if !directory.isEmpty { POSIX.createDirectories(directory) }
     var temporary: String?
     let written = writeOutput(encoded, to: item.destination) { name in
         if let name { inFlight.insert(name) } else if let temporary { inFlight.remove(temporary) }
         temporary = name
     }
     guard written else { return .failed("cannot write \(item.destination)") }
-    return .made(thumbnail, milliseconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000)
+    return .made(thumbnail, milliseconds: Double(POSIX.now() - start) / 1_000_000)
 }
 
 /// What the user sees: one JSON line per file (`--json`), a progress bar on a terminal, a
 /// failure line per bad file, and a summary.
 final class BatchReport: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Mutex(())
     let total: Int
     let json: Bool
     let stats: Bool
     private let progress: Bool
-    private let started = DispatchTime.now().uptimeNanoseconds
+    private let started = POSIX.now()
     private(set) var done = 0
     private(set) var failures = 0
     private var sources: [String: Int] = [:]
@@ -228,13 +224,15 @@ final class BatchReport: @unchecked Sendable {
         progress = total > 1 && isatty(STDERR_FILENO) == 1
     }
 
-    private var elapsed: Double { Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9 }
+    private var elapsed: Double { Double(POSIX.now() - started) / 1e9 }
 
     func record(_ item: WorkItem, _ outcome: Outcome) {
-        lock.lock()
-        defer { lock.unlock() }
+        lock.withLock { _ in recordLocked(item, outcome) }
+    }
+
+    private func recordLocked(_ item: WorkItem, _ outcome: Outcome) {
         done += 1
-        if progress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if progress { POSIX.writeStandardError("\r\u{1B}[K") }
         switch outcome {
         case let .made(thumbnail, milliseconds):
             sources[thumbnail.source.name, default: 0] += 1
@@ -245,17 +243,17 @@ final class BatchReport: @unchecked Sendable {
                     ("input", JSONValue.quoted(item.input)), ("output", JSONValue.quoted(item.destination)),
                     ("source", JSONValue.quoted(thumbnail.source.name)),
                     ("width", "\(thumbnail.image.width)"), ("height", "\(thumbnail.image.height)"),
-                    ("ms", String(format: "%.2f", milliseconds)),
+                    ("ms", fixed(milliseconds, 2)),
                 ]
                 if stats {
                     fields.append(("ledgerPeakBytes", "\(thumbnail.ledgerPeakBytes)"))
                     fields.append(("allocations", "\(thumbnail.allocations)"))
                 }
                 let line = "{" + fields.map { "\(JSONValue.quoted($0.0)): \($0.1)" }.joined(separator: ", ") + "}\n"
-                FileHandle.standardOutput.write(Data(line.utf8))
+                POSIX.writeStandardOutput(line)
             } else if total > 1 && !progress {
                 let line = "\(item.input) -> \(item.destination) (\(thumbnail.source.name), \(thumbnail.image.width)×\(thumbnail.image.height))\n"
-                FileHandle.standardOutput.write(Data(line.utf8))
+                POSIX.writeStandardOutput(line)
             }
         case let .failed(message):
             failures += 1
@@ -266,19 +264,21 @@ final class BatchReport: @unchecked Sendable {
             let eta = Double(total - done) / max(rate, 0.001)
             let width = 30, filled = width * done / total
             let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-            FileHandle.standardError.write(Data(String(format: "[%@] %d/%d  %.1f files/s  ETA %.0fs", bar, done, total, rate, eta).utf8))
+            POSIX.writeStandardError("[\(bar)] \(done)/\(total)  \(fixed(rate, 1)) files/s  ETA \(fixed(eta, 0))s")
         }
     }
 
     func finish() {
-        lock.lock()
-        defer { lock.unlock() }
-        if progress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        lock.withLock { _ in finishLocked() }
+    }
+
+    private func finishLocked() {
+        if progress { POSIX.writeStandardError("\r\u{1B}[K") }
         guard total > 1 else { return }
         let order = ["exif-thumbnail", "mpf-preview", "scaled-1/8", "scaled-1/4", "scaled-1/2", "full"]
         let used = order.compactMap { name in sources[name].map { "\(name) \($0)" } }.joined(separator: ", ")
-        printError(String(format: "pare: %d done, %d failed, %.2f s; sources: %@", done - failures, failures, elapsed,
-                          used.isEmpty ? "none" : used))
+        printError("pare: \(done - failures) done, \(failures) failed, \(fixed(elapsed, 2)) s; sources: "
+            + (used.isEmpty ? "none" : used))
     }
 }
 

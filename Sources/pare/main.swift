@@ -1,4 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Pare
 
 /// `pare`: the command line described in DESIGN.md. Exit status 0 on success, 1 when an
@@ -22,7 +26,7 @@ let usage = """
     """
 
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    POSIX.writeStandardError(message + "\n")
 }
 
 func notImplemented(_ command: String) -> Int32 {

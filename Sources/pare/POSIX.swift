@@ -1,0 +1,154 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The little of the operating system the command line needs (files, directories, clocks,
+/// standard streams), straight from the C library: without Foundation the executable starts
+/// in about a millisecond and links the Swift runtime in, which matters when a thumbnail
+/// takes a few tens of milliseconds.
+enum POSIX {
+    /// A whole file, or nil if it cannot be read.
+    static func readFile(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
+        var done = 0
+        let complete = bytes.withUnsafeMutableBytes { buffer -> Bool in
+            while done < buffer.count {
+                let n = read(fd, buffer.baseAddress! + done, buffer.count - done)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { return false }
+                done += n
+            }
+            return true
+        }
+        return complete ? bytes : nil
+    }
+
+    /// Writes every byte to a descriptor; false on an error.
+    @discardableResult
+    static func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        var done = 0
+        while done < bytes.count {
+            let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return false }
+            done += n
+        }
+        return true
+    }
+
+    @discardableResult
+    static func write(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { write(fd, $0) }
+    }
+
+    static func writeStandardOutput(_ text: String) {
+        write(STDOUT_FILENO, Array(text.utf8))
+    }
+
+    static func writeStandardError(_ text: String) {
+        write(STDERR_FILENO, Array(text.utf8))
+    }
+
+    /// True if `path` names a directory.
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// The names in a directory (not `.` and `..`), or nil if it cannot be read.
+    static func list(_ path: String) -> [String]? {
+        guard let directory = opendir(path) else { return nil }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Every file under `path`, as paths relative to it, descending into subdirectories.
+    static func walk(_ path: String) -> [String] {
+        var result: [String] = []
+        var pending = [""]
+        while let relative = pending.popLast() {
+            let directory = relative.isEmpty ? path : Path.join(path, relative)
+            for name in list(directory) ?? [] {
+                let entry = relative.isEmpty ? name : Path.join(relative, name)
+                if isDirectory(Path.join(path, entry)) { pending.append(entry) } else { result.append(entry) }
+            }
+        }
+        return result
+    }
+
+    /// `mkdir -p`.
+    static func createDirectories(_ path: String) {
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for part in path.split(separator: "/") {
+            prefix += part
+            mkdir(prefix, 0o777)
+            prefix += "/"
+        }
+    }
+
+    /// A monotonic clock in nanoseconds.
+    static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+
+    /// Processors online.
+    static var processorCount: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+}
+
+/// Slash-separated path arithmetic.
+enum Path {
+    static func join(_ directory: String, _ name: String) -> String {
+        if directory.isEmpty { return name }
+        return directory.hasSuffix("/") ? directory + name : directory + "/" + name
+    }
+
+    static func lastComponent(_ path: String) -> String {
+        path.split(separator: "/").last.map(String.init) ?? path
+    }
+
+    static func directory(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// The extension after the last dot of the last component, or "".
+    static func fileExtension(_ path: String) -> String {
+        let name = lastComponent(path)
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
+        return String(name[name.index(after: dot)...])
+    }
+
+    static func deletingExtension(_ path: String) -> String {
+        let ext = fileExtension(path)
+        return ext.isEmpty ? path : String(path.dropLast(ext.count + 1))
+    }
+}
+
+/// `value` with `decimals` digits after the point, rounded half away from zero.
+func fixed(_ value: Double, _ decimals: Int) -> String {
+    var scale = 1.0
+    for _ in 0 ..< decimals { scale *= 10 }
+    let scaled = (abs(value) * scale).rounded()
+    guard scaled < 9e18 else { return value < 0 ? "-inf" : "inf" }
+    let units = Int(scaled)
+    let whole = units / Int(scale), fraction = units % Int(scale)
+    var digits = String(fraction)
+    while digits.count < decimals { digits = "0" + digits }
+    return (value < 0 && units != 0 ? "-" : "") + String(whole) + (decimals > 0 ? "." + digits : "")
+}

@@ -71,6 +71,31 @@ import TestSupport
         }
     }
 
+    /// RobustnessTests decodes the corpus's damaged files at 1/1 and 1/8; the scales between
+    /// run other IDCT sizes and upsampling paths over the same damage.
+    @Test func malformedCorpusAtTheMiddleScales() throws {
+        guard let root = Corpus.root else {
+            print(Corpus.missingMessage)
+            return
+        }
+        var images = 0, errors = 0
+        for name in FileSystem.list(root + "/jpeg/malformed") {
+            let bytes = try #require(FileSystem.read(root + "/jpeg/malformed/" + name))
+            for scale in [JPEGScale.half, .quarter] {
+                switch Self.replay(bytes, scale: scale) {
+                case let .image(_, sink):
+                    images += 1
+                    #expect(sink.problems.isEmpty && sink.rows == sink.header?.height, "\(name) at \(scale.name)")
+                case let .error(error):
+                    errors += 1
+                    #expect(error.description.hasPrefix("JPEG: ") && error.description.contains("byte"),
+                            "\(name) at \(scale.name): \(error.description)")
+                }
+            }
+        }
+        #expect(images + errors >= 200)
+    }
+
     /// A 1×1 file whose SOF was patched to 16384×16384 (1,048,576 MCUs of 4:2:0): the data
     /// covers one MCU. The decode must cost what the data holds, not what the header claims:
     /// two MCUs entropy decoded (the real one and the one the zero padding runs out in), a few

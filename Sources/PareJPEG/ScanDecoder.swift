@@ -81,8 +81,8 @@ struct ScanDecoder {
 
     /// True once the data has run out for the rest of the scan: the marker that ended it is
     /// neither a restart marker the scan could resume at (T.81 E.2.4) nor one below 0xC0,
-    /// past which `RestartSync` would search on, so every block still to come is flat. The decoder then stops calling `decodeRow`: the blocks it would fill
-    /// are already mid-gray in its buffers, and libjpeg leaves them zero (mid-gray) too.
+    /// past which `RestartSync` would search on, so every block still to come is flat (libjpeg
+    /// leaves them zero, mid-gray after the IDCT). The decoder then stops calling `decodeRow`.
     var isSpent: Bool {
         guard insufficient else { return false }
         guard restartInterval > 0 else { return true }

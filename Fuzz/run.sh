@@ -3,32 +3,38 @@
 #
 #   Fuzz/run.sh TARGET SECONDS [extra libFuzzer flags...]
 #
-# TARGET is png, exif or jpeg; SECONDS 0 only builds. The module sources are compiled straight with swiftc (SwiftPM
-# products cannot carry a fuzzer entry point) with coverage and a sanitizer, together with
-# Fuzz/TARGET.swift, into /tmp/pare-fuzz/TARGET/. SANITIZER=address (default) or
-# SANITIZER=undefined picks the sanitizer paired with the fuzzer. The seed corpus (files of
-# the right kind from Fixtures/ and ../shared/corpus) is copied into the work dir; inputs the
-# fuzzer finds accumulate in /tmp/pare-fuzz/TARGET/corpus across runs; crashes, timeouts and
-# OOMs are written to /tmp/pare-fuzz/TARGET/artifacts/. The script exits 1 when the fuzzer
-# reports a finding, and 0 with a message when the toolchain has no libFuzzer.
+# TARGET is png, exif, jpeg or pipeline; SECONDS 0 only builds. The module sources are
+# compiled straight with swiftc (SwiftPM products cannot carry a fuzzer entry point) with
+# coverage and a sanitizer, together with Fuzz/TARGET.swift, into $FUZZ_ROOT/TARGET/
+# (FUZZ_ROOT defaults to /tmp/pare-fuzz). SANITIZER=address (default) or SANITIZER=undefined
+# picks the sanitizer paired with the fuzzer. The seed corpus (files of the right kind from
+# Fixtures/ and ../shared/corpus) is copied into the work dir; inputs the fuzzer finds
+# accumulate in $FUZZ_ROOT/TARGET/corpus across runs; crashes, timeouts and OOMs are written
+# to $FUZZ_ROOT/TARGET/artifacts/. The script exits 1 when the fuzzer reports a finding, and
+# 0 with a message when the toolchain has no libFuzzer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-usage() { echo "usage: Fuzz/run.sh png|exif|jpeg SECONDS [libFuzzer flags...]" >&2; exit 2; }
+usage() { echo "usage: Fuzz/run.sh png|exif|jpeg|pipeline SECONDS [libFuzzer flags...]" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 TARGET=$1; SECONDS_TO_RUN=$2; shift 2
 SANITIZER=${SANITIZER:-address}
 SWIFTC=${SWIFTC:-swiftc}
 
+# In dependency order. CZlib is the system zlib's module map, found through -I and linked
+# with -lz; the others are compiled from Sources/MODULE/*.swift.
 case "$TARGET" in
-    png)  MODULES="PareCore ParePNG" ;;
-    exif) MODULES="PareCore PareEXIF" ;;
-    jpeg) MODULES="PareCore PareJPEG" ;;
+    png)      MODULES="CZlib PareCore ParePNG" ;;
+    exif)     MODULES="PareCore PareEXIF" ;;
+    jpeg)     MODULES="PareCore PareJPEG" ;;
+    pipeline) MODULES="CZlib PareCore PareJPEG PareEXIF ParePNG Pare" ;;
     *) usage ;;
 esac
 
-WORK=/tmp/pare-fuzz/$TARGET
+FUZZ_ROOT=${FUZZ_ROOT:-/tmp/pare-fuzz}
+case "$FUZZ_ROOT" in /*) ;; *) FUZZ_ROOT=$ROOT/$FUZZ_ROOT ;; esac
+WORK=$FUZZ_ROOT/$TARGET
 # REV=<commit> builds the modules from that commit (git archive) instead of the working tree,
 # to fuzz a committed state while the tree is being edited.
 SRC=$ROOT
@@ -57,6 +63,7 @@ fi
 FLAGS=(-O -wmo -swift-version 6 -parse-as-library -sanitize=fuzzer,"$SANITIZER" -g -I "$BUILD" -I "$SRC/Sources/CZlib")
 OBJECTS=()
 for module in $MODULES; do
+    [ "$module" = CZlib ] && continue
     echo "fuzz: compiling $module ($SANITIZER)"
     "$SWIFTC" "${FLAGS[@]}" -module-name "$module" -emit-module -emit-module-path "$BUILD/$module.swiftmodule" \
         -c "$SRC"/Sources/"$module"/*.swift -o "$BUILD/$module.o"
@@ -75,8 +82,8 @@ if [ "$SECONDS_TO_RUN" = 0 ]; then
     exit 0
 fi
 
-# Seeds: copied fresh each run (never committed). JPEG seeds, regressions included (they are
-# stored as plain .jpg files), get a leading scale byte.
+# Seeds: copied fresh each run (never committed). JPEG and pipeline seeds, regressions
+# included (they are stored as plain files), get a leading request byte (see the targets).
 SEEDS=$WORK/seeds
 rm -rf "$SEEDS"; mkdir -p "$SEEDS"
 CORPUS=$ROOT/../shared/corpus
@@ -88,15 +95,23 @@ seed_files() {
                    \( -name '*.jpg' -o -name '*.jpeg' -o -name '*.tif' -o -name '*.tiff' -o -name '*.JPG' \) 2>/dev/null ;;
         jpeg) find Fixtures "$CORPUS/jpeg/conformance" "$CORPUS/jpeg/malformed" "$CORPUS/jpeg/unsupported" \
                    "$CORPUS/exif/orientation" -type f \( -name '*.jpg' -o -name '*.jpeg' -o -name '*.JPG' \) -size -256k 2>/dev/null ;;
+        # Every kind the pipeline sniffs: JPEG (baseline, progressive, with EXIF and MPF), PNG, TIFF.
+        pipeline) find Fixtures "$CORPUS/jpeg/conformance" "$CORPUS/jpeg/malformed" "$CORPUS/exif" "$CORPUS/png" \
+                       -type f \( -name '*.jpg' -o -name '*.jpeg' -o -name '*.JPG' -o -name '*.png' -o -name '*.tif' \
+                       -o -name '*.tiff' \) -size -256k 2>/dev/null | grep -v '\.s[1248]\.png$' ;;
     esac
-    find "Fixtures/regressions/$TARGET" -type f 2>/dev/null || true
+    if [ "$TARGET" = pipeline ]; then
+        find Fixtures/regressions -type f 2>/dev/null || true
+    else
+        find "Fixtures/regressions/$TARGET" -type f 2>/dev/null || true
+    fi
 }
 i=0
 while IFS= read -r f; do
     case "$TARGET" in
         # Metadata sits in the first 64 KiB; the rest of a camera photo is only slow to mutate.
         exif) head -c 65536 "$f" > "$SEEDS/$i" ;;
-        jpeg) { printf "\\x$(printf %02x $((i % 4)))"; cat "$f"; } > "$SEEDS/$i" ;;
+        jpeg|pipeline) { printf "\\x$(printf %02x $((i % 128)))"; cat "$f"; } > "$SEEDS/$i" ;;
         *) cp "$f" "$SEEDS/$i" ;;
     esac
     i=$((i + 1))

@@ -150,6 +150,11 @@ public struct JPEGDecoder<Source: ByteSource> {
     /// Marker segments met so far by the last `decode`, the headers' included, against
     /// `options.maxSegments`.
     var segmentCount = 0
+    /// MCUs of the last sequential `decode` that were entropy decoded; the ones after the data
+    /// ran out are not, they come out flat.
+    var decodedMCUs = 0
+    /// Output rows of the last `decode` sent as copies of a flat row once the data ran out.
+    var repeatedRows = 0
 
     /// Decodes the image at `scale` into `sink`: `begin` with the output size and format, then
     /// every row once, top to bottom. May be called again (for another scale).
@@ -158,6 +163,8 @@ public struct JPEGDecoder<Source: ByteSource> {
                              limit: options.maxWarnings)
         skippedScans = 0
         segmentCount = info.segments.count
+        decodedMCUs = 0
+        repeatedRows = 0
         defer {
             warnings = log.warnings
             droppedWarnings = log.dropped
@@ -191,6 +198,7 @@ public struct JPEGDecoder<Source: ByteSource> {
             var scan = try makeScan(firstScan, number: 1, tables: tables, restartInterval: info.restartInterval,
                                     plan: plan, buffers: buffers, scratch: scratch)
             var available = [Int](repeating: 0, count: buffers.count)
+            var flatRows = 0
             for mcuRow in 0 ..< plan.mcuRows {
                 try scan.decodeRow(columns: plan.mcusPerLine, log: &log)
                 for c in 0 ..< buffers.count {
@@ -198,7 +206,17 @@ public struct JPEGDecoder<Source: ByteSource> {
                     buffers[c].firstRow = mcuRow * rows - 1
                     available[c] = (mcuRow + 1) * rows - 1
                 }
+                let emittedBefore = output.nextRow
                 output.emit(buffers, availableThrough: mcuRow == plan.mcuRows - 1 ? nil : available, into: &sink)
+                // A header can claim far more MCUs than the data holds. Once the data is spent
+                // and two MCU rows came out flat, the window (this MCU row and the context row
+                // from the one before) is all mid-gray, so the rows just emitted are what every
+                // later row would be: repeat one instead of decoding and converting the rest.
+                flatRows = scan.lastRowWasFlat ? flatRows + 1 : 0
+                if flatRows >= 2 && scan.isSpent && output.nextRow > emittedBefore {
+                    repeatedRows = output.repeatLastRow(buffers, into: &sink)
+                    break
+                }
                 for c in 0 ..< buffers.count {
                     let b = buffers[c]
                     b.storage.baseAddress.update(from: b.storage.baseAddress + plan.components[c].rowsPerMCURow * b.stride,
@@ -206,6 +224,7 @@ public struct JPEGDecoder<Source: ByteSource> {
                 }
             }
             try scan.finish(log: &log)
+            decodedMCUs = scan.decodedMCUs
             reader = scan.reader
         } else {
             var tables = self.tables
@@ -216,6 +235,9 @@ public struct JPEGDecoder<Source: ByteSource> {
             while true {
                 var scan = try makeScan(scanHeader, number: number, tables: tables, restartInterval: restartInterval,
                                         plan: plan, buffers: buffers, scratch: scratch)
+                // Planes start mid-gray: once the data is spent, a scan over components no earlier
+                // scan wrote has nothing left to change.
+                let fresh = scanHeader.components.allSatisfy { !coded[$0.index] }
                 if scanHeader.components.count == 1 {
                     let c = scanHeader.components[0].index
                     let component = frame.components[c], p = plan.components[c]
@@ -226,6 +248,7 @@ public struct JPEGDecoder<Source: ByteSource> {
                     for blockRow in 0 ..< (height + 7) / 8 {
                         scan.units[0].rowStart = 1 + blockRow * p.blockSize
                         try scan.decodeRow(columns: (width + 7) / 8, log: &log)
+                        if fresh && scan.isSpent { break }
                     }
                 } else {
                     for mcuRow in 0 ..< plan.mcuRows {
@@ -233,9 +256,11 @@ public struct JPEGDecoder<Source: ByteSource> {
                             scan.units[i].rowStart = 1 + mcuRow * plan.components[scanHeader.components[i].index].rowsPerMCURow
                         }
                         try scan.decodeRow(columns: plan.mcusPerLine, log: &log)
+                        if fresh && scan.isSpent { break }
                     }
                 }
                 try scan.finish(log: &log)
+                decodedMCUs += scan.decodedMCUs
                 for component in scanHeader.components { coded[component.index] = true }
                 reader = scan.reader
                 guard let next = try nextScan(tables: &tables, restartInterval: &restartInterval, log: &log) else { break }

@@ -79,6 +79,24 @@ struct OutputStage {
         }
     }
 
+    /// Sends the row emitted last again for every row still to come, for when every one of
+    /// them is known to read the same samples (the data ran out; see `JPEGDecoder.decode`).
+    /// Call right after `emit`, while its rows are still in `buffers`. Returns how many rows
+    /// it sent.
+    mutating func repeatLastRow<Sink: RowSink>(_ buffers: [ComponentBuffer], into sink: inout Sink) -> Int {
+        guard nextRow > 0 else { return 0 }
+        let first = nextRow
+        let width = plan.outputWidth
+        let last = buffers.count == 1
+            ? UnsafeBufferPointer(start: componentRow(0, nextRow - 1, buffers[0]), count: width)
+            : UnsafeBufferPointer(start: row.baseAddress, count: width * 3)
+        while nextRow < plan.outputHeight {
+            sink.consume(last, at: RowPlacement(y: nextRow, width: width))
+            nextRow += 1
+        }
+        return nextRow - first
+    }
+
     /// Component c's samples for output row y, at the output width.
     @inline(__always)
     private func componentRow(_ c: Int, _ y: Int, _ buffer: ComponentBuffer) -> UnsafePointer<UInt8> {

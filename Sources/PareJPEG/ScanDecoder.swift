@@ -55,6 +55,10 @@ struct ScanDecoder {
     var insufficient = false
     var warnedTruncation = false
     var warnedBadCode = false
+    /// MCUs whose blocks were entropy decoded (not filled flat), for the decoder's `decodedMCUs`.
+    var decodedMCUs = 0
+    /// Whether every block of the last `decodeRow` came out flat.
+    var lastRowWasFlat = false
     /// The buffers the units' pointers point into, kept alive as long as the scan.
     let scratch: ScanScratch
     let quantizerBuffers: [LedgerBuffer<Int32>]
@@ -75,14 +79,29 @@ struct ScanDecoder {
         self.huffmanTables = huffmanTables
     }
 
+    /// True once the data has run out for the rest of the scan: the marker that ended it is
+    /// neither a restart marker the scan could resume at (T.81 E.2.4) nor one below 0xC0,
+    /// past which `RestartSync` would search on, so every block still to come is flat (libjpeg
+    /// leaves them zero, mid-gray after the IDCT). The decoder then stops calling `decodeRow`.
+    var isSpent: Bool {
+        guard insufficient else { return false }
+        guard restartInterval > 0 else { return true }
+        guard let marker = reader.marker else { return false }
+        return marker >= 0xC0 && !Marker.isRestart(marker)
+    }
+
     /// Decodes `columns` MCUs, one MCU row, into the units' buffers at their `rowStart`.
     mutating func decodeRow(columns: Int, log: inout WarningLog) throws(JPEGError) {
+        let decodedBefore = decodedMCUs
+        defer { lastRowWasFlat = decodedMCUs == decodedBefore }
         for column in 0 ..< columns {
             if restartInterval > 0 {
                 if restartsToGo == 0 { try processRestart(log: &log) }
                 restartsToGo -= 1
             }
-            if !insufficient && reader.isExhausted { try noteExhausted(log: &log) }
+            if !insufficient {
+                if reader.isExhausted { try noteExhausted(log: &log) } else { decodedMCUs &+= 1 }
+            }
             for i in 0 ..< units.count {
                 var unit = units[i]
                 let size = unit.blockSize
@@ -252,7 +271,9 @@ struct ScanDecoder {
 
     /// End of a restart interval (T.81 E.2.4): see `RestartSync`; the DC predictors reset.
     mutating func processRestart(log: inout WarningLog) throws(JPEGError) {
-        let wasExhausted = insufficient || reader.isExhausted
+        // Data that ran out inside the interval's last MCU is reported like any other.
+        if !insufficient && reader.isExhausted { try noteExhausted(log: &log) }
+        let wasExhausted = insufficient
         try RestartSync.expect(nextRestart, reader: &reader, log: &log)
         nextRestart = (nextRestart + 1) & 7
         restartsToGo = restartInterval

@@ -4,7 +4,6 @@ import Glibc
 import Darwin
 #endif
 import Dispatch
-import Synchronization
 import Pare
 import ParePNG
 
@@ -148,12 +147,12 @@ enum BatchPlan {
 
 /// The temporary files being written right now, removed if the process is interrupted.
 final class InFlightFiles: @unchecked Sendable {
-    private let lock = Mutex(())
+    private let lock = Lock()
     private var paths: Set<String> = []
     private var signalSources: [DispatchSourceSignal] = []
 
-    func insert(_ path: String) { lock.withLock { _ in _ = paths.insert(path) } }
-    func remove(_ path: String) { lock.withLock { _ in _ = paths.remove(path) } }
+    func insert(_ path: String) { lock.withLock { _ = paths.insert(path) } }
+    func remove(_ path: String) { lock.withLock { _ = paths.remove(path) } }
 
     /// On SIGINT or SIGTERM: delete every temporary file in flight, then exit 130 / 143.
     func removeOnInterrupt() {
@@ -161,7 +160,7 @@ final class InFlightFiles: @unchecked Sendable {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [self] in
-                lock.withLock { _ in
+                lock.withLock {
                     for path in paths { unlink(path) }
                     printError("pare: interrupted; no partial output left")
                     exit(status)
@@ -207,7 +206,7 @@ private func makeThumbnail(_ item: WorkItem, format: OutputFormat, options: Thum
 /// What the user sees: one JSON line per file (`--json`), a progress bar on a terminal, a
 /// failure line per bad file, and a summary.
 final class BatchReport: @unchecked Sendable {
-    private let lock = Mutex(())
+    private let lock = Lock()
     let total: Int
     let json: Bool
     let stats: Bool
@@ -227,7 +226,7 @@ final class BatchReport: @unchecked Sendable {
     private var elapsed: Double { Double(POSIX.now() - started) / 1e9 }
 
     func record(_ item: WorkItem, _ outcome: Outcome) {
-        lock.withLock { _ in recordLocked(item, outcome) }
+        lock.withLock { recordLocked(item, outcome) }
     }
 
     private func recordLocked(_ item: WorkItem, _ outcome: Outcome) {
@@ -269,7 +268,7 @@ final class BatchReport: @unchecked Sendable {
     }
 
     func finish() {
-        lock.withLock { _ in finishLocked() }
+        lock.withLock { finishLocked() }
     }
 
     private func finishLocked() {

@@ -67,6 +67,15 @@ struct ByteInput {
     /// marker that is not RSTn and returns its code and the offset of its 0xFF, or nil at the
     /// end of the input.
     mutating func skipEntropyData() throws(JPEGError) -> (code: UInt8, offset: Int)? {
+        while let marker = try nextEntropyMarker() {
+            if !Marker.isRestart(marker.code) { return marker }
+        }
+        return nil
+    }
+
+    /// Passes over entropy-coded data up to and including the next marker, RSTn included:
+    /// its code and the offset of its 0xFF, or nil at the end of the input.
+    mutating func nextEntropyMarker() throws(JPEGError) -> (code: UInt8, offset: Int)? {
         while true {
             while cursor < fill && base[cursor] != 0xFF { cursor &+= 1 }
             guard var byte = try nextByte() else { return nil }
@@ -75,7 +84,7 @@ struct ByteInput {
                 guard let next = try nextByte() else { return nil }
                 byte = next
             } while byte == 0xFF
-            if byte != 0 && !Marker.isRestart(byte) { return (byte, position - 2) }
+            if byte != 0 { return (byte, position - 2) }
         }
     }
 

@@ -107,4 +107,23 @@ struct ScalePlan {
         }
         return min(row, p.height - 1)
     }
+
+    /// The first output row that the MCU rows `0 ..< m` do not complete: the streaming decode
+    /// has emitted exactly the rows before it once MCU row m − 1 is in. A band of MCU rows
+    /// [a, b) owns the output rows [rowsCompleted(a), rowsCompleted(b)).
+    func rowsCompleted(byMCURows m: Int) -> Int {
+        if m <= 0 { return 0 }
+        if m >= mcuRows { return outputHeight }
+        // lastRowNeeded grows with y, so the rows still waiting are a suffix: bisect for it.
+        var low = 0, high = outputHeight
+        while low < high {
+            let y = (low + high) / 2
+            var waiting = false
+            for c in 0 ..< components.count where lastRowNeeded(component: c, outputRow: y) > m * components[c].rowsPerMCURow - 1 {
+                waiting = true
+            }
+            if waiting { high = y } else { low = y + 1 }
+        }
+        return low
+    }
 }

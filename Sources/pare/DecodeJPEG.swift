@@ -1,3 +1,4 @@
+import Pare
 import PareCore
 import PareJPEG
 
@@ -9,9 +10,9 @@ func decodeJPEGCommand(input: String, bytes: [UInt8], scale: String, output: Str
     let ledger = MemoryLedger()
     var sink = PNMWriter()
     do {
-        var decoder = try JPEGDecoder(source: MemoryByteSource(bytes), ledger: ledger)
-        try decoder.decode(scale: jpegScale, into: &sink)
-        for warning in decoder.warnings {
+        let outcome = try ParallelJPEGDecoder.decode(source: MemoryByteSource(bytes), scale: jpegScale, ledger: ledger,
+                                                     into: &sink)
+        for warning in outcome.warnings {
             printError("pare: \(input): warning: \(warning)")
         }
     } catch {

@@ -22,9 +22,9 @@ import Synchronization
 /// `workers + 1` band buffers while the caller's thread streams the bands before it into the
 /// sink and hands their buffers back. A worker may claim band k only once band
 /// k − (workers + 1) has been streamed, so at most `workers + 1` bands are buffered, each at
-/// most `maxBandBytes` of output (at least one MCU row). Bands are sized for that bound and so
-/// that each worker gets several, since every band also decodes the MCU row above and the
-/// one below it as upsampling context.
+/// most `maxBandBytes` of output (or two MCU rows, if more). Bands are sized for that bound and so
+/// that each worker gets several, but not smaller, since a band whose chroma is upsampled
+/// vertically also decodes the MCU row above it.
 ///
 /// Memory accounting: `MemoryLedger` is single-threaded, so the caller's ledger sees only the
 /// caller's thread (the index, the band buffers, the serial fallback); each worker counts its
@@ -92,12 +92,12 @@ public enum ParallelJPEGDecoder {
         guard !overflow else { throw .core(.sizeOverflow) }
         let slots = min(workers + 1, bands.count)
         var pool: [LedgerBuffer<UInt8>] = []
-        for _ in 0 ..< slots {
-            do {
-                pool.append(try ledger.allocate(UInt8.self, count: bandBytes, initialValue: 0))
-            } catch {
-                throw .core(error)
-            }
+        do {
+            for _ in 0 ..< slots { pool.append(try ledger.allocate(UInt8.self, count: bandBytes, initialValue: 0)) }
+        } catch {
+            // The ledger's limit leaves no room for the bands: the serial decode needs less.
+            pool.removeAll()
+            return try serial(into: &sink)
         }
         do {
             try sink.begin(RowStreamHeader(width: width, height: height, format: decoder.outputFormat))
@@ -197,7 +197,10 @@ final class BandJob<Source: ByteSource & SendableMetatype>: @unchecked Sendable 
         self.headerWarnings = headerWarnings
         self.headerDropped = headerDropped
         ready = bands.map { _ in DispatchSemaphore(value: 0) }
-        slots = DispatchSemaphore(value: buffers.count)
+        // Created empty and then filled: libdispatch refuses to free a semaphore whose count
+        // is below its initial value, as `slots` is when a failed band stops the job early.
+        slots = DispatchSemaphore(value: 0)
+        for _ in buffers { slots.signal() }
         results = .allocate(capacity: bands.count)
         results.initialize(repeating: false)
         workerPeaks = .allocate(capacity: workers)

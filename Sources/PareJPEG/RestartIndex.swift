@@ -77,11 +77,14 @@ extension JPEGDecoder {
     /// `decode(scale:into:)` produces there. It does not call `sink.begin`: the caller owns
     /// the whole image's stream and sends the bands in order.
     ///
-    /// The decode starts at the restart interval holding the MCU row above the band (DC
-    /// predictors are zero there, T.81 F.2.1.3.1), decodes the MCUs before the band without
-    /// emitting anything, and carries on one MCU row past the band: the fancy upsamplers make
-    /// the band's first and last output rows from the chroma rows just outside it. It runs
-    /// the serial streaming loop, so memory is one MCU row per component, as for `decode`.
+    /// A band's output rows are those the serial decode can complete once the band's last MCU
+    /// row is in, from that row and the ones above, so nothing below the band is read. Above
+    /// it, the vertical fancy upsamplers (T.81 leaves upsampling to the decoder; see
+    /// `Upsampler`) make the band's first output row from the last chroma row of the MCU row
+    /// above; only then is that row decoded too. The decode starts at the restart interval
+    /// holding the first MCU row it needs (DC predictors are zero there, T.81 F.2.1.3.1) and
+    /// decodes the MCUs before it without emitting anything. It runs the serial streaming
+    /// loop, so memory is one MCU row per component, as for `decode`.
     /// `warnings` afterwards holds the header's and the band's repairs; a band that needed
     /// any repair should be thrown away for a serial decode, whose repairs depend on the
     /// order the whole scan is read in.
@@ -101,8 +104,7 @@ extension JPEGDecoder {
                      && index.restartInterval == info.restartInterval, "restart index of another image")
         let band = band.clamped(to: 0 ..< plan.mcuRows)
         guard !band.isEmpty else { return }
-        let above = max(band.lowerBound - 1, 0)
-        let end = min(band.upperBound + 1, plan.mcuRows)
+        let above = plan.bandNeedsRowAbove(band.lowerBound) ? band.lowerBound - 1 : band.lowerBound
         let (interval, offset) = index.start(ofRow: above)
         let firstMCU = interval * index.restartInterval
 
@@ -117,9 +119,9 @@ extension JPEGDecoder {
         var scan = try makeScan(firstScan, number: 1, tables: tables, restartInterval: info.restartInterval,
                                 plan: plan, buffers: buffers, scratch: scratch)
         scan.nextRestart = interval & 7
-        try streamRows(&scan, rows: firstMCU / plan.mcusPerLine ..< end, firstColumn: firstMCU % plan.mcusPerLine,
+        try streamRows(&scan, rows: firstMCU / plan.mcusPerLine ..< band.upperBound, firstColumn: firstMCU % plan.mcusPerLine,
                        plan: plan, buffers: &buffers, output: &output, into: &sink, log: &log)
-        if end == plan.mcuRows { try scan.finish(log: &log) }
+        if band.upperBound == plan.mcuRows { try scan.finish(log: &log) }
         reader = scan.reader
     }
 }

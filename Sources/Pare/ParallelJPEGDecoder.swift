@@ -6,7 +6,6 @@ import Darwin
 import Dispatch
 import PareCore
 import PareJPEG
-import Synchronization
 
 /// Decodes a sequential JPEG with restart markers on several cores and streams its rows, in
 /// order, into one sink; any other JPEG is decoded serially by `JPEGDecoder`.
@@ -130,7 +129,7 @@ public enum ParallelJPEGDecoder {
             job.slots.signal()
         }
         if failed {
-            job.stop.store(true, ordering: .sequentiallyConsistent)
+            job.stop()
             for _ in 0 ..< workers { job.slots.signal() }
         }
         group.wait()
@@ -157,8 +156,8 @@ public enum ParallelJPEGDecoder {
 /// The state the caller's thread and the workers share for one parallel decode.
 ///
 /// `@unchecked Sendable` because its mutable parts are handed over by the semaphores: band k's
-/// buffer and result are written only by the worker that claimed k (claims come from an
-/// atomic counter) before it signals `ready[k]`, and read by the caller only after that wait;
+/// buffer and result are written only by the worker that claimed k (claims are made under
+/// `lock`) before it signals `ready[k]`, and read by the caller only after that wait;
 /// a buffer is reused for band k + slots only after the caller signalled `slots` for band k.
 /// `workerPeaks[w]` is written by worker w and read after the group is done. The source is
 /// only read, through `read(into:at:)` (a memory array or `pread`), and the index's buffer is
@@ -177,8 +176,10 @@ final class BandJob<Source: ByteSource & SendableMetatype>: @unchecked Sendable 
     let headerDropped: Int
     let ready: [DispatchSemaphore]
     let slots: DispatchSemaphore
-    let next = Atomic<Int>(0)
-    let stop = Atomic<Bool>(false)
+    /// Guards `nextBand` and `stopped`.
+    private let lock = DispatchSemaphore(value: 1)
+    private var nextBand = 0
+    private var stopped = false
     private var results: UnsafeMutableBufferPointer<Bool>
     let workerPeaks: UnsafeMutableBufferPointer<Int>
 
@@ -214,6 +215,22 @@ final class BandJob<Source: ByteSource & SendableMetatype>: @unchecked Sendable 
 
     func succeeded(_ band: Int) -> Bool { results[band] }
 
+    /// Keeps the workers from claiming more bands.
+    func stop() {
+        lock.wait()
+        stopped = true
+        lock.signal()
+    }
+
+    /// The next band to decode, in order; nil when none is left or the job was stopped.
+    private func claim() -> Int? {
+        lock.wait()
+        defer { lock.signal() }
+        guard !stopped, nextBand < bands.count else { return nil }
+        nextBand += 1
+        return nextBand - 1
+    }
+
     /// One worker: its own ledger and decoder, then bands as they come, until none is left or
     /// the caller stops the job.
     func run(worker: Int) {
@@ -224,8 +241,7 @@ final class BandJob<Source: ByteSource & SendableMetatype>: @unchecked Sendable 
         var decoder = try? JPEGDecoder(source: source, ledger: ledger, options: options)
         while true {
             slots.wait()
-            let k = next.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue
-            guard k < bands.count, !stop.load(ordering: .sequentiallyConsistent) else {
+            guard let k = claim() else {
                 slots.signal()
                 return
             }

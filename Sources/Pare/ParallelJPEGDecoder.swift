@@ -110,8 +110,11 @@ public enum ParallelJPEGDecoder {
                           workers: workers, workerLimit: workerLimit, headerWarnings: headerWarnings,
                           headerDropped: headerDropped)
         let group = DispatchGroup()
+        // A queue of its own per worker: such queues get a thread at once (libdispatch's
+        // overcommitting pool), where the global queues, which Swift concurrency shares on
+        // Linux, may hold a blocking worker back until a thread frees up.
         for worker in 0 ..< workers {
-            DispatchQueue.global().async(group: group) { job.run(worker: worker) }
+            DispatchQueue(label: "pare.jpeg-band.\(worker)").async(group: group) { job.run(worker: worker) }
         }
         var delivered = 0
         var failed = false

@@ -25,6 +25,19 @@ import Testing
         }
     }
 
+    /// Keeps a byte sum and a row count.
+    struct Checksum: RowSink {
+        var sum = 0
+        var rows = 0
+
+        mutating func begin(_ header: RowStreamHeader) throws(CoreError) {}
+
+        mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+            for byte in row { sum &+= Int(byte) }
+            rows += 1
+        }
+    }
+
     struct Result {
         var rows: RowCollector
         var warnings: [String]
@@ -152,13 +165,24 @@ import Testing
         let serialPeak = serialLedger.peakBytes
         let ledger = MemoryLedger()
         let maxBand = 256 * 1024
-        let (result, outcome) = Self.parallel(bytes, scale: .full, ledger: ledger, maxBandBytes: maxBand)
-        #expect(result.rows.ys.count == 1536)
-        #expect((outcome?.bands ?? 0) > 4)
+        // A sink that keeps only a checksum, so that the heap holds what the decode holds.
+        var checksum = Checksum()
+        let (outcome, growth) = try HeapMeter.peakGrowth(ledger: ledger) { () throws -> ParallelJPEGDecoder.Outcome in
+            try ParallelJPEGDecoder.decode(source: MemoryByteSource(bytes), scale: .full, ledger: ledger, workers: 2,
+                                           maxBandBytes: maxBand, into: &checksum)
+        }
+        #expect(checksum.rows == 1536)
+        #expect(checksum.sum == counter.bytes.reduce(0) { $0 &+ Int($1) })
+        #expect(outcome.bands > 4)
         let bound = 3 * maxBand + 3 * serialPeak
         #expect(ledger.peakBytes <= bound, "peak \(ledger.peakBytes), bound \(bound), serial \(serialPeak)")
         #expect(ledger.peakBytes > 3 * maxBand / 2, "worker peaks and band buffers are counted")
         #expect(ledger.currentBytes == 0)
+        if let growth {
+            print("parallel 2048x1536 1/1: ledger peak \(ledger.peakBytes) B, heap peak growth \(growth) B, serial peak \(serialPeak) B")
+            #expect(growth <= ledger.peakBytes + 64 * 1024)
+        }
+        let (result, _) = Self.parallel(bytes, scale: .full, maxBandBytes: maxBand)
         // A limit with no room for the bands still decodes, serially, as the serial decoder would.
         let tight = MemoryLedger(limit: serialPeak + 64 * 1024)
         let (limited, tightOutcome) = Self.parallel(bytes, scale: .full, ledger: tight, maxBandBytes: maxBand)

@@ -52,7 +52,7 @@ public enum ParallelJPEGDecoder {
         max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
     }
 
-    /// The largest band buffer, in output bytes, unless one MCU row is larger.
+    /// The largest band buffer, in output bytes, unless two MCU rows are larger.
     public static let defaultMaxBandBytes = 2 * 1024 * 1024
 
     /// Decodes `source` at `scale` into `sink` (begin, then every row once, top to bottom),

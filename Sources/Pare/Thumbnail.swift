@@ -94,13 +94,13 @@ extension ImageSource {
         }
     }
 
-    private static func decodeJPEG<S: ByteSource, Sink: RowSink>(
+    private static func decodeJPEG<S: ByteSource & SendableMetatype, Sink: RowSink>(
         _ source: S, scale: JPEGScale, options: ThumbnailOptions, ledger: MemoryLedger, into sink: inout Sink
     ) throws(PareError) -> [String] {
         do {
-            var decoder = try JPEGDecoder(source: source, ledger: ledger, options: options.jpeg)
-            try decoder.decode(scale: scale, into: &sink)
-            return decoder.warnings.map { "\($0)" }
+            let outcome = try ParallelJPEGDecoder.decode(source: source, scale: scale, options: options.jpeg, ledger: ledger,
+                                                         workers: options.decodeWorkers, into: &sink)
+            return outcome.warnings.map { "\($0)" }
         } catch {
             throw .jpeg(error)
         }

@@ -42,6 +42,9 @@ public struct ThumbnailOptions: Sendable {
     public var png = PNGOptions()
     /// Limits applied to EXIF, TIFF and MPF metadata.
     public var exif = EXIFOptions()
+    /// Threads that decode the bands of a JPEG with restart markers (see
+    /// `ParallelJPEGDecoder`); 1 decodes serially. Default: the cores this process may use.
+    public var decodeWorkers = ParallelJPEGDecoder.activeCores
     /// Decode a JPEG main image at this DCT scale whatever the size asks for. Tests use it to
     /// compare the scaled path with a full-scale decode; it is not part of the public API.
     var forcedJPEGScale: JPEGScale?

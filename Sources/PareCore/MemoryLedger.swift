@@ -53,6 +53,9 @@ public final class MemoryLedger {
     }
 
     /// A buffer of `count` elements, each set to `value`, counted until it is released.
+    /// Inlinable so that callers in other modules fill the buffer with specialised code (a
+    /// memset for bytes), not element by element through generic witnesses.
+    @inlinable
     public func allocate<Element: BitwiseCopyable>(
         _ type: Element.Type, count: Int, initialValue value: Element
     ) throws(CoreError) -> LedgerBuffer<Element> {
@@ -77,6 +80,7 @@ public final class LedgerBuffer<Element: BitwiseCopyable> {
     @usableFromInline let byteCount: Int
     @usableFromInline let ledger: MemoryLedger
 
+    @inlinable
     init(ledger: MemoryLedger, count: Int, byteCount: Int, initialValue: Element) {
         self.ledger = ledger
         self.count = count

@@ -67,7 +67,23 @@ struct ByteInput {
     /// marker that is not RSTn and returns its code and the offset of its 0xFF, or nil at the
     /// end of the input.
     mutating func skipEntropyData() throws(JPEGError) -> (code: UInt8, offset: Int)? {
+        while let marker = try nextEntropyMarker() {
+            if !Marker.isRestart(marker.code) { return marker }
+        }
+        return nil
+    }
+
+    /// Passes over entropy-coded data up to and including the next marker, RSTn included:
+    /// its code and the offset of its 0xFF, or nil at the end of the input.
+    mutating func nextEntropyMarker() throws(JPEGError) -> (code: UInt8, offset: Int)? {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         while true {
+            // Eight bytes at a time while none is 0xFF (a zero byte of the complement).
+            while cursor &+ 8 <= fill {
+                let inverted = ~UnsafeRawPointer(base + cursor).loadUnaligned(as: UInt64.self)
+                if (inverted &- ones) & ~inverted & highs != 0 { break }
+                cursor &+= 8
+            }
             while cursor < fill && base[cursor] != 0xFF { cursor &+= 1 }
             guard var byte = try nextByte() else { return nil }
             guard byte == 0xFF else { continue }
@@ -75,7 +91,7 @@ struct ByteInput {
                 guard let next = try nextByte() else { return nil }
                 byte = next
             } while byte == 0xFF
-            if byte != 0 && !Marker.isRestart(byte) { return (byte, position - 2) }
+            if byte != 0 { return (byte, position - 2) }
         }
     }
 

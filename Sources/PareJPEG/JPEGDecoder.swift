@@ -24,9 +24,9 @@ public struct JPEGDecoder<Source: ByteSource> {
     let scanStart: Int
     public let info: JPEGInfo
     /// Repairs made so far: while reading the headers, then by each `decode`.
-    public private(set) var warnings: [JPEGWarning]
+    public internal(set) var warnings: [JPEGWarning]
     /// Warnings past `options.maxWarnings`, counted but not kept.
-    public private(set) var droppedWarnings = 0
+    public internal(set) var droppedWarnings = 0
     let headerWarnings: [JPEGWarning]
     /// Header warnings past `options.maxWarnings`, which every `decode` counts again.
     let headerDroppedWarnings: Int
@@ -143,7 +143,7 @@ public struct JPEGDecoder<Source: ByteSource> {
     /// consumed. A progressive decode at a reduced scale stops once the coefficients it keeps
     /// are final, so this can be well short of the file's size. (The source itself is fetched
     /// in windows of 64 KiB, so up to that much more may have been copied from it.)
-    public private(set) var bytesRead = 0
+    public internal(set) var bytesRead = 0
     /// Progressive scans of the last `decode` passed over without entropy decoding, because
     /// they carry no coefficient the chosen scale keeps.
     public internal(set) var skippedScans = 0
@@ -174,14 +174,7 @@ public struct JPEGDecoder<Source: ByteSource> {
         let progressive = frame.process == .progressive
         // A progressive frame is reconstructed from its coefficient store one MCU row at a time.
         let streaming = progressive || firstScan.components.count == frame.components.count
-        var buffers: [ComponentBuffer] = []
-        for p in plan.components {
-            let rows = (streaming ? p.rowsPerMCURow : p.totalRows) + 1
-            let (count, overflow) = p.stride.multipliedReportingOverflow(by: rows)
-            guard !overflow else { throw .core(.sizeOverflow) }
-            let storage = try core { () throws(CoreError) in try ledger.allocate(UInt8.self, count: count, initialValue: 128) }
-            buffers.append(ComponentBuffer(storage: storage, stride: p.stride, firstRow: -1))
-        }
+        var buffers = try makeBuffers(plan: plan, streaming: streaming)
         let scratch = try ScanScratch(ledger: ledger)
         var output = try OutputStage(plan: plan, colorSpace: info.colorSpace, format: outputFormat, ledger: ledger)
         let store = progressive ? try CoefficientStore(frame: frame, plan: plan, options: options, ledger: ledger) : nil
@@ -197,32 +190,8 @@ public struct JPEGDecoder<Source: ByteSource> {
         } else if streaming {
             var scan = try makeScan(firstScan, number: 1, tables: tables, restartInterval: info.restartInterval,
                                     plan: plan, buffers: buffers, scratch: scratch)
-            var available = [Int](repeating: 0, count: buffers.count)
-            var flatRows = 0
-            for mcuRow in 0 ..< plan.mcuRows {
-                try scan.decodeRow(columns: plan.mcusPerLine, log: &log)
-                for c in 0 ..< buffers.count {
-                    let rows = plan.components[c].rowsPerMCURow
-                    buffers[c].firstRow = mcuRow * rows - 1
-                    available[c] = (mcuRow + 1) * rows - 1
-                }
-                let emittedBefore = output.nextRow
-                output.emit(buffers, availableThrough: mcuRow == plan.mcuRows - 1 ? nil : available, into: &sink)
-                // A header can claim far more MCUs than the data holds. Once the data is spent
-                // and two MCU rows came out flat, the window (this MCU row and the context row
-                // from the one before) is all mid-gray, so the rows just emitted are what every
-                // later row would be: repeat one instead of decoding and converting the rest.
-                flatRows = scan.lastRowWasFlat ? flatRows + 1 : 0
-                if flatRows >= 2 && scan.isSpent && output.nextRow > emittedBefore {
-                    repeatedRows = output.repeatLastRow(buffers, into: &sink)
-                    break
-                }
-                for c in 0 ..< buffers.count {
-                    let b = buffers[c]
-                    b.storage.baseAddress.update(from: b.storage.baseAddress + plan.components[c].rowsPerMCURow * b.stride,
-                                                 count: b.stride)
-                }
-            }
+            repeatedRows = try streamRows(&scan, rows: 0 ..< plan.mcuRows, firstColumn: 0, plan: plan,
+                                          buffers: &buffers, output: &output, into: &sink, log: &log)
             try scan.finish(log: &log)
             decodedMCUs = scan.decodedMCUs
             reader = scan.reader
@@ -277,6 +246,44 @@ public struct JPEGDecoder<Source: ByteSource> {
         }
     }
 
+    /// Decodes the MCU rows `rows` of a single interleaved scan, starting at `firstColumn` of
+    /// the first, and after each row hands the output stage every output row it can now make.
+    /// Each buffer keeps the previous MCU row's last sample row above the current one, the
+    /// context the vertical upsamplers read.
+    func streamRows<Sink: RowSink>(_ scan: inout ScanDecoder, rows: Range<Int>, firstColumn: Int, plan: ScalePlan,
+                                   buffers: inout [ComponentBuffer], output: inout OutputStage, into sink: inout Sink,
+                                   log: inout WarningLog) throws(JPEGError) -> Int {
+        var available = [Int](repeating: 0, count: buffers.count)
+        var column = firstColumn
+        var flatRows = 0
+        for mcuRow in rows {
+            try scan.decodeRow(columns: plan.mcusPerLine, from: column, log: &log)
+            column = 0
+            for c in 0 ..< buffers.count {
+                let rows = plan.components[c].rowsPerMCURow
+                buffers[c].firstRow = mcuRow * rows - 1
+                available[c] = (mcuRow + 1) * rows - 1
+            }
+            let emittedBefore = output.nextRow
+            output.emit(buffers, availableThrough: mcuRow == plan.mcuRows - 1 ? nil : available, into: &sink)
+            // A header can claim far more MCUs than the data holds. Once the data is spent and
+            // two MCU rows came out flat, the window (this MCU row and the context row from the
+            // one before) is all mid-gray, so the rows just emitted are what every later row
+            // would be: repeat one instead of decoding and converting the rest. (Only when the
+            // rows run to the image's end; a band that runs out is redone serially anyway.)
+            flatRows = scan.lastRowWasFlat ? flatRows + 1 : 0
+            if rows.upperBound == plan.mcuRows && flatRows >= 2 && scan.isSpent && output.nextRow > emittedBefore {
+                return output.repeatLastRow(buffers, into: &sink)
+            }
+            for c in 0 ..< buffers.count {
+                let b = buffers[c]
+                b.storage.baseAddress.update(from: b.storage.baseAddress + plan.components[c].rowsPerMCURow * b.stride,
+                                             count: b.stride)
+            }
+        }
+        return 0
+    }
+
     /// Reads the markers between scans (T.81 B.2.1: tables and DRI may change) up to the next
     /// SOS; nil at EOI or the end of the data.
     mutating func nextScan(tables: inout TableSet, restartInterval: inout Int,
@@ -310,6 +317,20 @@ public struct JPEGDecoder<Source: ByteSource> {
             if try tables.apply(marker: marker, bytes: bytes) { continue }
             if marker.code == Marker.dri { restartInterval = try MarkerReader.restartInterval(bytes, marker: marker) }
         }
+    }
+
+    /// One sample buffer per component: one MCU row plus a context row when streaming, else
+    /// the whole plane.
+    func makeBuffers(plan: ScalePlan, streaming: Bool) throws(JPEGError) -> [ComponentBuffer] {
+        var buffers: [ComponentBuffer] = []
+        for p in plan.components {
+            let rows = (streaming ? p.rowsPerMCURow : p.totalRows) + 1
+            let (count, overflow) = p.stride.multipliedReportingOverflow(by: rows)
+            guard !overflow else { throw .core(.sizeOverflow) }
+            let storage = try core { () throws(CoreError) in try ledger.allocate(UInt8.self, count: count, initialValue: 128) }
+            buffers.append(ComponentBuffer(storage: storage, stride: p.stride, firstRow: -1))
+        }
+        return buffers
     }
 
     /// Prepares a scan: each component's quantisers (latched now, T.81 B.2.4.1), its

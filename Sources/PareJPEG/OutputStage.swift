@@ -25,12 +25,16 @@ struct OutputStage {
     /// One upsampling row per component.
     let temporary: LedgerBuffer<UInt8>
     let row: LedgerBuffer<UInt8>
-    private(set) var nextRow = 0
+    /// The next output row to make; a band decode starts it at its band's first row.
+    var nextRow = 0
+    /// One past the last output row to make: the image's height, or the end of a band.
+    var endRow: Int
 
     init(plan: ScalePlan, colorSpace: JPEGColorSpace, format: PixelFormat, ledger: MemoryLedger) throws(JPEGError) {
         self.plan = plan
         self.colorSpace = colorSpace
         self.format = format
+        self.endRow = plan.outputHeight
         let (tempCount, o1) = plan.upsampledWidth.multipliedReportingOverflow(by: plan.components.count)
         let (rowCount, o2) = plan.outputWidth.multipliedReportingOverflow(by: format.bytesPerPixel)
         guard !o1, !o2 else { throw .core(.sizeOverflow) }
@@ -44,7 +48,7 @@ struct OutputStage {
     /// `availableThrough[c]`, or everything when `availableThrough` is nil.
     mutating func emit<Sink: RowSink>(_ buffers: [ComponentBuffer], availableThrough: [Int]?, into sink: inout Sink) {
         let width = plan.outputWidth
-        while nextRow < plan.outputHeight {
+        while nextRow < endRow {
             let y = nextRow
             if let availableThrough {
                 for c in 0 ..< buffers.count where plan.lastRowNeeded(component: c, outputRow: y) > availableThrough[c] {

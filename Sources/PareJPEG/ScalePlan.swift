@@ -107,4 +107,45 @@ struct ScalePlan {
         }
         return min(row, p.height - 1)
     }
+
+    /// The first component row that output row `y` reads.
+    func firstRowNeeded(component c: Int, outputRow y: Int) -> Int {
+        let p = components[c]
+        let row: Int
+        switch p.method {
+        case .fancyH1V2, .fancyH2V2: row = y & 1 == 1 ? y >> 1 : max((y >> 1) - 1, 0)
+        default: row = y / p.verticalFactor
+        }
+        return min(row, p.height - 1)
+    }
+
+    /// Whether the first output row of a band starting at MCU row m (and so every later one)
+    /// reads samples of MCU row m − 1: only the vertical fancy upsamplers look a row back.
+    func bandNeedsRowAbove(_ m: Int) -> Bool {
+        guard m > 0 else { return false }
+        let y = rowsCompleted(byMCURows: m)
+        for c in 0 ..< components.count where firstRowNeeded(component: c, outputRow: y) < m * components[c].rowsPerMCURow {
+            return true
+        }
+        return false
+    }
+
+    /// The first output row that the MCU rows `0 ..< m` do not complete: the streaming decode
+    /// has emitted exactly the rows before it once MCU row m − 1 is in. A band of MCU rows
+    /// [a, b) owns the output rows [rowsCompleted(a), rowsCompleted(b)).
+    func rowsCompleted(byMCURows m: Int) -> Int {
+        if m <= 0 { return 0 }
+        if m >= mcuRows { return outputHeight }
+        // lastRowNeeded grows with y, so the rows still waiting are a suffix: bisect for it.
+        var low = 0, high = outputHeight
+        while low < high {
+            let y = (low + high) / 2
+            var waiting = false
+            for c in 0 ..< components.count where lastRowNeeded(component: c, outputRow: y) > m * components[c].rowsPerMCURow - 1 {
+                waiting = true
+            }
+            if waiting { high = y } else { low = y + 1 }
+        }
+        return low
+    }
 }

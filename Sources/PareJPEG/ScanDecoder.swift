@@ -90,11 +90,12 @@ struct ScanDecoder {
         return marker >= 0xC0 && !Marker.isRestart(marker)
     }
 
-    /// Decodes `columns` MCUs, one MCU row, into the units' buffers at their `rowStart`.
-    mutating func decodeRow(columns: Int, log: inout WarningLog) throws(JPEGError) {
+    /// Decodes the MCUs `first ..< columns` of one MCU row into the units' buffers at their
+    /// `rowStart`. A band decode starts mid-row, where a restart interval begins.
+    mutating func decodeRow(columns: Int, from first: Int = 0, log: inout WarningLog) throws(JPEGError) {
         let decodedBefore = decodedMCUs
         defer { lastRowWasFlat = decodedMCUs == decodedBefore }
-        for column in 0 ..< columns {
+        for column in first ..< max(first, columns) {
             if restartInterval > 0 {
                 if restartsToGo == 0 { try processRestart(log: &log) }
                 restartsToGo -= 1

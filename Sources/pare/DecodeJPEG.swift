@@ -12,9 +12,8 @@ func decodeJPEGCommand(input: String, source: InputBytes, scale: String, output:
     let file = OutputFile(path: output)
     var sink = PNMWriter(file: file)
     do {
-        var decoder = try JPEGDecoder(source: source, ledger: ledger)
-        try decoder.decode(scale: jpegScale, into: &sink)
-        for warning in decoder.warnings {
+        let outcome = try ParallelJPEGDecoder.decode(source: source, scale: jpegScale, ledger: ledger, into: &sink)
+        for warning in outcome.warnings {
             printError("pare: \(input): warning: \(warning)")
         }
     } catch {

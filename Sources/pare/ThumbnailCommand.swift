@@ -72,6 +72,9 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
     let report = BatchReport(total: work.count, json: arguments.flag("--json"), stats: arguments.flag("--stats"))
     let inFlight = InFlightFiles()
     inFlight.removeOnInterrupt()
+    // Files in parallel already keep the cores busy; one file's restart intervals are
+    // spread over them only when it is decoded alone.
+    if min(jobs, work.count) > 1 { options.decodeWorkers = 1 }
     let immutableOptions = options
 
     await withTaskGroup(of: Void.self) { group in

@@ -72,6 +72,16 @@ private struct PAMWriter: RowSink {
                 target.update(from: source, count: width * 4 * sampleBytes)
                 return
             }
+            if channels == 3 && sampleBytes == 1 {
+                for x in 0 ..< width {
+                    let p = source + 3 * x, o = target + 4 * x
+                    o[0] = p[0]
+                    o[1] = p[1]
+                    o[2] = p[2]
+                    o[3] = 255
+                }
+                return
+            }
             for x in 0 ..< width {
                 let p = source + x * channels * sampleBytes
                 let o = target + x * 4 * sampleBytes

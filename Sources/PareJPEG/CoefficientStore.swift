@@ -127,6 +127,9 @@ final class CoefficientStore {
     /// The last MCU row the final decoded scan reached before its data ended, nil when it
     /// reached them all.
     var lastGoodRow: Int?
+    /// MCU rows from the top that some decoded scan reached; the blocks below hold no data
+    /// (all zero), so they decode to flat mid-gray.
+    var rowsReached = 0
     /// True when reading stopped because every kept coefficient was final, so later scans
     /// (and whether the file completes its progression) were never seen.
     var stoppedEarly = false

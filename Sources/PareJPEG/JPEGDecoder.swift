@@ -186,7 +186,8 @@ public struct JPEGDecoder<Source: ByteSource> {
 
         if let store {
             try decodeScans(into: store, log: &log)
-            try reconstruct(store, plan: plan, buffers: &buffers, scratch: scratch, output: &output, into: &sink)
+            repeatedRows = try reconstruct(store, plan: plan, buffers: &buffers, scratch: scratch, output: &output,
+                                           into: &sink)
         } else if streaming {
             var scan = try makeScan(firstScan, number: 1, tables: tables, restartInterval: info.restartInterval,
                                     plan: plan, buffers: buffers, scratch: scratch)

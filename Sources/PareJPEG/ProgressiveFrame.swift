@@ -28,6 +28,7 @@ extension JPEGDecoder {
                 reader = scan.reader
                 store.record(header)
                 store.lastGoodRow = scan.lastGoodRow < mcus.rows - 1 ? scan.lastGoodRow : nil
+                store.rowsReached = max(store.rowsReached, store.lastGoodRow.map { $0 + 1 } ?? mcus.rows)
             } else {
                 skippedScans += 1
                 reader.discardBits()
@@ -113,10 +114,15 @@ extension JPEGDecoder {
     }
 
     /// Transforms the stored blocks MCU row by MCU row (dequantisation fused into the IDCT,
-    /// as for sequential frames) and emits the output rows.
+    /// as for sequential frames) and emits the output rows. Returns how many rows were sent
+    /// as copies: when the data ended early, the MCU rows no scan reached are flat, and from
+    /// three MCU rows below the last one reached (out of reach of the smoothing kernels and
+    /// the upsampler's context) every output row is the same, so the last one is repeated
+    /// instead of transforming and converting the rest; a header can claim far more rows
+    /// than a short file holds.
     func reconstruct<Sink: RowSink>(_ store: CoefficientStore, plan: ScalePlan, buffers: inout [ComponentBuffer],
                                     scratch: ScanScratch, output: inout OutputStage,
-                                    into sink: inout Sink) throws(JPEGError) {
+                                    into sink: inout Sink) throws(JPEGError) -> Int {
         let coefficients = scratch.coefficients.baseAddress
         let smoothing = BlockSmoothing(store: store)
         var available = [Int](repeating: 0, count: buffers.count)
@@ -169,12 +175,17 @@ extension JPEGDecoder {
                 buffers[c].firstRow = mcuRow * rows - 1
                 available[c] = (mcuRow + 1) * rows - 1
             }
+            let emittedBefore = output.nextRow
             output.emit(buffers, availableThrough: mcuRow == plan.mcuRows - 1 ? nil : available, into: &sink)
+            if mcuRow >= store.rowsReached + 3 && output.nextRow > emittedBefore {
+                return output.repeatLastRow(buffers, into: &sink)
+            }
             for c in 0 ..< buffers.count {
                 let b = buffers[c]
                 b.storage.baseAddress.update(from: b.storage.baseAddress + plan.components[c].rowsPerMCURow * b.stride,
                                              count: b.stride)
             }
         }
+        return 0
     }
 }

@@ -119,6 +119,23 @@ import TestSupport
         }
     }
 
+    /// A 738-byte progressive file (found by fuzzing) whose SOF claims 193×31423 and whose
+    /// first DC scan ends after a few MCU rows: the MCU rows no scan reached are flat, and the
+    /// decode repeats one row for them instead of transforming and converting 6 megapixels.
+    @Test func progressiveFileCutShortRepeatsItsFlatTail() throws {
+        let bytes = try #require(FileSystem.read(Self.folder + "/slow-progressive-193x31423-truncated-dc.jpg"))
+        for scale in JPEGScale.allCases {
+            guard case let .image(decoder, sink) = Self.replay(bytes, scale: scale) else {
+                Issue.record("no image at \(scale.name)")
+                continue
+            }
+            let height = (31423 * scale.rawValue + 7) / 8
+            #expect(sink.rows == height && sink.problems.isEmpty)
+            #expect(decoder.repeatedRows >= height - height / 8, "\(decoder.repeatedRows) of \(height) rows repeated")
+            #expect(sink.lastRowFirstSample == 128)
+        }
+    }
+
     /// The shortcut must not change what comes out: a file cut short decodes row for row as
     /// it did when every flat block was converted (mid-gray after the data ends), and a file
     /// whose restart markers let decoding resume after a gap is not cut off at the gap.

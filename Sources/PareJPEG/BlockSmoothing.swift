@@ -41,7 +41,7 @@ struct BlockSmoothing {
     /// DC yet, or a quantiser it would divide by is zero. Also when the decode stopped early,
     /// once every kept coefficient was final: the rest of the file is then never seen, so it is
     /// taken to complete the progression, as every encoder's scan script does. (A script that
-    /// leaves a component without any AC band, decoded at 1/8, is where this differs from
+    /// sends no AC band at all for a component, decoded at 1/8, is where this differs from
     /// `djpeg`, which reads on and re-estimates that component's DC.)
     init?(store: CoefficientStore) {
         guard !store.stoppedEarly else { return nil }

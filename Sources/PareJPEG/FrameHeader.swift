@@ -48,6 +48,19 @@ struct FrameHeader {
         guard count == 1 || count == 3 || count == 4 else {
             throw .unsupportedFeature(feature: "\(count) components", offset: offset)
         }
+        let components = try JPEGComponentInfo.frameComponents(bytes, count: count, invalid: invalid)
+        self.process = process
+        self.components = components
+        maxHorizontal = components.map { $0.horizontal }.max() ?? 1
+        maxVertical = components.map { $0.vertical }.max() ?? 1
+    }
+}
+
+extension JPEGComponentInfo {
+    /// The component specifications of an SOFn segment (T.81 B.2.2: Ci, Hi, Vi, Tqi), whose
+    /// length the caller has matched to `count`: sampling factors 1…4, tables 0…3.
+    static func frameComponents(_ bytes: [UInt8], count: Int,
+                                invalid: (String) -> JPEGError) throws(JPEGError) -> [JPEGComponentInfo] {
         var components: [JPEGComponentInfo] = []
         for i in 0 ..< count {
             let base = 6 + 3 * i
@@ -58,9 +71,6 @@ struct FrameHeader {
             guard tq <= 3 else { throw invalid("component \(bytes[base]) uses quantisation table \(tq)") }
             components.append(JPEGComponentInfo(id: Int(bytes[base]), horizontal: h, vertical: v, quantizationTable: tq))
         }
-        self.process = process
-        self.components = components
-        maxHorizontal = components.map { $0.horizontal }.max() ?? 1
-        maxVertical = components.map { $0.vertical }.max() ?? 1
+        return components
     }
 }

@@ -107,51 +107,24 @@ enum InverseDCT {
             let value = wrap16(dequantizedRow(coefficients, quantizers, 0) &<< Int32(pass1Bits))
             for k in 0 ..< 8 { workspace[k] = value }
         } else {
-            var z2 = dequantizedRow(coefficients, quantizers, 2), z3 = dequantizedRow(coefficients, quantizers, 6)
-            var z1 = (z2 &+ z3) &* Int32(fix0_541196100)
-            var tmp2 = z1 &+ z3 &* Int32(-fix1_847759065)
-            var tmp3 = z1 &+ z2 &* Int32(fix0_765366865)
-            z2 = dequantizedRow(coefficients, quantizers, 0)
-            z3 = dequantizedRow(coefficients, quantizers, 4)
-            var tmp0 = wrap16(z2 &+ z3) &<< Int32(constBits)
-            var tmp1 = wrap16(z2 &- z3) &<< Int32(constBits)
-            let tmp10 = tmp0 &+ tmp3, tmp13 = tmp0 &- tmp3, tmp11 = tmp1 &+ tmp2, tmp12 = tmp1 &- tmp2
-
-            tmp0 = dequantizedRow(coefficients, quantizers, 7)
-            tmp1 = dequantizedRow(coefficients, quantizers, 5)
-            tmp2 = dequantizedRow(coefficients, quantizers, 3)
-            tmp3 = dequantizedRow(coefficients, quantizers, 1)
-            z1 = tmp0 &+ tmp3
-            z2 = tmp1 &+ tmp2
-            z3 = wrap16(tmp0 &+ tmp2)
-            var z4 = wrap16(tmp1 &+ tmp3)
-            let z5 = (z3 &+ z4) &* Int32(fix1_175875602)
-            tmp0 = tmp0 &* Int32(fix0_298631336)
-            tmp1 = tmp1 &* Int32(fix2_053119869)
-            tmp2 = tmp2 &* Int32(fix3_072711026)
-            tmp3 = tmp3 &* Int32(fix1_501321110)
-            z1 = z1 &* Int32(-fix0_899976223)
-            z2 = z2 &* Int32(-fix2_562915447)
-            z3 = z3 &* Int32(-fix1_961570560) &+ z5
-            z4 = z4 &* Int32(-fix0_390180644) &+ z5
-            tmp0 = tmp0 &+ z1 &+ z3
-            tmp1 = tmp1 &+ z2 &+ z4
-            tmp2 = tmp2 &+ z2 &+ z3
-            tmp3 = tmp3 &+ z1 &+ z4
-
+            var m: LaneMatrix = (dequantizedRow(coefficients, quantizers, 0), dequantizedRow(coefficients, quantizers, 1),
+                                 dequantizedRow(coefficients, quantizers, 2), dequantizedRow(coefficients, quantizers, 3),
+                                 dequantizedRow(coefficients, quantizers, 4), dequantizedRow(coefficients, quantizers, 5),
+                                 dequantizedRow(coefficients, quantizers, 6), dequantizedRow(coefficients, quantizers, 7))
+            butterfly(&m)
             let shift = Int32(constBits - pass1Bits), round = Lanes(repeating: 1 << (constBits - pass1Bits - 1))
             let low = Lanes(repeating: -32768), high = Lanes(repeating: 32767)
             @inline(__always) func descale(_ v: Lanes) -> Lanes {
                 ((v &+ round) &>> shift).clamped(lowerBound: low, upperBound: high)
             }
-            workspace[0] = descale(tmp10 &+ tmp3)
-            workspace[7] = descale(tmp10 &- tmp3)
-            workspace[1] = descale(tmp11 &+ tmp2)
-            workspace[6] = descale(tmp11 &- tmp2)
-            workspace[2] = descale(tmp12 &+ tmp1)
-            workspace[5] = descale(tmp12 &- tmp1)
-            workspace[3] = descale(tmp13 &+ tmp0)
-            workspace[4] = descale(tmp13 &- tmp0)
+            workspace[0] = descale(m.0)
+            workspace[1] = descale(m.1)
+            workspace[2] = descale(m.2)
+            workspace[3] = descale(m.3)
+            workspace[4] = descale(m.4)
+            workspace[5] = descale(m.5)
+            workspace[6] = descale(m.6)
+            workspace[7] = descale(m.7)
         }
 
         // Pass 2: rows, all eight at once. After a transpose, lane r of vector j is input j of
@@ -160,6 +133,36 @@ enum InverseDCT {
         var m = (workspace[0], workspace[1], workspace[2], workspace[3],
                  workspace[4], workspace[5], workspace[6], workspace[7])
         transpose(&m)
+        butterfly(&m)
+        let shift = Int32(constBits + pass1Bits + 3), round = Lanes(repeating: 1 << (constBits + pass1Bits + 2))
+        let level = Lanes(repeating: 128), zero = Lanes(repeating: 0), top = Lanes(repeating: 255)
+        @inline(__always) func samples(_ v: Lanes) -> Lanes {
+            (((v &+ round) &>> shift) &+ level).clamped(lowerBound: zero, upperBound: top)
+        }
+        m = (samples(m.0), samples(m.1), samples(m.2), samples(m.3), samples(m.4), samples(m.5), samples(m.6), samples(m.7))
+        transpose(&m)
+        @inline(__always) func store(_ v: Lanes, _ row: Int) {
+            UnsafeMutableRawPointer(output + row * stride).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: v),
+                                                                      as: SIMD8<UInt8>.self)
+        }
+        store(m.0, 0)
+        store(m.1, 1)
+        store(m.2, 2)
+        store(m.3, 3)
+        store(m.4, 4)
+        store(m.5, 5)
+        store(m.6, 6)
+        store(m.7, 7)
+    }
+
+    typealias LaneMatrix = (Lanes, Lanes, Lanes, Lanes, Lanes, Lanes, Lanes, Lanes)
+
+    /// The 8-point islow IDCT on eight lanes at once, in place: inputs X0…X7, outputs x0…x7,
+    /// both scaled by 2^constBits (the callers descale). The even part (X0, X2, X4, X6) and the
+    /// odd part (X1, X3, X5, X7) of the Loeffler–Ligtenberg–Moschytz flow graph; the sums
+    /// X0 ± X4, X1 + X5 and X3 + X7 wrap to 16 bits, as in libjpeg-turbo's SIMD code.
+    @inline(__always)
+    static func butterfly(_ m: inout LaneMatrix) {
         var z2 = m.2, z3 = m.6
         var z1 = (z2 &+ z3) &* Int32(fix0_541196100)
         var tmp2 = z1 &+ z3 &* Int32(-fix1_847759065)
@@ -189,30 +192,9 @@ enum InverseDCT {
         tmp1 = tmp1 &+ z2 &+ z4
         tmp2 = tmp2 &+ z2 &+ z3
         tmp3 = tmp3 &+ z1 &+ z4
-
-        let shift = Int32(constBits + pass1Bits + 3), round = Lanes(repeating: 1 << (constBits + pass1Bits + 2))
-        let level = Lanes(repeating: 128), zero = Lanes(repeating: 0), top = Lanes(repeating: 255)
-        @inline(__always) func samples(_ v: Lanes) -> Lanes {
-            (((v &+ round) &>> shift) &+ level).clamped(lowerBound: zero, upperBound: top)
-        }
-        m = (samples(tmp10 &+ tmp3), samples(tmp11 &+ tmp2), samples(tmp12 &+ tmp1), samples(tmp13 &+ tmp0),
-             samples(tmp13 &- tmp0), samples(tmp12 &- tmp1), samples(tmp11 &- tmp2), samples(tmp10 &- tmp3))
-        transpose(&m)
-        @inline(__always) func store(_ v: Lanes, _ row: Int) {
-            UnsafeMutableRawPointer(output + row * stride).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: v),
-                                                                      as: SIMD8<UInt8>.self)
-        }
-        store(m.0, 0)
-        store(m.1, 1)
-        store(m.2, 2)
-        store(m.3, 3)
-        store(m.4, 4)
-        store(m.5, 5)
-        store(m.6, 6)
-        store(m.7, 7)
+        m = (tmp10 &+ tmp3, tmp11 &+ tmp2, tmp12 &+ tmp1, tmp13 &+ tmp0,
+             tmp13 &- tmp0, tmp12 &- tmp1, tmp11 &- tmp2, tmp10 &- tmp3)
     }
-
-    typealias LaneMatrix = (Lanes, Lanes, Lanes, Lanes, Lanes, Lanes, Lanes, Lanes)
 
     /// Transposes 8×8 lanes: three rounds of splitting the 64 values into even and odd
     /// positions, each of which rotates the six bits of an index (row, column) by one.

@@ -254,33 +254,22 @@ public struct JPEGDecoder<Source: ByteSource> {
     func streamRows<Sink: RowSink>(_ scan: inout ScanDecoder, rows: Range<Int>, firstColumn: Int, plan: ScalePlan,
                                    buffers: inout [ComponentBuffer], output: inout OutputStage, into sink: inout Sink,
                                    log: inout WarningLog) throws(JPEGError) -> Int {
-        var available = [Int](repeating: 0, count: buffers.count)
         var column = firstColumn
         var flatRows = 0
         for mcuRow in rows {
             try scan.decodeRow(columns: plan.mcusPerLine, from: column, log: &log)
             column = 0
-            for c in 0 ..< buffers.count {
-                let rows = plan.components[c].rowsPerMCURow
-                buffers[c].firstRow = mcuRow * rows - 1
-                available[c] = (mcuRow + 1) * rows - 1
-            }
-            let emittedBefore = output.nextRow
-            output.emit(buffers, availableThrough: mcuRow == plan.mcuRows - 1 ? nil : available, into: &sink)
+            let emitted = output.emitMCURow(mcuRow, &buffers, into: &sink)
             // A header can claim far more MCUs than the data holds. Once the data is spent and
             // two MCU rows came out flat, the window (this MCU row and the context row from the
             // one before) is all mid-gray, so the rows just emitted are what every later row
             // would be: repeat one instead of decoding and converting the rest. (Only when the
             // rows run to the image's end; a band that runs out is redone serially anyway.)
             flatRows = scan.lastRowWasFlat ? flatRows + 1 : 0
-            if rows.upperBound == plan.mcuRows && flatRows >= 2 && scan.isSpent && output.nextRow > emittedBefore {
+            if rows.upperBound == plan.mcuRows && flatRows >= 2 && scan.isSpent && emitted {
                 return output.repeatLastRow(buffers, into: &sink)
             }
-            for c in 0 ..< buffers.count {
-                let b = buffers[c]
-                b.storage.baseAddress.update(from: b.storage.baseAddress + plan.components[c].rowsPerMCURow * b.stride,
-                                             count: b.stride)
-            }
+            output.keepContextRows(buffers)
         }
         return 0
     }

@@ -268,7 +268,7 @@ extension JPEGStructure {
         if warnings.count < options.maxWarnings { warnings.append(warning) }
     }
 
-    /// T.81 B.2.2 for any SOFn: only the layout is checked (the length matches Nf, sampling
+    /// T.81 B.2.2 for every SOFn: only the layout is checked (the length matches Nf, sampling
     /// factors 1…4, Tq 0…3; T.87 allows Tq 0 only but it is unused there).
     static func frame(_ bytes: [UInt8], marker: FoundMarker) throws(JPEGError) -> JPEGFrameRecord {
         func invalid(_ reason: String) -> JPEGError {
@@ -281,16 +281,7 @@ extension JPEGStructure {
         let count = Int(bytes[5])
         guard count >= 1 else { throw invalid("no components") }
         guard bytes.count == 6 + 3 * count else { throw invalid("length does not match \(count) components") }
-        var components: [JPEGComponentInfo] = []
-        for i in 0 ..< count {
-            let base = 6 + 3 * i
-            let h = Int(bytes[base + 1] >> 4), v = Int(bytes[base + 1] & 15), tq = Int(bytes[base + 2])
-            guard (1 ... 4).contains(h), (1 ... 4).contains(v) else {
-                throw invalid("component \(bytes[base]) has sampling factors \(h)x\(v)")
-            }
-            guard tq <= 3 else { throw invalid("component \(bytes[base]) uses quantisation table \(tq)") }
-            components.append(JPEGComponentInfo(id: Int(bytes[base]), horizontal: h, vertical: v, quantizationTable: tq))
-        }
+        let components = try JPEGComponentInfo.frameComponents(bytes, count: count, invalid: invalid)
         return JPEGFrameRecord(process: process, precision: Int(bytes[0]),
                                height: Int(bytes[1]) << 8 | Int(bytes[2]), width: Int(bytes[3]) << 8 | Int(bytes[4]),
                                components: components)

@@ -44,6 +44,33 @@ struct OutputStage {
 
     var isComplete: Bool { nextRow >= plan.outputHeight }
 
+    /// The step after each MCU row of a streamed frame, sequential or progressive: places the
+    /// buffers at the row's first sample rows, emits every output row the samples so far
+    /// complete (all of them after the last MCU row), and returns true if any was emitted.
+    /// `keepContextRows` must follow before the next MCU row is written.
+    mutating func emitMCURow<Sink: RowSink>(_ mcuRow: Int, _ buffers: inout [ComponentBuffer],
+                                            into sink: inout Sink) -> Bool {
+        var available = [Int](repeating: 0, count: buffers.count)
+        for c in 0 ..< buffers.count {
+            let rows = plan.components[c].rowsPerMCURow
+            buffers[c].firstRow = mcuRow * rows - 1
+            available[c] = (mcuRow + 1) * rows - 1
+        }
+        let emittedBefore = nextRow
+        emit(buffers, availableThrough: mcuRow == plan.mcuRows - 1 ? nil : available, into: &sink)
+        return nextRow > emittedBefore
+    }
+
+    /// Moves each component's last sample row to the top of its buffer, where the upsampler
+    /// finds it as the row above the next MCU row.
+    func keepContextRows(_ buffers: [ComponentBuffer]) {
+        for c in 0 ..< buffers.count {
+            let b = buffers[c]
+            b.storage.baseAddress.update(from: b.storage.baseAddress + plan.components[c].rowsPerMCURow * b.stride,
+                                         count: b.stride)
+        }
+    }
+
     /// Emits every row whose inputs are available: component c holds rows up to
     /// `availableThrough[c]`, or everything when `availableThrough` is nil.
     mutating func emit<Sink: RowSink>(_ buffers: [ComponentBuffer], availableThrough: [Int]?, into sink: inout Sink) {

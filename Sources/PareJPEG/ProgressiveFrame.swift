@@ -125,7 +125,6 @@ extension JPEGDecoder {
                                     into sink: inout Sink) throws(JPEGError) -> Int {
         let coefficients = scratch.coefficients.baseAddress
         let smoothing = BlockSmoothing(store: store)
-        var available = [Int](repeating: 0, count: buffers.count)
         for mcuRow in 0 ..< plan.mcuRows {
             for c in 0 ..< buffers.count {
                 let plane = store.planes[c], p = plan.components[c], size = plane.size
@@ -170,21 +169,10 @@ extension JPEGDecoder {
                     }
                 }
             }
-            for c in 0 ..< buffers.count {
-                let rows = plan.components[c].rowsPerMCURow
-                buffers[c].firstRow = mcuRow * rows - 1
-                available[c] = (mcuRow + 1) * rows - 1
-            }
-            let emittedBefore = output.nextRow
-            output.emit(buffers, availableThrough: mcuRow == plan.mcuRows - 1 ? nil : available, into: &sink)
-            if mcuRow >= store.rowsReached + 3 && output.nextRow > emittedBefore {
+            if output.emitMCURow(mcuRow, &buffers, into: &sink) && mcuRow >= store.rowsReached + 3 {
                 return output.repeatLastRow(buffers, into: &sink)
             }
-            for c in 0 ..< buffers.count {
-                let b = buffers[c]
-                b.storage.baseAddress.update(from: b.storage.baseAddress + plan.components[c].rowsPerMCURow * b.stride,
-                                             count: b.stride)
-            }
+            output.keepContextRows(buffers)
         }
         return 0
     }

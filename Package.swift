@@ -13,6 +13,14 @@ let codecSettings: [SwiftSetting] = Context.environment["PARE_TARGET_CPU"].map {
     [.unsafeFlags(["-target-cpu", $0])]
 } ?? []
 
+/// `pare` is linked with the Swift runtime inside, so that a run does not begin by loading and
+/// relocating the runtime's shared libraries (a few milliseconds per file). `PARE_SHARED_STDLIB`
+/// links it against the shared libraries instead, for ThreadSanitizer: its interceptors see
+/// libdispatch's calls only through the shared library, so a static build reports the task
+/// group's hand-offs as races.
+let pareLinkerSettings: [LinkerSetting] = Context.environment["PARE_SHARED_STDLIB"] == nil
+    ? [.unsafeFlags(["-static-stdlib"])] : []
+
 let package = Package(
     name: "Pare",
     products: [
@@ -30,10 +38,8 @@ let package = Package(
         ),
         .target(name: "ParePNG", dependencies: ["PareCore", "CZlib"], swiftSettings: codecSettings),
         .target(name: "Pare", dependencies: ["PareCore", "PareJPEG", "PareEXIF", "ParePNG"], swiftSettings: codecSettings),
-        // Linked with the Swift runtime inside, so that a run does not begin by loading and
-        // relocating the runtime's shared libraries (a few milliseconds per file).
         .executableTarget(name: "pare", dependencies: ["Pare", "PareCore", "PareJPEG", "PareEXIF", "ParePNG"],
-                          swiftSettings: codecSettings, linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
+                          swiftSettings: codecSettings, linkerSettings: pareLinkerSettings),
 
         .systemLibrary(name: "CMallocInfo", path: "Tests/CMallocInfo"),
         .target(name: "TestSupport", dependencies: ["PareCore", "CZlib", "CMallocInfo"], path: "Tests/TestSupport"),

@@ -9,7 +9,8 @@ import PareCore
 /// fills the rest of the segment with flat blocks.
 struct BitReader {
     var stream: ByteInput
-    /// The next bits, most significant first; bits past `count` are zero.
+    /// The next bits, most significant first. Bits past `count` are zero or, after
+    /// `ByteInput.loadPlainBytes`, the first bits of the byte that follows the counted ones.
     var buffer: UInt64 = 0
     /// Valid bits in `buffer`, real data and padding.
     var count = 0
@@ -26,27 +27,12 @@ struct BitReader {
     /// True once the decoder has used bits that came after the end of the data.
     var isExhausted: Bool { count < padding }
 
-    /// Makes at least 57 bits available (real or padding). Plain bytes come straight from
-    /// the input window; 0xFF, a window refill or the end of the data take the slow step.
+    /// Makes at least 56 bits available (real or padding). Plain bytes are loaded eight at a
+    /// time (`ByteInput.loadPlainBytes`, which the entropy decoders' loops also call inline);
+    /// a 0xFF, a window refill or the end of the data take the slow step.
     @inline(never)
     mutating func refill() throws(JPEGError) {
-        // Eight bytes at once when none of them is 0xFF (the usual case): as many whole bytes
-        // as the buffer has room for.
-        if marker == nil && stream.fill &- stream.cursor >= 8 {
-            let word = UInt64(bigEndian: UnsafeRawPointer(stream.base + stream.cursor).loadUnaligned(as: UInt64.self))
-            let inverted = ~word
-            if (inverted &- 0x0101_0101_0101_0101) & ~inverted & 0x8080_8080_8080_8080 == 0 {
-                let bytes = (64 &- count) &>> 3
-                if bytes > 0 {
-                    let bits = bytes &<< 3
-                    let top = bits == 64 ? word : word &>> UInt64(64 &- bits)
-                    buffer |= top &<< UInt64(64 &- count &- bits)
-                    count &+= bits
-                    stream.cursor &+= bytes
-                }
-                return
-            }
-        }
+        if marker == nil && stream.loadPlainBytes(into: &buffer, count: &count) { return }
         while count <= 56 {
             if marker == nil, stream.cursor < stream.fill {
                 let byte = stream.base[stream.cursor]
@@ -95,7 +81,7 @@ struct BitReader {
 
     @inline(__always)
     mutating func ensure(_ bits: Int) throws(JPEGError) {
-        if count < bits { try refill() }
+        if count < bits && !(marker == nil && stream.loadPlainBytes(into: &buffer, count: &count)) { try refill() }
     }
 
     /// The next `n` (1…32) bits without consuming them; `ensure` must have made them available.

@@ -62,6 +62,25 @@ struct ByteInput {
         cursor = 0
     }
 
+    /// The usual refill of `BitReader`, small enough to inline into the entropy decoders'
+    /// loops, which keep the bit buffer in registers: when the next eight bytes hold no 0xFF
+    /// (so no stuffing and no marker, T.81 B.1.1.5), all of them are ORed in below the
+    /// `count` valid bits and as many whole bytes as fit are counted, leaving 56–63 valid
+    /// bits. The uncounted tail is the following byte's own bits, which the next refill ORs in
+    /// again unchanged. Returns false, having done nothing, near the window's end or at a 0xFF.
+    /// The caller checks first that no marker has ended the data.
+    @inline(__always)
+    mutating func loadPlainBytes(into buffer: inout UInt64, count: inout Int) -> Bool {
+        guard fill &- cursor >= 8 else { return false }
+        let word = UInt64(bigEndian: UnsafeRawPointer(base + cursor).loadUnaligned(as: UInt64.self))
+        let inverted = ~word
+        guard (inverted &- 0x0101_0101_0101_0101) & ~inverted & 0x8080_8080_8080_8080 == 0 else { return false }
+        buffer |= word &>> UInt64(truncatingIfNeeded: count)
+        cursor &+= (63 &- count) &>> 3
+        count |= 56
+        return true
+    }
+
     /// Passes over entropy-coded data without decoding it (T.81 B.1.1.5: inside a scan 0xFF is
     /// followed by a stuffed 0x00, by fill 0xFF bytes, or by a marker): stops after the first
     /// marker that is not RSTn and returns its code and the offset of its 0xFF, or nil at the
@@ -76,13 +95,21 @@ struct ByteInput {
     /// Passes over entropy-coded data up to and including the next marker, RSTn included:
     /// its code and the offset of its 0xFF, or nil at the end of the input.
     mutating func nextEntropyMarker() throws(JPEGError) -> (code: UInt8, offset: Int)? {
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let zero = SIMD16<UInt8>(repeating: 0)
         while true {
-            // Eight bytes at a time while none is 0xFF (a zero byte of the complement).
-            while cursor &+ 8 <= fill {
-                let inverted = ~UnsafeRawPointer(base + cursor).loadUnaligned(as: UInt64.self)
-                if (inverted &- ones) & ~inverted & highs != 0 { break }
-                cursor &+= 8
+            // 16 bytes at a time while every 0xFF among them is a stuffed 0xFF00, so that only
+            // markers leave the loop. Lane-wise, x | (0 − x) has its high bit set exactly when
+            // x ≠ 0: a hit is a byte whose complement is 0 followed by a byte that is not.
+            // (Wrapping arithmetic on the machine's vector width compiles to vector
+            // instructions; lane comparisons and wider vectors compile to per-lane loops.)
+            while cursor &+ 17 <= fill {
+                let block = UnsafeRawPointer(base + cursor)
+                let inverted = ~block.loadUnaligned(as: SIMD16<UInt8>.self)
+                let following = block.loadUnaligned(fromByteOffset: 1, as: SIMD16<UInt8>.self)
+                let hits = ~(inverted | (zero &- inverted)) & (following | (zero &- following))
+                let words = unsafeBitCast(hits, to: SIMD2<UInt64>.self)
+                if (words[0] | words[1]) & 0x8080_8080_8080_8080 != 0 { break }
+                cursor &+= 16
             }
             while cursor < fill && base[cursor] != 0xFF { cursor &+= 1 }
             guard var byte = try nextByte() else { return nil }

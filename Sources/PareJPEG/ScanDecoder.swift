@@ -166,7 +166,7 @@ struct ScanDecoder {
         var k = 1
         var buffer = reader.buffer, count = reader.count
         while k < 64 {
-            if count < 32 {
+            if count < 32 && !(reader.marker == nil && reader.stream.loadPlainBytes(into: &buffer, count: &count)) {
                 reader.buffer = buffer
                 reader.count = count
                 try reader.refill()

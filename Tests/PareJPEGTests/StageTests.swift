@@ -155,6 +155,91 @@ private func reader(_ bytes: [UInt8]) throws -> BitReader {
     }
 }
 
+/// The eight-bytes-at-once paths of the entropy-coded data readers against byte-by-byte
+/// references: `ByteInput.loadPlainBytes` through `BitReader`, and the 16-byte marker scan of
+/// `ByteInput.nextEntropyMarker`.
+@Suite struct EntropyDataTests {
+    /// Random bytes, 0xFF among them one time in eight so that stuffing lands everywhere.
+    static func randomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
+        var state = seed
+        return (0 ..< count).map { _ in
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return (state >> 61) == 0 ? 0xFF : UInt8(truncatingIfNeeded: state >> 40)
+        }
+    }
+
+    @Test func readsEveryBitInOrderWhateverTheWidths() throws {
+        let data = Self.randomBytes(3000, seed: 7)
+        var writer = BitWriter()
+        for byte in data { writer.put(Int(byte), 8) }
+        var bits = try reader(writer.bytes + [0xFF, 0xD9])
+        var position = 0, width = 1
+        while position + 24 <= data.count * 8 {
+            try bits.ensure(24)
+            var expected = 0
+            for i in position ..< position + width { expected = expected << 1 | Int(data[i / 8] >> (7 - i % 8) & 1) }
+            #expect(bits.peek(width) == expected, "\(width) bits at bit \(position)")
+            bits.skip(width)
+            position += width
+            width = width % 23 + 1
+        }
+        #expect(!bits.isExhausted)
+        try bits.ensure(24)
+        bits.skip(data.count * 8 - position)
+        try bits.ensure(16)
+        #expect(bits.peek(16) == 0)
+        #expect(bits.marker == 0xD9)
+        #expect(bits.markerOffset == writer.bytes.count)
+    }
+
+    /// Every marker, offset for offset, as a byte-by-byte reading of T.81 B.1.1.5 finds it.
+    static func referenceMarkers(_ bytes: [UInt8]) -> [(UInt8, Int)] {
+        var found: [(UInt8, Int)] = [], i = 0
+        while i < bytes.count {
+            guard bytes[i] == 0xFF else { i += 1; continue }
+            var j = i + 1
+            while j < bytes.count && bytes[j] == 0xFF { j += 1 }
+            guard j < bytes.count else { break }
+            if bytes[j] != 0 { found.append((bytes[j], j - 1)) }
+            i = j + 1
+        }
+        return found
+    }
+
+    @Test func findsMarkersAtEveryAlignment() throws {
+        var writer = BitWriter()
+        for byte in Self.randomBytes(200, seed: 11) { writer.put(Int(byte), 8) }
+        let stuffed = writer.bytes
+        for split in 0 ..< 40 {
+            for fill in 0 ... 2 {
+                var bytes = Array(stuffed[..<split]) + [UInt8](repeating: 0xFF, count: fill) + [0xFF, 0xD0 + UInt8(split & 7)]
+                bytes += stuffed[split...] + [0xFF, 0xD9]
+                var input = try ByteInput(source: MemoryByteSource(bytes), ledger: MemoryLedger())
+                var found: [(UInt8, Int)] = []
+                while let marker = try input.nextEntropyMarker() { found.append(marker) }
+                let expected = Self.referenceMarkers(bytes)
+                #expect(found.map(\.0) == expected.map(\.0), "marker after \(split) bytes, \(fill) fill bytes")
+                #expect(found.map(\.1) == expected.map(\.1), "marker after \(split) bytes, \(fill) fill bytes")
+            }
+        }
+    }
+
+    @Test func findsMarkersAcrossTheWindowEdge() throws {
+        let window = ByteInput.windowSize
+        for offset in window - 20 ... window + 2 {
+            var bytes = [UInt8](repeating: 0x5A, count: window + 64)
+            bytes[offset - 4] = 0xFF
+            bytes[offset - 3] = 0x00
+            bytes[offset] = 0xFF
+            bytes[offset + 1] = 0xD5
+            var input = try ByteInput(source: MemoryByteSource(bytes), ledger: MemoryLedger())
+            let marker = try input.nextEntropyMarker()
+            #expect(marker?.code == 0xD5 && marker?.offset == offset, "marker at \(offset)")
+            #expect(try input.nextEntropyMarker() == nil)
+        }
+    }
+}
+
 @Suite struct InverseDCTTests {
     /// A deterministic pseudo-random sequence.
     struct Generator {

@@ -30,6 +30,8 @@ public struct JPEGDecoder<Source: ByteSource> {
     let headerWarnings: [JPEGWarning]
     /// Header warnings past `options.maxWarnings`, which every `decode` counts again.
     let headerDroppedWarnings: Int
+    /// Kept by `decodeBand` for the next band at the same scale.
+    var bandSetup: BandSetup?
 
     public init(source: Source, ledger: MemoryLedger, options: JPEGOptions = JPEGOptions()) throws(JPEGError) {
         self.ledger = ledger
@@ -165,6 +167,7 @@ public struct JPEGDecoder<Source: ByteSource> {
         segmentCount = info.segments.count
         decodedMCUs = 0
         repeatedRows = 0
+        bandSetup = nil
         defer {
             warnings = log.warnings
             droppedWarnings = log.dropped

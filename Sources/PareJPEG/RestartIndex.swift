@@ -32,17 +32,25 @@ public struct RestartIndex {
 }
 
 extension JPEGDecoder {
+    /// The MCU grid a restart index of this image would cover, from the headers alone: nil
+    /// when the image cannot have one (it is not one interleaved sequential scan with a
+    /// restart interval), so that a caller can prepare its bands before `restartIndex()`
+    /// reads the scan.
+    public func restartLayout() throws(JPEGError) -> (mcusPerLine: Int, mcuRows: Int)? {
+        guard info.restartInterval > 0, frame.process == .baseline || frame.process == .extendedSequential,
+              firstScan.components.count == frame.components.count else { return nil }
+        let plan = try ScalePlan(frame: frame, scale: .eighth, offset: firstScan.offset)
+        let (total, overflow) = plan.mcusPerLine.multipliedReportingOverflow(by: plan.mcuRows)
+        guard !overflow, total > 0 else { return nil }
+        return (plan.mcusPerLine, plan.mcuRows)
+    }
+
     /// Indexes the restart intervals of the first scan (see `RestartIndex`): nil when the
     /// image is not one interleaved sequential scan with restart markers in perfect order.
     /// Reads the whole scan once, byte by byte; allocates one `Int` per MCU row.
     public mutating func restartIndex() throws(JPEGError) -> RestartIndex? {
-        let ri = info.restartInterval
-        guard ri > 0, frame.process == .baseline || frame.process == .extendedSequential,
-              firstScan.components.count == frame.components.count else { return nil }
-        let plan = try ScalePlan(frame: frame, scale: .eighth, offset: firstScan.offset)
-        let mcusPerLine = plan.mcusPerLine, mcuRows = plan.mcuRows
-        let (total, overflow) = mcusPerLine.multipliedReportingOverflow(by: mcuRows)
-        guard !overflow, total > 0 else { return nil }
+        guard let (mcusPerLine, mcuRows) = try restartLayout() else { return nil }
+        let ri = info.restartInterval, total = mcusPerLine * mcuRows
         let intervals = (total - 1) / ri + 1
         let rowStarts = try core { () throws(CoreError) in try ledger.allocate(Int.self, count: mcuRows, initialValue: 0) }
         // The decoder's own stream does the reading, so that its window stays consistent.
@@ -88,7 +96,10 @@ extension JPEGDecoder {
     /// `warnings` afterwards holds the header's and the band's repairs; a band that needed
     /// any repair should be thrown away for a serial decode, whose repairs depend on the
     /// order the whole scan is read in.
-    public mutating func decodeBand<Sink: RowSink>(scale: JPEGScale, mcuRows band: Range<Int>, index: RestartIndex,
+    ///
+    /// `index` may be nil for a band that starts at the top, which starts where the scan does,
+    /// so that its decode need not wait for the index.
+    public mutating func decodeBand<Sink: RowSink>(scale: JPEGScale, mcuRows band: Range<Int>, index: RestartIndex?,
                                                    into sink: inout Sink) throws(JPEGError) {
         var log = WarningLog(warnings: headerWarnings, dropped: headerDroppedWarnings, strict: options.strict,
                              limit: options.maxWarnings)
@@ -99,29 +110,65 @@ extension JPEGDecoder {
             droppedWarnings = log.dropped
             bytesRead = reader.stream.position
         }
-        let plan = try ScalePlan(frame: frame, scale: scale, offset: firstScan.offset)
-        precondition(index.mcuRows == plan.mcuRows && index.mcusPerLine == plan.mcusPerLine
-                     && index.restartInterval == info.restartInterval, "restart index of another image")
+        var setup: BandSetup
+        if let kept = bandSetup, kept.scale == scale {
+            setup = kept
+        } else {
+            setup = try makeBandSetup(scale: scale)
+            bandSetup = setup
+        }
+        let plan = setup.plan
         let band = band.clamped(to: 0 ..< plan.mcuRows)
         guard !band.isEmpty else { return }
         let above = plan.bandNeedsRowAbove(band.lowerBound) ? band.lowerBound - 1 : band.lowerBound
-        let (interval, offset) = index.start(ofRow: above)
-        let firstMCU = interval * index.restartInterval
+        let (interval, offset): (Int, Int)
+        if let index {
+            precondition(index.mcuRows == plan.mcuRows && index.mcusPerLine == plan.mcusPerLine
+                         && index.restartInterval == info.restartInterval, "restart index of another image")
+            (interval, offset) = index.start(ofRow: above)
+        } else {
+            precondition(above == 0, "a band below the top needs the restart index")
+            (interval, offset) = (0, scanStart)
+        }
+        let firstMCU = interval * info.restartInterval
 
-        var buffers = try makeBuffers(plan: plan, streaming: true)
-        let scratch = try ScanScratch(ledger: ledger)
-        var output = try OutputStage(plan: plan, colorSpace: info.colorSpace, format: outputFormat, ledger: ledger)
+        var output = setup.output
         output.nextRow = plan.rowsCompleted(byMCURows: band.lowerBound)
         output.endRow = plan.rowsCompleted(byMCURows: band.upperBound)
         reader.stream.seek(to: offset)
         reader.discardBits()
         reader.marker = nil
-        var scan = try makeScan(firstScan, number: 1, tables: tables, restartInterval: info.restartInterval,
-                                plan: plan, buffers: buffers, scratch: scratch)
+        var scan = setup.scan
+        scan.reader = reader
         scan.nextRestart = interval & 7
         _ = try streamRows(&scan, rows: firstMCU / plan.mcusPerLine ..< band.upperBound, firstColumn: firstMCU % plan.mcusPerLine,
-                           plan: plan, buffers: &buffers, output: &output, into: &sink, log: &log)
+                           plan: plan, buffers: &setup.buffers, output: &output, into: &sink, log: &log)
         if band.upperBound == plan.mcuRows { try scan.finish(log: &log) }
         reader = scan.reader
     }
+
+    /// The buffers and the prepared scan (Huffman tables in decoding form, quantisers) that
+    /// every band at `scale` starts from, made once per decoder: a worker that decodes many
+    /// bands builds its tables once. Each band starts from a copy of `scan` as it was before
+    /// its first MCU (predictors zero, T.81 F.2.1.3.1), and overwrites every buffer row it
+    /// reads: the context row above its first MCU row is decoded first when the upsampler
+    /// needs it.
+    func makeBandSetup(scale: JPEGScale) throws(JPEGError) -> BandSetup {
+        let plan = try ScalePlan(frame: frame, scale: scale, offset: firstScan.offset)
+        let buffers = try makeBuffers(plan: plan, streaming: true)
+        let scratch = try ScanScratch(ledger: ledger)
+        let output = try OutputStage(plan: plan, colorSpace: info.colorSpace, format: outputFormat, ledger: ledger)
+        let scan = try makeScan(firstScan, number: 1, tables: tables, restartInterval: info.restartInterval,
+                                plan: plan, buffers: buffers, scratch: scratch)
+        return BandSetup(scale: scale, plan: plan, buffers: buffers, output: output, scan: scan)
+    }
+}
+
+/// What `decodeBand` keeps from one band to the next at the same scale (see `makeBandSetup`).
+struct BandSetup {
+    let scale: JPEGScale
+    let plan: ScalePlan
+    var buffers: [ComponentBuffer]
+    let output: OutputStage
+    let scan: ScanDecoder
 }

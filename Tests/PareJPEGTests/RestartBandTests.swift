@@ -118,6 +118,24 @@ import Testing
         #expect(indexed > 0)
     }
 
+    /// The top band can start before the index exists (the parallel decoder's first band),
+    /// and one decoder can index and then decode bands at several scales in any order.
+    @Test func topBandNeedsNoIndex() throws {
+        for (name, bytes) in Self.synthetic() {
+            var indexing = try JPEGDecoder(source: MemoryByteSource(bytes), ledger: MemoryLedger())
+            let index = try #require(try indexing.restartIndex())
+            let top = 0 ..< max(1, index.mcuRows / 2)
+            for scale in [JPEGScale.eighth, .full, .half, .eighth] {
+                var withIndex = RowCollector(), withoutIndex = RowCollector()
+                try indexing.decodeBand(scale: scale, mcuRows: top, index: index, into: &withIndex)
+                var fresh = try JPEGDecoder(source: MemoryByteSource(bytes), ledger: MemoryLedger())
+                try fresh.decodeBand(scale: scale, mcuRows: top, index: nil, into: &withoutIndex)
+                #expect(withIndex.ys == withoutIndex.ys && !withIndex.ys.isEmpty, "\(name) \(scale.name)")
+                #expect(withIndex.bytes == withoutIndex.bytes, "\(name) \(scale.name)")
+            }
+        }
+    }
+
     /// Index entries point just past each RST marker, at the interval holding the row's first MCU.
     @Test func indexFindsEveryInterval() throws {
         let bytes = SyntheticJPEG.make(width: 64, height: 48, restartInterval: 3)

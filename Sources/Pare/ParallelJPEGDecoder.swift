@@ -12,25 +12,31 @@ import PareJPEG
 ///
 /// T.81 E.1.4 / F.2.2.5 make each restart interval independent: it starts byte-aligned after
 /// an RSTm marker with the DC predictors at zero. `JPEGDecoder.restartIndex()` finds those
-/// starts in one byte-wise pass (and refuses any scan whose RST sequence is not perfect); the
-/// MCU rows are then cut into bands, and `JPEGDecoder.decodeBand` decodes each band from the
-/// interval above it, bit-exact with the serial decode. libjpeg's API, which reads the scan
-/// strictly front to back, has no counterpart.
+/// starts in one pass over the bytes (and refuses any scan whose RST sequence is not
+/// perfect); the MCU rows are then cut into bands, and `JPEGDecoder.decodeBand` decodes each
+/// band from the interval above it, bit-exact with the serial decode. libjpeg's API, which
+/// reads the scan strictly front to back, has no counterpart.
 ///
-/// Orchestration: `workers` threads claim bands in order; band k is decoded into one of
-/// `workers + 1` band buffers while the caller's thread streams the bands before it into the
-/// sink and hands their buffers back. A worker may claim band k only once band
-/// k − (workers + 1) has been streamed, so at most `workers + 1` bands are buffered, each at
-/// most `maxBandBytes` of output (or two MCU rows, if more). Bands are sized for that bound and so
-/// that each worker gets several, but not smaller, since a band whose chroma is upsampled
-/// vertically also decodes the MCU row above it.
+/// Orchestration, for `workers` cores: `workers − 1` helper threads start as soon as the
+/// headers show restart intervals, and the first one decodes band 0, which starts where the
+/// scan starts, while the caller's thread indexes the scan. From then on the caller's
+/// thread is a worker too: it streams every finished band, in order, into the sink, and
+/// when the next band is not finished yet it decodes the next unclaimed band itself rather
+/// than wait. So no more threads run than there are cores, and none sleeps while there is
+/// work, which matters on virtual machines, where waking a thread on an idle core can take
+/// milliseconds. Bands are claimed in order, each into one of `workers + 1` band buffers;
+/// band k may be claimed only once band k − (workers + 1) has been streamed, so at most
+/// `workers + 1` bands are buffered, each at most `maxBandBytes` of output (or two MCU rows,
+/// if more). Bands are sized for that bound and so that each worker gets several, but not
+/// smaller, since a band whose chroma is upsampled vertically also decodes the MCU row above
+/// it.
 ///
 /// Memory accounting: `MemoryLedger` is single-threaded, so the caller's ledger sees only the
-/// caller's thread (the index, the band buffers, the serial fallback); each worker counts its
-/// decoder in a ledger of its own, limited to an equal share of what the caller's ledger has
-/// left. At the end the workers' peaks are added to the caller's ledger while the band
-/// buffers are still held, as if every peak had come at once: an upper bound on the real
-/// simultaneous peak.
+/// caller's thread (the index, the band buffers, its own band decoder, the serial fallback);
+/// each helper counts its decoder in a ledger of its own, limited to an equal share of what
+/// the caller's ledger has left. At the end the helpers' peaks are added to the caller's
+/// ledger while the band buffers are still held, as if every peak had come at once: an upper
+/// bound on the real simultaneous peak.
 ///
 /// Repairs: a band that throws or records any warning is not used. The workers stop, and the
 /// serial decoder decodes the whole image again, passing on only the rows the sink has not
@@ -56,7 +62,8 @@ public enum ParallelJPEGDecoder {
     public static let defaultMaxBandBytes = 2 * 1024 * 1024
 
     /// Decodes `source` at `scale` into `sink` (begin, then every row once, top to bottom),
-    /// on `workers` threads when the image has a usable restart index, else serially.
+    /// on `workers` threads (the caller's among them) when the image has a usable restart
+    /// index, else serially.
     public static func decode<Source: ByteSource & SendableMetatype, Sink: RowSink>(
         source: Source, scale: JPEGScale, options: JPEGOptions = JPEGOptions(), ledger: MemoryLedger,
         workers: Int = activeCores, maxBandBytes: Int = defaultMaxBandBytes, into sink: inout Sink
@@ -67,19 +74,19 @@ public enum ParallelJPEGDecoder {
             try decoder.decode(scale: scale, into: &sink)
             return Outcome(warnings: decoder.warnings, droppedWarnings: decoder.droppedWarnings, bands: 0, fellBack: false)
         }
-        guard workers > 1, let index = try decoder.restartIndex() else { return try serial(into: &sink) }
+        guard workers > 1, let layout = try decoder.restartLayout() else { return try serial(into: &sink) }
 
         let (width, height) = decoder.outputSize(at: scale)
         let rowBytes = width * decoder.outputFormat.bytesPerPixel
-        let rowsPerMCURow = max(1, (height + index.mcuRows - 1) / index.mcuRows)
+        let rowsPerMCURow = max(1, (height + layout.mcuRows - 1) / layout.mcuRows)
         let byMemory = max(1, maxBandBytes / max(1, rowBytes * rowsPerMCURow))
-        let bySharing = (index.mcuRows + 4 * workers - 1) / (4 * workers)
+        let bySharing = (layout.mcuRows + 4 * workers - 1) / (4 * workers)
         let mcuRowsPerBand = max(2, min(byMemory, bySharing))
         var bands: [Range<Int>] = []
         var rowRanges: [Range<Int>] = []
         var start = 0
-        while start < index.mcuRows {
-            let band = start ..< min(start + mcuRowsPerBand, index.mcuRows)
+        while start < layout.mcuRows {
+            let band = start ..< min(start + mcuRowsPerBand, layout.mcuRows)
             bands.append(band)
             rowRanges.append(try decoder.outputRows(ofBand: band, scale: scale))
             start = band.upperBound
@@ -98,50 +105,86 @@ public enum ParallelJPEGDecoder {
             pool.removeAll()
             return try serial(into: &sink)
         }
+
+        let helperLimit = ledger.limit.map { max(0, $0 - ledger.currentBytes) / workers }
+        let job = BandJob(source: source, options: options, scale: scale, bands: bands,
+                          rowRanges: rowRanges, rowBytes: rowBytes, buffers: pool.map(\.baseAddress),
+                          helpers: workers - 1, helperLimit: helperLimit, headerWarnings: headerWarnings,
+                          headerDropped: headerDropped)
+        var helpers: [WorkerThread] = []
+        for helper in 0 ..< workers - 1 {
+            if let thread = WorkerThread({ job.run(helper: helper) }) { helpers.append(thread) }
+        }
+        guard !helpers.isEmpty else {
+            pool.removeAll()
+            return try serial(into: &sink)
+        }
+        /// Stops the helpers after the bands they are decoding and waits for them.
+        func finishHelpers() {
+            job.stop()
+            for thread in helpers { thread.join() }
+            helpers.removeAll()
+        }
+
+        let index: RestartIndex?
+        do {
+            index = try decoder.restartIndex()
+        } catch {
+            job.release(index: nil)
+            finishHelpers()
+            throw error
+        }
+        job.release(index: index)
+        guard let index else {
+            finishHelpers()
+            pool.removeAll()
+            return try serial(into: &sink)
+        }
         do {
             try sink.begin(RowStreamHeader(width: width, height: height, format: decoder.outputFormat))
         } catch {
+            finishHelpers()
             throw .core(error)
         }
 
-        let workerLimit = ledger.limit.map { max(0, $0 - ledger.currentBytes) / workers }
-        let job = BandJob(source: source, options: options, scale: scale, index: index, bands: bands,
-                          rowRanges: rowRanges, rowBytes: rowBytes, buffers: pool.map(\.baseAddress),
-                          workers: workers, workerLimit: workerLimit, headerWarnings: headerWarnings,
-                          headerDropped: headerDropped)
-        let group = DispatchGroup()
-        // A queue of its own per worker: such queues get a thread at once (libdispatch's
-        // overcommitting pool), where the global queues, which Swift concurrency shares on
-        // Linux, may hold a blocking worker back until a thread frees up.
-        for worker in 0 ..< workers {
-            DispatchQueue(label: "pare.jpeg-band.\(worker)").async(group: group) { job.run(worker: worker) }
-        }
         var delivered = 0
         var failed = false
-        for k in 0 ..< bands.count {
-            job.ready[k].wait()
-            guard job.succeeded(k) else {
+        var next = 0
+        while next < bands.count {
+            let finished = job.ready[next].wait(timeout: .now()) == .success
+            if !finished, let k = job.claimIfSlotFree() {
+                var bandSink = job.bandBuffer(k)
+                let succeeded: Bool
+                do {
+                    try decoder.decodeBand(scale: scale, mcuRows: bands[k], index: index, into: &bandSink)
+                    succeeded = decoder.warnings.count == headerWarnings && decoder.droppedWarnings == headerDropped
+                        && bandSink.received == rowRanges[k].count
+                } catch {
+                    succeeded = false
+                }
+                job.complete(k, succeeded: succeeded)
+                continue
+            }
+            if !finished { job.ready[next].wait() }
+            guard job.succeeded(next) else {
                 failed = true
                 break
             }
-            let base = job.buffers[k % slots]
-            for (i, y) in rowRanges[k].enumerated() {
+            let base = job.buffers[next % slots]
+            for (i, y) in rowRanges[next].enumerated() {
                 sink.consume(UnsafeBufferPointer(start: base + i * rowBytes, count: rowBytes), at: RowPlacement(y: y, width: width))
             }
-            delivered = rowRanges[k].upperBound
+            delivered = rowRanges[next].upperBound
             job.slots.signal()
+            next += 1
         }
-        if failed {
-            job.stop()
-            for _ in 0 ..< workers { job.slots.signal() }
-        }
-        group.wait()
-        let workerPeak = job.workerPeaks.reduce(0, +)
+        finishHelpers()
+        let helperPeak = job.helperPeaks.reduce(0, +)
         do {
-            try ledger.reserve(bytes: workerPeak)
-            ledger.release(bytes: workerPeak)
+            try ledger.reserve(bytes: helperPeak)
+            ledger.release(bytes: helperPeak)
         } catch {
-            // Unreachable in practice: each worker's limit is an equal share of what was left.
+            // Unreachable in practice: each helper's limit is an equal share of what was left.
         }
         pool.removeAll()
         guard failed else {
@@ -156,48 +199,50 @@ public enum ParallelJPEGDecoder {
     }
 }
 
-/// The state the caller's thread and the workers share for one parallel decode.
+/// The state the caller's thread and the helpers share for one parallel decode.
 ///
 /// `@unchecked Sendable` because its mutable parts are handed over by the semaphores: band k's
-/// buffer and result are written only by the worker that claimed k (claims are made under
+/// buffer and result are written only by the thread that claimed k (claims are made under
 /// `lock`) before it signals `ready[k]`, and read by the caller only after that wait;
 /// a buffer is reused for band k + slots only after the caller signalled `slots` for band k.
-/// `workerPeaks[w]` is written by worker w and read after the group is done. The source is
-/// only read, through `read(into:at:)` (a memory array or `pread`), and the index's buffer is
-/// read-only while the job runs and outlives it.
+/// `index` is written once, before `indexReady` is signalled, and only read after that wait.
+/// `helperPeaks[h]` is written by helper h and read after the threads are joined. The source
+/// is only read, through `read(into:at:)` (a memory array or `pread`), and the index's buffer
+/// is read-only while the job runs and outlives it.
 final class BandJob<Source: ByteSource & SendableMetatype>: @unchecked Sendable {
     let source: Source
     let options: JPEGOptions
     let scale: JPEGScale
-    let index: RestartIndex
     let bands: [Range<Int>]
     let rowRanges: [Range<Int>]
     let rowBytes: Int
     let buffers: [UnsafeMutablePointer<UInt8>]
-    let workerLimit: Int?
+    let helperLimit: Int?
     let headerWarnings: Int
     let headerDropped: Int
     let ready: [DispatchSemaphore]
     let slots: DispatchSemaphore
+    private var index: RestartIndex?
+    /// Signalled once the index is known (or known to be missing), and left signalled.
+    private let indexReady = DispatchSemaphore(value: 0)
     /// Guards `nextBand` and `stopped`.
     private let lock = DispatchSemaphore(value: 1)
     private var nextBand = 0
     private var stopped = false
     private var results: UnsafeMutableBufferPointer<Bool>
-    let workerPeaks: UnsafeMutableBufferPointer<Int>
+    let helperPeaks: UnsafeMutableBufferPointer<Int>
 
-    init(source: Source, options: JPEGOptions, scale: JPEGScale, index: RestartIndex, bands: [Range<Int>],
-         rowRanges: [Range<Int>], rowBytes: Int, buffers: [UnsafeMutablePointer<UInt8>], workers: Int,
-         workerLimit: Int?, headerWarnings: Int, headerDropped: Int) {
+    init(source: Source, options: JPEGOptions, scale: JPEGScale, bands: [Range<Int>], rowRanges: [Range<Int>],
+         rowBytes: Int, buffers: [UnsafeMutablePointer<UInt8>], helpers: Int, helperLimit: Int?,
+         headerWarnings: Int, headerDropped: Int) {
         self.source = source
         self.options = options
         self.scale = scale
-        self.index = index
         self.bands = bands
         self.rowRanges = rowRanges
         self.rowBytes = rowBytes
         self.buffers = buffers
-        self.workerLimit = workerLimit
+        self.helperLimit = helperLimit
         self.headerWarnings = headerWarnings
         self.headerDropped = headerDropped
         ready = bands.map { _ in DispatchSemaphore(value: 0) }
@@ -207,22 +252,36 @@ final class BandJob<Source: ByteSource & SendableMetatype>: @unchecked Sendable 
         for _ in buffers { slots.signal() }
         results = .allocate(capacity: bands.count)
         results.initialize(repeating: false)
-        workerPeaks = .allocate(capacity: workers)
-        workerPeaks.initialize(repeating: 0)
+        helperPeaks = .allocate(capacity: max(1, helpers))
+        helperPeaks.initialize(repeating: 0)
     }
 
     deinit {
         results.deallocate()
-        workerPeaks.deallocate()
+        helperPeaks.deallocate()
     }
 
     func succeeded(_ band: Int) -> Bool { results[band] }
 
-    /// Keeps the workers from claiming more bands.
+    /// Publishes the index (nil: the scan has none, and no band below the top can be decoded).
+    func release(index: RestartIndex?) {
+        self.index = index
+        indexReady.signal()
+    }
+
+    private func waitForIndex() -> RestartIndex? {
+        indexReady.wait()
+        indexReady.signal()
+        return index
+    }
+
+    /// Keeps every thread from claiming more bands, and wakes the helpers that wait for a
+    /// buffer so that they see it.
     func stop() {
         lock.wait()
         stopped = true
         lock.signal()
+        slots.signal()
     }
 
     /// The next band to decode, in order; nil when none is left or the job was stopped.
@@ -234,11 +293,31 @@ final class BandJob<Source: ByteSource & SendableMetatype>: @unchecked Sendable 
         return nextBand - 1
     }
 
-    /// One worker: its own ledger and decoder, then bands as they come, until none is left or
-    /// the caller stops the job.
-    func run(worker: Int) {
-        let ledger = MemoryLedger(limit: workerLimit)
-        defer { workerPeaks[worker] = ledger.peakBytes }
+    /// For the caller's thread, which must not block here: the next band, if a buffer is free
+    /// and a band is left.
+    func claimIfSlotFree() -> Int? {
+        guard slots.wait(timeout: .now()) == .success else { return nil }
+        if let band = claim() { return band }
+        slots.signal()
+        return nil
+    }
+
+    /// A sink for band k's rows, in its buffer.
+    func bandBuffer(_ band: Int) -> BandBuffer {
+        BandBuffer(start: buffers[band % buffers.count], firstRow: rowRanges[band].lowerBound,
+                   rows: rowRanges[band].count, rowBytes: rowBytes)
+    }
+
+    func complete(_ band: Int, succeeded: Bool) {
+        results[band] = succeeded
+        ready[band].signal()
+    }
+
+    /// One helper: its own ledger and decoder, then bands as they come, until none is left or
+    /// the job is stopped. Only bands below the top wait for the index.
+    func run(helper: Int) {
+        let ledger = MemoryLedger(limit: helperLimit)
+        defer { helperPeaks[helper] = ledger.peakBytes }
         // A decoder that cannot be made fails every band it claims, which sends the image to
         // the serial decoder and its error.
         var decoder = try? JPEGDecoder(source: source, ledger: ledger, options: options)
@@ -248,16 +327,19 @@ final class BandJob<Source: ByteSource & SendableMetatype>: @unchecked Sendable 
                 slots.signal()
                 return
             }
-            var sink = BandBuffer(start: buffers[k % buffers.count], firstRow: rowRanges[k].lowerBound,
-                                  rows: rowRanges[k].count, rowBytes: rowBytes)
-            do {
-                try decoder?.decodeBand(scale: scale, mcuRows: bands[k], index: index, into: &sink)
-                results[k] = decoder?.warnings.count == headerWarnings && decoder?.droppedWarnings == headerDropped
-                    && sink.received == rowRanges[k].count
-            } catch {
-                results[k] = false
+            let index = k == 0 ? nil : waitForIndex()
+            var sink = bandBuffer(k)
+            var succeeded = false
+            if k == 0 || index != nil {
+                do {
+                    try decoder?.decodeBand(scale: scale, mcuRows: bands[k], index: index, into: &sink)
+                    succeeded = decoder?.warnings.count == headerWarnings && decoder?.droppedWarnings == headerDropped
+                        && sink.received == rowRanges[k].count
+                } catch {
+                    succeeded = false
+                }
             }
-            ready[k].signal()
+            complete(k, succeeded: succeeded)
         }
     }
 }

@@ -60,12 +60,12 @@ import Testing
     }
 
     static func parallel(_ bytes: [UInt8], scale: JPEGScale, options: JPEGOptions = JPEGOptions(),
-                         ledger: MemoryLedger = MemoryLedger(), maxBandBytes: Int = 16 * 1024)
+                         ledger: MemoryLedger = MemoryLedger(), workers: Int = 2, maxBandBytes: Int = 16 * 1024)
         -> (Result, ParallelJPEGDecoder.Outcome?) {
         var rows = RowCollector()
         do {
             let outcome = try ParallelJPEGDecoder.decode(source: MemoryByteSource(bytes), scale: scale, options: options,
-                                                         ledger: ledger, workers: 2, maxBandBytes: maxBandBytes,
+                                                         ledger: ledger, workers: workers, maxBandBytes: maxBandBytes,
                                                          into: &rows)
             return (Result(rows: rows, warnings: outcome.warnings.map { "\($0)" }, error: nil), outcome)
         } catch {
@@ -102,10 +102,13 @@ import Testing
         for (name, bytes) in inputs {
             for scale in JPEGScale.allCases {
                 let serial = Self.serial(bytes, scale: scale)
-                let (parallel, outcome) = Self.parallel(bytes, scale: scale, maxBandBytes: 4 * 1024)
-                Self.expectSame(serial, parallel, "\(name) \(scale.name)")
-                #expect((outcome?.bands ?? 0) > 1, "\(name) \(scale.name): not decoded in bands")
-                #expect(outcome?.fellBack == false, "\(name) \(scale.name)")
+                // The caller's thread with one helper, and with three.
+                for workers in [2, 4] {
+                    let (parallel, outcome) = Self.parallel(bytes, scale: scale, workers: workers, maxBandBytes: 4 * 1024)
+                    Self.expectSame(serial, parallel, "\(name) \(scale.name) \(workers) workers")
+                    #expect((outcome?.bands ?? 0) > 1, "\(name) \(scale.name) \(workers) workers: not decoded in bands")
+                    #expect(outcome?.fellBack == false, "\(name) \(scale.name) \(workers) workers")
+                }
             }
         }
     }
@@ -127,9 +130,11 @@ import Testing
             for scale in [JPEGScale.full, .eighth] {
                 let serial = Self.serial(bytes, scale: scale)
                 #expect(!serial.warnings.isEmpty, "\(name): the damage should need a repair")
-                let (parallel, outcome) = Self.parallel(bytes, scale: scale)
-                Self.expectSame(serial, parallel, "\(name) \(scale.name)")
-                #expect(outcome?.fellBack == true, "\(name) \(scale.name)")
+                for workers in [2, 4] {
+                    let (parallel, outcome) = Self.parallel(bytes, scale: scale, workers: workers)
+                    Self.expectSame(serial, parallel, "\(name) \(scale.name) \(workers) workers")
+                    #expect(outcome?.fellBack == true, "\(name) \(scale.name) \(workers) workers")
+                }
             }
             // Strict mode: the serial decoder's error, after the same rows.
             var strict = JPEGOptions()

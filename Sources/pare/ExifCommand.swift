@@ -75,13 +75,7 @@ private func describe(_ metadata: EXIFMetadata?, into json: inout JSONObjectBuil
         json.add("gps", .null)
     }
     if let thumbnail = metadata?.thumbnail {
-        var object = JSONObjectBuilder()
-        object.add("offset", thumbnail.offset)
-        object.add("length", thumbnail.length)
-        object.add("width", thumbnail.width)
-        object.add("height", thumbnail.height)
-        object.add("encoding", thumbnail.encoding == .jpeg ? "jpeg" : "uncompressed")
-        json.add("thumbnail", object.value)
+        json.add("thumbnail", InspectEXIF.json(thumbnail))
     } else {
         json.add("thumbnail", .null)
     }

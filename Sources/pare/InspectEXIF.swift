@@ -6,20 +6,23 @@ import PareEXIF
 /// type, count and value. Long values are cut to their first 16 bytes or values, with the
 /// full size said.
 enum InspectEXIF {
+    /// An embedded image's place, size and encoding, as `pare exif` and `pare inspect` show it.
+    static func json(_ thumbnail: EmbeddedImage) -> JSONValue {
+        var object = JSONObjectBuilder()
+        object.add("offset", thumbnail.offset)
+        object.add("length", thumbnail.length)
+        object.add("width", thumbnail.width)
+        object.add("height", thumbnail.height)
+        object.add("encoding", thumbnail.encoding == .jpeg ? "jpeg" : "uncompressed")
+        return object.value
+    }
+
     static func report(_ metadata: EXIFMetadata) -> JSONValue {
         var object = JSONObjectBuilder()
         object.add("byteOrder", metadata.byteOrder == .littleEndian ? "II (little-endian)" : "MM (big-endian)")
         object.add("tiffHeaderOffset", metadata.tiffHeaderOffset)
         object.add("orientation", metadata.rawOrientation)
-        if let thumbnail = metadata.thumbnail {
-            var t = JSONObjectBuilder()
-            t.add("offset", thumbnail.offset)
-            t.add("length", thumbnail.length)
-            t.add("width", thumbnail.width)
-            t.add("height", thumbnail.height)
-            t.add("encoding", thumbnail.encoding == .jpeg ? "jpeg" : "uncompressed")
-            object.add("thumbnail", t.value)
-        }
+        if let thumbnail = metadata.thumbnail { object.add("thumbnail", json(thumbnail)) }
         object.add("ifds", .array(metadata.ifds.map(ifd)))
         object.add("warnings", .array(metadata.warnings.map { .string("\($0)") }))
         return object.value

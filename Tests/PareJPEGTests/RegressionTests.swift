@@ -96,24 +96,34 @@ import TestSupport
         #expect(images + errors >= 200)
     }
 
+    /// Replays one file of the folder at every scale; `check` gets each decoded image.
+    static func replayAtEveryScale(_ name: String,
+                                   _ check: (JPEGScale, JPEGDecoder<MemoryByteSource>, CheckingSink) -> Void) throws {
+        let bytes = try #require(FileSystem.read(Self.folder + "/" + name))
+        for scale in JPEGScale.allCases {
+            guard case let .image(decoder, sink) = Self.replay(bytes, scale: scale) else {
+                Issue.record("\(name): no image at \(scale.name)")
+                continue
+            }
+            check(scale, decoder, sink)
+        }
+    }
+
     /// A 1×1 file whose SOF was patched to 16384×16384 (1,048,576 MCUs of 4:2:0): the data
     /// covers one MCU. The decode must cost what the data holds, not what the header claims:
     /// two MCUs entropy decoded (the real one and the one the zero padding runs out in), a few
     /// MCU rows filled flat, and every later row a copy of one mid-gray row.
     @Test func sofLargerThanItsDataStopsDecodingWhereTheDataEnds() throws {
-        let bytes = try #require(FileSystem.read(Self.folder + "/slow-sof-16384x16384-1x1-data.jpg"))
-        for scale in JPEGScale.allCases {
-            guard case let .image(decoder, sink) = Self.replay(bytes, scale: scale) else {
-                Issue.record("no image at \(scale.name)")
-                continue
-            }
+        let name = "slow-sof-16384x16384-1x1-data.jpg"
+        let size = try #require(FileSystem.read(Self.folder + "/" + name)).count
+        try Self.replayAtEveryScale(name) { scale, decoder, sink in
             let height = 2048 * scale.rawValue
             #expect(sink.header?.width == height && sink.header?.height == height)
             #expect(sink.rows == height && sink.problems.isEmpty)
             #expect(decoder.decodedMCUs <= 2, "\(decoder.decodedMCUs) MCUs entropy decoded at \(scale.name)")
             // Rows built from decoded or filled MCU rows: at most three MCU rows' worth (16 luma rows each at 1/1).
             #expect(decoder.repeatedRows >= height - 3 * 2 * scale.rawValue, "\(decoder.repeatedRows) rows repeated")
-            #expect(decoder.bytesRead <= bytes.count)
+            #expect(decoder.bytesRead <= size)
             #expect(sink.lastRowFirstSample == 128)
             #expect(decoder.warnings.contains { if case .truncated(scan: 1, _) = $0 { return true } else { return false } })
         }
@@ -123,12 +133,7 @@ import TestSupport
     /// first DC scan ends after a few MCU rows: the MCU rows no scan reached are flat, and the
     /// decode repeats one row for them instead of transforming and converting 6 megapixels.
     @Test func progressiveFileCutShortRepeatsItsFlatTail() throws {
-        let bytes = try #require(FileSystem.read(Self.folder + "/slow-progressive-193x31423-truncated-dc.jpg"))
-        for scale in JPEGScale.allCases {
-            guard case let .image(decoder, sink) = Self.replay(bytes, scale: scale) else {
-                Issue.record("no image at \(scale.name)")
-                continue
-            }
+        try Self.replayAtEveryScale("slow-progressive-193x31423-truncated-dc.jpg") { scale, decoder, sink in
             let height = (31423 * scale.rawValue + 7) / 8
             #expect(sink.rows == height && sink.problems.isEmpty)
             #expect(decoder.repeatedRows >= height - height / 8, "\(decoder.repeatedRows) of \(height) rows repeated")

@@ -19,12 +19,20 @@ struct ByteInput {
     /// The next byte, as an index into the window.
     var cursor = 0
 
-    static let windowSize = 64 * 1024
+    /// The window's size in bytes, `JPEGOptions.inputWindowBytes` clamped to at least
+    /// `minimumWindowSize`.
+    let windowSize: Int
 
-    init<Source: ByteSource>(source: Source, ledger: MemoryLedger) throws(JPEGError) {
+    /// The smallest window: the entropy-data scan looks 17 bytes ahead and the bit reader's
+    /// plain refill 8, so a smaller one would only make every read a refill.
+    static let minimumWindowSize = 64
+
+    init<Source: ByteSource>(source: Source, ledger: MemoryLedger, windowSize: Int) throws(JPEGError) {
         fetch = { (buffer, offset) throws(CoreError) -> Int in try source.read(into: buffer, at: offset) }
         count = source.count
-        window = try core { () throws(CoreError) in try ledger.allocate(UInt8.self, count: Self.windowSize, initialValue: 0) }
+        self.windowSize = max(windowSize, Self.minimumWindowSize)
+        let size = self.windowSize
+        window = try core { () throws(CoreError) in try ledger.allocate(UInt8.self, count: size, initialValue: 0) }
         base = window.baseAddress
     }
 
@@ -55,10 +63,10 @@ struct ByteInput {
     /// Reloads the window so that it starts at `offset`.
     mutating func load(at offset: Int) throws(JPEGError) {
         let n = try core { () throws(CoreError) in
-            try fetch(UnsafeMutableRawBufferPointer(start: base, count: Self.windowSize), offset)
+            try fetch(UnsafeMutableRawBufferPointer(start: base, count: windowSize), offset)
         }
         windowOffset = offset
-        fill = max(0, min(n, Self.windowSize))
+        fill = max(0, min(n, windowSize))
         cursor = 0
     }
 

@@ -36,7 +36,7 @@ public struct JPEGDecoder<Source: ByteSource> {
     public init(source: Source, ledger: MemoryLedger, options: JPEGOptions = JPEGOptions()) throws(JPEGError) {
         self.ledger = ledger
         self.options = options
-        var stream = try ByteInput(source: source, ledger: ledger)
+        var stream = try ByteInput(source: source, ledger: ledger, windowSize: options.inputWindowBytes)
         let soi = stream.remaining >= 2 ? try stream.readUInt16() : 0
         guard soi == 0xFFD8 else { throw .notJPEG(offset: 0) }
 
@@ -144,7 +144,8 @@ public struct JPEGDecoder<Source: ByteSource> {
     /// How far into the input the last `decode` read: the offset just past the last byte it
     /// consumed. A progressive decode at a reduced scale stops once the coefficients it keeps
     /// are final, so this can be well short of the file's size. (The source itself is fetched
-    /// in windows of 64 KiB, so up to that much more may have been copied from it.)
+    /// in windows of `options.inputWindowBytes`, so up to that much more may have been copied
+    /// from it.)
     public internal(set) var bytesRead = 0
     /// Progressive scans of the last `decode` passed over without entropy decoding, because
     /// they carry no coefficient the chosen scale keeps.

@@ -59,6 +59,11 @@ public struct JPEGOptions: Sendable {
     /// Most warnings kept; later ones are counted in `JPEGDecoder.droppedWarnings`.
     /// Default: 64.
     public var maxWarnings = 64
+    /// The window through which the input is read, in bytes: each refill is one call to the
+    /// source's `read`. Large enough on a server that refills are rare; a microcontroller
+    /// that reads its input over a slow link trades refills for RAM (at least 64 bytes are
+    /// used). Default: 64 KiB.
+    public var inputWindowBytes = 64 * 1024
 
     public init() {}
 }

@@ -175,13 +175,13 @@ public enum JPEGApplicationDetails: Sendable, Equatable {
 
 extension JPEGStructure {
     /// Walks the whole file. Never throws: a broken structure sets `failure` and keeps what
-    /// came before it. Memory: the decoder's 64 KiB input window from `ledger`, and one
+    /// came before it. Memory: the decoder's input window (`options.inputWindowBytes`) from `ledger`, and one
     /// record per marker (at most `options.maxSegments`).
     public static func walk<Source: ByteSource>(_ source: Source, ledger: MemoryLedger,
                                                 options: JPEGOptions = JPEGOptions()) -> JPEGStructure {
         var structure = JPEGStructure()
         do {
-            var stream = try ByteInput(source: source, ledger: ledger)
+            var stream = try ByteInput(source: source, ledger: ledger, windowSize: options.inputWindowBytes)
             try structure.read(&stream, options: options)
         } catch {
             structure.failure = error

@@ -1,0 +1,93 @@
+import PareCore
+import PareEXIF
+import PareJPEG
+
+/// The firmware's work, called by the board's C `main` (Board/board.c) with the host's
+/// command line: `firmware IN.jpg [1/8|1/4|1/2|1] [ledger limit in bytes]`.
+///
+/// 1. EXIF: orientation and the embedded thumbnail's place and size (Exif 2.32 §4.6.4, §4.5.8).
+/// 2. The main image decoded at the chosen scale, rows streamed into a CRC-32 sink.
+/// 3. One result line for run.sh: `crc32=… width=… height=… heapPeak=… stackPeak=…`.
+///
+/// Every failure is a typed error printed on the board, and the exit status is 1.
+@_cdecl("firmware_main")
+func firmwareMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
+    guard argc >= 2, let path = argv[1] else {
+        say("usage: firmware IN.jpg [1/8|1/4|1/2|1] [ledger limit]")
+        return 2
+    }
+    var scale = JPEGScale.eighth
+    if argc >= 3, let name = argv[2] {
+        guard let chosen = JPEGScale(name: String(cString: name)) else {
+            say("firmware: the scale must be 1/8, 1/4, 1/2 or 1")
+            return 2
+        }
+        scale = chosen
+    }
+    var limit: Int?
+    if argc >= 4, let text = argv[3] { limit = Int(String(cString: text)) }
+    guard let input = BoardInput(path: path) else {
+        say("firmware: cannot open the input through the host")
+        return 1
+    }
+    say("input bytes=\(input.count) scale=\(scale.name) ledgerLimit=\(limit ?? -1)")
+    readMetadata(input)
+    return decodeMain(input, scale: scale, limit: limit)
+}
+
+/// Reads the EXIF orientation and thumbnail. Broken metadata never stops the decode: its
+/// error is printed and the image decoded as stored.
+func readMetadata(_ input: BoardInput) {
+    var options = EXIFOptions()
+    // The board needs no large values (maker notes, ICC in EXIF): orientation and the
+    // thumbnail's place are small fields.
+    options.maxValueBytes = 4096
+    options.maxTotalValueBytes = 16384
+    do {
+        let metadata = try EXIFReader.readJPEG(input, options: options)
+        guard let exif = metadata.exif else {
+            say("exif none")
+            return
+        }
+        var line = "exif orientation=\(exif.orientation.rawValue)"
+        if let thumbnail = exif.thumbnail {
+            line += " thumbnail=\(thumbnail.length)B@\(thumbnail.offset)"
+            if let width = thumbnail.width, let height = thumbnail.height { line += " \(width)x\(height)" }
+        } else {
+            line += " thumbnail=none"
+        }
+        say(line)
+    } catch {
+        say("exif error: \(error)")
+    }
+}
+
+/// Decodes the main image at `scale` into the CRC sink and prints the result line.
+func decodeMain(_ input: BoardInput, scale: JPEGScale, limit: Int?) -> Int32 {
+    let ledger = MemoryLedger(limit: limit)
+    var options = JPEGOptions()
+    options.inputWindowBytes = FirmwareBudget.inputWindowBytes
+    var sink = CRC32Sink()
+    do {
+        var decoder = try JPEGDecoder(source: input, ledger: ledger, options: options)
+        try decoder.decode(scale: scale, into: &sink)
+        for warning in decoder.warnings { say("warning: \(warning)") }
+    } catch {
+        say("error: \(error)")
+        say("ledgerPeak=\(ledger.peakBytes) heapPeak=\(board_heap_peak()) stackPeak=\(board_stack_peak())")
+        return 1
+    }
+    guard let header = sink.header else {
+        say("error: the decoder sent no rows")
+        return 1
+    }
+    say("ledgerPeak=\(ledger.peakBytes) ledgerAllocations=\(ledger.allocationCount) heapAllocations=\(board_heap_allocations()) rows=\(sink.rows)")
+    say("crc32=\(hex8(sink.crc.value)) width=\(header.width) height=\(header.height) heapPeak=\(board_heap_peak()) stackPeak=\(board_stack_peak())")
+    return 0
+}
+
+/// The sizes this board picks where a server keeps larger defaults.
+enum FirmwareBudget {
+    /// The decoder's window onto the input: each refill is one semihosting read.
+    static let inputWindowBytes = 1024
+}

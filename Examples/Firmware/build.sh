@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Builds the firmware example for one target: build.sh [arm|riscv|wasm]
+# Output: .build/firmware/TARGET/firmware.elf (firmware.wasm for wasm), rebuilt only when a
+# source is newer. Installs the Debian packages it needs when they are missing.
+#
+# Steps, as .ci/embedded-check compiles the modules: PareCore, PareJPEG and PareEXIF with
+# Embedded Swift (-Osize, whole module), the example's Swift files on top of them, the board's
+# C file with the target's C library (picolibc on the boards, wasi-libc for wasm), one link.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+target="${1:-arm}"
+# The heap arena on the boards, in bytes (the C library's allocator gets exactly this).
+heap_bytes="${HEAP_BYTES:-262144}"
+
+case "$target" in
+arm)
+    swift_target=armv7em-none-none-eabi
+    packages="picolibc-arm-none-eabi gcc-arm-none-eabi qemu-system-arm"
+    ;;
+riscv)
+    swift_target=riscv32-none-none-eabi
+    packages="picolibc-riscv64-unknown-elf gcc-riscv64-unknown-elf qemu-system-misc"
+    ;;
+wasm)
+    swift_target=wasm32-unknown-none-wasm
+    packages="wasi-libc lld nodejs"
+    ;;
+*)
+    echo "build.sh: the target must be arm, riscv or wasm" >&2
+    exit 2
+    ;;
+esac
+
+missing=""
+for package in $packages; do
+    dpkg -s "$package" >/dev/null 2>&1 || missing="$missing $package"
+done
+if [ -n "$missing" ]; then
+    echo "firmware: installing$missing" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 $missing >&2
+fi
+
+out="$root/.build/firmware/$target"
+mkdir -p "$out"
+image="$out/firmware.elf"
+[ "$target" = wasm ] && image="$out/firmware.wasm"
+stamp="$out/heap-$heap_bytes"
+sources=("$root"/Sources/PareCore/*.swift "$root"/Sources/PareJPEG/*.swift "$root"/Sources/PareEXIF/*.swift
+         "$here"/Sources/*.swift "$here"/Board/* "$here/build.sh")
+if [ -f "$image" ] && [ -f "$stamp" ]; then
+    newer=$(find "${sources[@]}" -newer "$image" | head -1)
+    [ -z "$newer" ] && exit 0
+fi
+
+swiftc_flags=(-target "$swift_target" -enable-experimental-feature Embedded -wmo -parse-as-library -Osize
+              -I "$out")
+for module in PareCore PareJPEG PareEXIF; do
+    echo "firmware: $module for $swift_target" >&2
+    swiftc "${swiftc_flags[@]}" -module-name "$module" \
+        -emit-module -emit-module-path "$out/$module.swiftmodule" \
+        -c "$root"/Sources/$module/*.swift -o "$out/$module.o"
+done
+echo "firmware: the example for $swift_target" >&2
+swiftc "${swiftc_flags[@]}" -enable-experimental-feature Extern -module-name Firmware \
+    -c "$here"/Sources/*.swift -o "$out/Firmware.o"
+
+objects=("$out/Firmware.o" "$out/PareCore.o" "$out/PareJPEG.o" "$out/PareEXIF.o")
+unicode="$(dirname "$(command -v swiftc)")/../lib/swift/embedded/$swift_target/libswiftUnicodeDataTables.a"
+wrap=(-Wl,--wrap=malloc -Wl,--wrap=free -Wl,--wrap=posix_memalign)
+case "$target" in
+arm)
+    # Cortex-M4 with the single-precision FPU and the soft-float calling convention, as Swift
+    # emits for armv7em-none-none-eabi. mps2-an386: code at 0x0 (4 MiB SSRAM standing in for
+    # flash), data at 0x20000000. The heap arena is [end of .bss, __heap_end); the stack
+    # grows down from the top of the 1 MiB of RAM given to the program.
+    cflags=(-mcpu=cortex-m4 -mthumb -mfloat-abi=softfp -mfpu=fpv4-sp-d16 -Os --specs=picolibc.specs)
+    arm-none-eabi-gcc "${cflags[@]}" -c "$here/Board/board.c" -o "$out/board.o"
+    arm-none-eabi-gcc "${cflags[@]}" --oslib=semihost --crt0=semihost \
+        -Wl,--defsym=__flash=0x0 -Wl,--defsym=__flash_size=0x400000 \
+        -Wl,--defsym=__ram=0x20000000 -Wl,--defsym=__ram_size=0x100000 \
+        -Wl,--defsym=__heap_end=__end+$heap_bytes \
+        -Wl,--defsym=__exidx_start=0 -Wl,--defsym=__exidx_end=0 \
+        "${wrap[@]}" -Wl,--gc-sections -Wl,--no-enum-size-warning -Wl,-Map="$out/firmware.map" \
+        "$out/board.o" "${objects[@]}" "$unicode" -lm -o "$image"
+    ;;
+riscv)
+    # rv32imac, ilp32 soft-float, as Swift emits for riscv32-none-none-eabi. QEMU virt: the
+    # program at 0x80000000, data at 0x81000000.
+    cflags=(-march=rv32imac -mabi=ilp32 -Os --specs=picolibc.specs)
+    riscv64-unknown-elf-gcc "${cflags[@]}" -c "$here/Board/board.c" -o "$out/board.o"
+    riscv64-unknown-elf-gcc "${cflags[@]}" --oslib=semihost --crt0=semihost \
+        -Wl,--defsym=__flash=0x80000000 -Wl,--defsym=__flash_size=0x400000 \
+        -Wl,--defsym=__ram=0x81000000 -Wl,--defsym=__ram_size=0x100000 \
+        -Wl,--defsym=__heap_end=__end+$heap_bytes \
+        "${wrap[@]}" -Wl,--gc-sections -Wl,-Map="$out/firmware.map" \
+        "$out/board.o" "${objects[@]}" "$unicode" -lm -o "$image"
+    ;;
+wasm)
+    # The toolchain's archive for wasm comes without a symbol index.
+    cp "$unicode" "$out/libswiftUnicodeDataTables.a"
+    "$(dirname "$(command -v swiftc)")/llvm-ranlib" "$out/libswiftUnicodeDataTables.a"
+    unicode="$out/libswiftUnicodeDataTables.a"
+    sysroot=/usr
+    clang --target=wasm32-wasi --sysroot="$sysroot" -I /usr/include/wasm32-wasi -Os \
+        -c "$here/Board/board.c" -o "$out/board.o"
+    wasm-ld -L /usr/lib/wasm32-wasi /usr/lib/wasm32-wasi/crt1-command.o \
+        --wrap=malloc --wrap=free --wrap=posix_memalign --gc-sections \
+        "$out/board.o" "${objects[@]}" "$unicode" -lc -lm -o "$image"
+    ;;
+esac
+rm -f "$out"/heap-*
+touch "$stamp"
+echo "firmware: $image" >&2

@@ -21,17 +21,20 @@ struct ByteInput {
 
     /// The window's size in bytes, `JPEGOptions.inputWindowBytes` clamped to at least
     /// `minimumWindowSize`.
-    let windowSize: Int
+    let capacity: Int
+
+    /// The default window, `JPEGOptions.inputWindowBytes`'s.
+    static var windowSize: Int { JPEGOptions().inputWindowBytes }
 
     /// The smallest window: the entropy-data scan looks 17 bytes ahead and the bit reader's
     /// plain refill 8, so a smaller one would only make every read a refill.
     static let minimumWindowSize = 64
 
-    init<Source: ByteSource>(source: Source, ledger: MemoryLedger, windowSize: Int) throws(JPEGError) {
+    init<Source: ByteSource>(source: Source, ledger: MemoryLedger, windowSize: Int = windowSize) throws(JPEGError) {
         fetch = { (buffer, offset) throws(CoreError) -> Int in try source.read(into: buffer, at: offset) }
         count = source.count
-        self.windowSize = max(windowSize, Self.minimumWindowSize)
-        let size = self.windowSize
+        let size = max(windowSize, Self.minimumWindowSize)
+        capacity = size
         window = try core { () throws(CoreError) in try ledger.allocate(UInt8.self, count: size, initialValue: 0) }
         base = window.baseAddress
     }
@@ -63,10 +66,10 @@ struct ByteInput {
     /// Reloads the window so that it starts at `offset`.
     mutating func load(at offset: Int) throws(JPEGError) {
         let n = try core { () throws(CoreError) in
-            try fetch(UnsafeMutableRawBufferPointer(start: base, count: windowSize), offset)
+            try fetch(UnsafeMutableRawBufferPointer(start: base, count: capacity), offset)
         }
         windowOffset = offset
-        fill = max(0, min(n, windowSize))
+        fill = max(0, min(n, capacity))
         cursor = 0
     }
 

@@ -147,6 +147,28 @@ import TestSupport
         #expect(try Self.decode(bytes, ledger: MemoryLedger(limit: peak)).warnings.isEmpty)
     }
 
+    /// `inputWindowBytes` is a size, not a refusal: a window of 64 bytes (and one below the
+    /// minimum, raised to it) decodes the same pixels as the default 64 KiB, sequential and
+    /// progressive, with the ledger peak lower by the difference.
+    @Test(arguments: ["sample.jpg", "progressive/px-411.jpg"])
+    func smallInputWindowDecodesTheSamePixels(_ name: String) throws {
+        let bytes = try #require(FileSystem.read(Corpus.fixtures + "/" + name))
+        func decode(window: Int) throws -> (pixels: [UInt8], peak: Int) {
+            var options = JPEGOptions()
+            options.inputWindowBytes = window
+            let ledger = MemoryLedger()
+            var decoder = try JPEGDecoder(source: MemoryByteSource(bytes), ledger: ledger, options: options)
+            var sink = ImageBuilder(ledger: MemoryLedger())
+            try decoder.decode(scale: .full, into: &sink)
+            return (try #require(sink.image).bytes, ledger.peakBytes)
+        }
+        let large = try decode(window: JPEGOptions().inputWindowBytes)
+        let small = try decode(window: 64)
+        #expect(small.pixels == large.pixels)
+        #expect(large.peak - small.peak == 64 * 1024 - 64)
+        #expect(try decode(window: 1).pixels == large.pixels)
+    }
+
     /// A 24×16 4:4:4 baseline file with one scan per component (T.81 A.2.2), all blocks
     /// zero, each scan with its own tables: the non-interleaved sequential case.
     static func nonInterleaved() -> [UInt8] {

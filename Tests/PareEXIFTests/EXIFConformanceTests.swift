@@ -22,18 +22,24 @@ import TestSupport
         var error: EXIFError?
     }
 
-    static func inputs() -> [Input] {
+    /// The corpus's exif/ folders and PngSuite's exif2c08.png, with the references in exif/ref.
+    static func corpusInputs() -> [Input] {
+        let root = Corpus.path
         var result: [Input] = []
-        if let root = Corpus.root {
-            for folder in ["cameras", "edge", "orientation", "png", "tiff", "malformed"] {
-                for name in FileSystem.list("\(root)/exif/\(folder)") {
-                    result.append(Input(path: "\(root)/exif/\(folder)/\(name)", stem: stem(name), refFolder: "\(root)/exif/ref"))
-                }
+        for folder in ["cameras", "edge", "orientation", "png", "tiff", "malformed"] {
+            for name in FileSystem.list("\(root)/exif/\(folder)") {
+                result.append(Input(path: "\(root)/exif/\(folder)/\(name)", stem: stem(name), refFolder: "\(root)/exif/ref"))
             }
-            result.append(Input(path: "\(root)/png/pngsuite/exif2c08.png", stem: "exif2c08", refFolder: "\(root)/exif/ref"))
         }
+        result.append(Input(path: "\(root)/png/pngsuite/exif2c08.png", stem: "exif2c08", refFolder: "\(root)/exif/ref"))
+        return result
+    }
+
+    /// Fixtures/exif, each file with its reference beside it.
+    static func fixtureInputs() -> [Input] {
         let fixtures = Corpus.fixtures + "/exif"
-        for name in FileSystem.list(fixtures) where name.hasSuffix(".jpg") && !name.hasSuffix(".thumb.jpg") {
+        var result: [Input] = []
+        for name in FileSystem.list(fixtures) where (name.hasSuffix(".jpg") && !name.hasSuffix(".thumb.jpg")) || name.hasSuffix(".tif") {
             result.append(Input(path: "\(fixtures)/\(name)", stem: stem(name), refFolder: fixtures))
         }
         return result
@@ -102,12 +108,21 @@ import TestSupport
     static let keys = ["IFD0:Orientation", "IFD1:ThumbnailOffset", "IFD1:ThumbnailLength", "IFD0:Make", "IFD0:Model",
                        "ExifIFD:DateTimeOriginal", "ExifIFD:ExifImageWidth", "ExifIFD:ExifImageHeight"]
 
-    @Test func agreesWithExifTool() throws {
-        let inputs = Self.inputs()
-        guard !inputs.isEmpty else {
-            print(Corpus.missingMessage)
-            return
-        }
+    @Test(.requiresCorpus) func corpusAgreesWithExifTool() throws {
+        let inputs = Self.corpusInputs()
+        #expect(inputs.count == 80)
+        try Self.agree(inputs, label: "corpus")
+    }
+
+    @Test func fixturesAgreeWithExifTool() throws {
+        let inputs = Self.fixtureInputs()
+        #expect(inputs.count >= 13)
+        try Self.agree(inputs, label: "Fixtures")
+    }
+
+    /// Compares `keys`, the byte order, the thumbnail and the MPF image count of every input
+    /// with its ExifTool reference.
+    static func agree(_ inputs: [Input], label: String) throws {
         var disagreements: [String] = []
         var files = 0, fields = 0, agreeing = 0, thumbnails = 0, byteOrders = 0, mpfFiles = 0, uncompressed = 0
         for input in inputs {
@@ -163,11 +178,13 @@ import TestSupport
             }
         }
         let thumbFiles = inputs.filter { FileSystem.exists("\($0.refFolder)/\($0.stem).thumb.jpg") }.count
-        print("EXIF conformance: \(files) files, \(agreeing)/\(fields) fields agree with exiftool, "
+        print("EXIF conformance (\(label)): \(files) files, \(agreeing)/\(fields) fields agree with exiftool, "
             + "\(thumbnails)/\(thumbFiles) thumbnails byte-identical, \(uncompressed) uncompressed IFD1 thumbnails, \(byteOrders) byte orders, \(mpfFiles) MPF files")
         for line in disagreements { print("  disagree: \(line)") }
         #expect(disagreements.isEmpty)
         #expect(files == inputs.count)
+        // Every key of every file was compared.
+        #expect(fields == inputs.count * Self.keys.count)
     }
 }
 

@@ -61,8 +61,8 @@ struct TIFFBuilder {
         }
     }
 
-    @Test func bigTIFFFileIsATypedError() throws {
-        guard let root = Corpus.root else { print(Corpus.missingMessage); return }
+    @Test(.requiresCorpus) func bigTIFFFileIsATypedError() throws {
+        let root = Corpus.path
         let bytes = try #require(FileSystem.read("\(root)/exif/tiff/mx-BigTIFF.tif"))
         #expect(throws: EXIFError.unsupportedBigTIFF(offset: 0)) { try EXIFReader.readTIFFFile(MemoryByteSource(bytes)) }
     }
@@ -193,8 +193,8 @@ struct TIFFBuilder {
     }
 
     /// A real APP1 payload cut at every byte: each prefix gives a typed error or metadata.
-    @Test func realAPP1TruncatedAtEveryByte() throws {
-        guard let root = Corpus.root else { print(Corpus.missingMessage); return }
+    @Test(.requiresCorpus) func realAPP1TruncatedAtEveryByte() throws {
+        let root = Corpus.path
         var checked = 0, partial = 0
         for name in ["cameras/Canon_40D.jpg", "cameras/Apple_iPhone_5.jpg", "cameras/Nikon_D70.jpg"] {
             let file = try #require(FileSystem.read("\(root)/exif/\(name)"))
@@ -226,8 +226,8 @@ struct TIFFBuilder {
     }
 
     /// Flipping every byte of a real APP1's first 512 bytes, one at a time.
-    @Test func realAPP1WithEachByteFlipped() throws {
-        guard let root = Corpus.root else { print(Corpus.missingMessage); return }
+    @Test(.requiresCorpus) func realAPP1WithEachByteFlipped() throws {
+        let root = Corpus.path
         let file = try #require(FileSystem.read("\(root)/exif/cameras/Samsung_GT-I9000_Galaxy_S.jpg"))
         let segment = try #require(try EXIFReader.readJPEG(MemoryByteSource(file)).exifSegmentOffset)
         let length = Int(file[segment + 2]) << 8 | Int(file[segment + 3])
@@ -239,8 +239,8 @@ struct TIFFBuilder {
         }
     }
 
-    @Test func malformedCorpusFiles() throws {
-        guard let root = Corpus.root else { print(Corpus.missingMessage); return }
+    @Test(.requiresCorpus) func malformedCorpusFiles() throws {
+        let root = Corpus.path
         var outcomes: [String] = []
         for name in FileSystem.list("\(root)/exif/malformed") {
             let bytes = try #require(FileSystem.read("\(root)/exif/malformed/\(name)"))

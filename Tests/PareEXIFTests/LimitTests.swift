@@ -106,11 +106,8 @@ import TestSupport
         #expect(all.warnings == [.strayBytes(offset: 2, count: 100)])
     }
 
-    @Test func mpfEntryLimit() throws {
-        guard let root = Corpus.root else {
-            print(Corpus.missingMessage)
-            return
-        }
+    @Test(.requiresCorpus) func mpfEntryLimit() throws {
+        let root = Corpus.path
         let bytes = try #require(FileSystem.read(root + "/exif/cameras/Nintendo_3DS_frozenpond.jpg"))
         let all = try EXIFReader.readJPEG(MemoryByteSource(bytes))
         #expect(all.mpf.count == 2)

@@ -43,8 +43,8 @@ import TestSupport
         #expect(metadata.mpfIndex?.entry(0xB001)?.integer() == Int64(expected.count))
     }
 
-    @Test func panasonicLargeThumbnail() throws {
-        guard let root = Corpus.root else { print(Corpus.missingMessage); return }
+    @Test(.requiresCorpus) func panasonicLargeThumbnail() throws {
+        let root = Corpus.path
         check("\(root)/exif/cameras/Panasonic_Lumix_DMC-LX7.jpg", [
             Expected(attribute: 0x8003_0000, offset: 0, length: 3_428_371, kind: .baselinePrimary),
             Expected(attribute: 0x4001_0002, offset: 3_428_864, length: 718_934, kind: .largeThumbnailFullHD),
@@ -55,16 +55,16 @@ import TestSupport
         #expect(metadata.mpf[1].flags.dependentChild)
     }
 
-    @Test func nintendoStereoPair() {
-        guard let root = Corpus.root else { print(Corpus.missingMessage); return }
+    @Test(.requiresCorpus) func nintendoStereoPair() {
+        let root = Corpus.path
         check("\(root)/exif/cameras/Nintendo_3DS_frozenpond.jpg", [
             Expected(attribute: 0x2002_0002, offset: 0, length: 82451, kind: .disparity),
             Expected(attribute: 0x0002_0002, offset: 82452, length: 83757, kind: .disparity),
         ], sizes: [(640, 480), (640, 480)])
     }
 
-    @Test func singleImageIndex() {
-        guard let root = Corpus.root else { print(Corpus.missingMessage); return }
+    @Test(.requiresCorpus) func singleImageIndex() {
+        let root = Corpus.path
         check("\(root)/exif/edge/exifpy-45-gps_ifd.jpg", [
             Expected(attribute: 0x2003_0000, offset: 0, length: 230_349, kind: .baselinePrimary),
         ], sizes: [(1600, 900)])

@@ -81,11 +81,8 @@ import TestSupport
         print("EXIF regressions replayed: \(names.count)")
     }
 
-    @Test func corpusFuzzedTIFFsEndInATypedErrorOrMetadata() throws {
-        guard let root = Corpus.root else {
-            print(Corpus.missingMessage)
-            return
-        }
+    @Test(.requiresCorpus) func corpusFuzzedTIFFsEndInATypedErrorOrMetadata() throws {
+        let root = Corpus.path
         let names = FileSystem.list(root + "/exif/malformed")
         #expect(names.count == 7)
         for name in names {

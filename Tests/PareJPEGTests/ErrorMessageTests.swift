@@ -41,11 +41,8 @@ import TestSupport
         #expect(Self.message(bytes, strict) == "JPEG: invalid Huffman code in scan 1 at byte \(offset)")
     }
 
-    @Test func truncatedCorpusFile() throws {
-        guard let root = Corpus.root else {
-            print(Corpus.missingMessage)
-            return
-        }
+    @Test(.requiresCorpus) func truncatedCorpusFile() throws {
+        let root = Corpus.path
         // The first half of a camera JPEG: the scan's data ends early.
         let path = root + "/jpeg/malformed/made-truncated50-kodak-dc240.jpg"
         let bytes = try #require(FileSystem.read(path))

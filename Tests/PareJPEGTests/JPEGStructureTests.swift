@@ -72,11 +72,8 @@ import TestSupport
         #expect(notJPEG.failure == .notJPEG(offset: 0))
     }
 
-    @Test func progressiveScanScriptAndApplicationSegments() throws {
-        guard let root = Corpus.root else {
-            print(Corpus.missingMessage)
-            return
-        }
+    @Test(.requiresCorpus) func progressiveScanScriptAndApplicationSegments() throws {
+        let root = Corpus.path
         let bytes = try #require(FileSystem.read(root + "/jpeg/conformance/go-video-001.progressive.truncated.jpg"))
         let structure = JPEGStructure.walk(MemoryByteSource(bytes), ledger: MemoryLedger())
         #expect(structure.failure == nil)

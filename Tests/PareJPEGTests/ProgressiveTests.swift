@@ -98,11 +98,8 @@ import Testing
         #expect(quarter.decoder.skippedScans >= 1)
     }
 
-    @Test func truncatedFilesDecodeWhatTheyHave() throws {
-        guard let root = Corpus.root else {
-            print(Corpus.missingMessage)
-            return
-        }
+    @Test(.requiresCorpus) func truncatedFilesDecodeWhatTheyHave() throws {
+        let root = Corpus.path
         let half = try #require(FileSystem.read(root + "/jpeg/malformed/made-truncated50-ljt-testimgp.jpg"))
         let (image, decoder) = try Self.decode(half, scale: .full)
         #expect(image.width == 227 && image.height == 149)
@@ -117,11 +114,8 @@ import Testing
         #expect(throws: JPEGError.self) { try Self.decode(half, scale: .full, options: strict) }
     }
 
-    @Test func arithmeticAndTwelveBitStayUnsupported() throws {
-        guard let root = Corpus.root else {
-            print(Corpus.missingMessage)
-            return
-        }
+    @Test(.requiresCorpus) func arithmeticAndTwelveBitStayUnsupported() throws {
+        let root = Corpus.path
         for name in ["js-progarith-32x32x8_ycbcr.jpg", "js-prog-32x32x12_ycbcr.jpg", "js-prog-8x8x12_grayscale_gray.jpg"] {
             let bytes = try #require(FileSystem.read(root + "/jpeg/unsupported/" + name))
             do {

@@ -96,11 +96,8 @@ import Testing
     }
 
     /// Every corpus JPEG that has a restart index (real camera files among them) bands exactly.
-    @Test func corpusBandsMatchSerialDecode() throws {
-        guard let root = Corpus.root else {
-            print(Corpus.missingMessage)
-            return
-        }
+    @Test(.requiresCorpus) func corpusBandsMatchSerialDecode() throws {
+        let root = Corpus.path
         var indexed = 0
         for folder in ["jpeg/conformance", "exif/cameras", "exif/edge"] {
             for name in FileSystem.list(root + "/" + folder) where name.hasSuffix(".jpg") {

@@ -5,11 +5,8 @@ import Testing
 
 /// Damaged input: typed errors or a decode with warnings, never a trap, never a hang.
 @Suite struct RobustnessTests {
-    @Test func malformedAndUnsupportedFilesNeverTrap() throws {
-        guard let root = Corpus.root else {
-            print(Corpus.missingMessage)
-            return
-        }
+    @Test(.requiresCorpus) func malformedAndUnsupportedFilesNeverTrap() throws {
+        let root = Corpus.path
         var decoded = 0, withWarnings = 0, errors = 0
         for folder in ["jpeg/malformed", "jpeg/unsupported"] {
             for name in FileSystem.list(root + "/" + folder) {
@@ -87,11 +84,19 @@ import Testing
         #expect(throws: JPEGError.notJPEG(offset: 0)) {
             try JPEGDecoder(source: MemoryByteSource([0x89, 0x50]), ledger: MemoryLedger())
         }
-        // A ledger limit below the decoder's needs is a typed error, not a trap.
-        #expect(throws: JPEGError.self) {
+        // A ledger limit below the decoder's needs is the ledger's own error, naming the limit.
+        do throws(JPEGError) {
             var decoder = try JPEGDecoder(source: MemoryByteSource(bytes), ledger: MemoryLedger(limit: 70_000))
             var sink = RowCounter()
             try decoder.decode(scale: .full, into: &sink)
+            Issue.record("a decode needing more than 70 000 bytes of buffers ran under a 70 000-byte ledger")
+        } catch {
+            guard case let .core(.limitExceeded(requested, inUse, limit)) = error else {
+                Issue.record("expected the ledger's limitExceeded, got \(error)")
+                return
+            }
+            #expect(limit == 70_000)
+            #expect(requested > 0 && inUse >= 0 && requested + inUse > limit)
         }
     }
 }

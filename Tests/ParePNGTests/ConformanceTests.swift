@@ -7,7 +7,7 @@ import TestSupport
 /// every corrupt file rejected with a typed error.
 @Suite struct PNGConformanceTests {
     static var validFiles: [String] {
-        guard let root = Corpus.root else { return [] }
+        let root = Corpus.path
         var files: [String] = []
         for folder in ["png/pngsuite", "png/extra", "exif/png"] {
             for name in FileSystem.list(root + "/" + folder) where name.hasSuffix(".png") {
@@ -19,7 +19,7 @@ import TestSupport
     }
 
     static var corruptFiles: [String] {
-        guard let root = Corpus.root else { return [] }
+        let root = Corpus.path
         let suite = FileSystem.list(root + "/png/pngsuite").filter { $0.hasPrefix("x") && $0.hasSuffix(".png") }
             .map { root + "/png/pngsuite/" + $0 }
         let malformed = FileSystem.list(root + "/png/malformed").filter { $0.hasSuffix(".png") }
@@ -32,11 +32,8 @@ import TestSupport
         return String(name.dropLast(4))
     }
 
-    @Test func everyValidFileMatchesItsReferenceBitExactly() throws {
-        guard let root = Corpus.root else {
-            print(Corpus.missingMessage)
-            return
-        }
+    @Test(.requiresCorpus) func everyValidFileMatchesItsReferenceBitExactly() throws {
+        let root = Corpus.path
         let files = Self.validFiles
         #expect(files.count == 161 + 17 + 2)
         var exact = 0, exactRGBA8 = 0
@@ -73,11 +70,7 @@ import TestSupport
         #expect(exact == files.count)
     }
 
-    @Test func everyCorruptFileIsRejectedWithATypedError() throws {
-        guard Corpus.root != nil else {
-            print(Corpus.missingMessage)
-            return
-        }
+    @Test(.requiresCorpus) func everyCorruptFileIsRejectedWithATypedError() throws {
         let files = Self.corruptFiles
         #expect(files.count == 14 + 22)
         var accepted: [String] = []
@@ -116,11 +109,8 @@ import TestSupport
         "mx-its-f427b6bee1acd1fea3ec953bc556a18a": { if case .invalidPalette = $0 { true } else { false } },
     ]
 
-    @Test func imageDataSplitAtAnyByteBoundaryDecodesTheSame() throws {
-        guard let root = Corpus.root else {
-            print(Corpus.missingMessage)
-            return
-        }
+    @Test(.requiresCorpus) func imageDataSplitAtAnyByteBoundaryDecodesTheSame() throws {
+        let root = Corpus.path
         for name in ["basn6a08", "basi2c16", "basn3p01", "basi0g04"] {
             let file = try #require(FileSystem.read(root + "/png/pngsuite/" + name + ".png"))
             let expected = try PNGDecoder.decodeImage(file, ledger: MemoryLedger()).bytes
@@ -131,11 +121,8 @@ import TestSupport
         }
     }
 
-    @Test func interlacedRowsCarryTheirPlacement() throws {
-        guard let root = Corpus.root else {
-            print(Corpus.missingMessage)
-            return
-        }
+    @Test(.requiresCorpus) func interlacedRowsCarryTheirPlacement() throws {
+        let root = Corpus.path
         struct PlacementLog: RowSink {
             var placements: [RowPlacement] = []
             var interlaced = false
@@ -158,11 +145,8 @@ import TestSupport
         #expect(log.placements.last == RowPlacement(y: 31, xOrigin: 0, xStep: 1, width: 32))
     }
 
-    @Test func metadataIsReported() throws {
-        guard let root = Corpus.root else {
-            print(Corpus.missingMessage)
-            return
-        }
+    @Test(.requiresCorpus) func metadataIsReported() throws {
+        let root = Corpus.path
         let early = try #require(FileSystem.read(root + "/exif/png/ipng-F-exif-chunk-early.png"))
         var decoder = try PNGDecoder(source: MemoryByteSource(early), ledger: MemoryLedger())
         #expect(decoder.metadata.exifOffset == 41)

@@ -25,11 +25,8 @@ import TestSupport
         #expect(Self.message(badIDAT) == "PNG: CRC mismatch in chunk IDAT at byte 33")
     }
 
-    @Test func corpusFiles() throws {
-        guard let root = Corpus.root else {
-            print(Corpus.missingMessage)
-            return
-        }
+    @Test(.requiresCorpus) func corpusFiles() throws {
+        let root = Corpus.path
         let expected = [
             "png/pngsuite/xhdn0g08.png": "PNG: CRC mismatch in chunk IHDR at byte 8",
             "png/pngsuite/xcrn0g04.png": "PNG: bad signature at byte 0",

@@ -72,11 +72,8 @@ import TestSupport
         #expect(try decode(bomb, options).bytes == [0])
     }
 
-    @Test func metadataBudget() throws {
-        guard let root = Corpus.root else {
-            print(Corpus.missingMessage)
-            return
-        }
+    @Test(.requiresCorpus) func metadataBudget() throws {
+        let root = Corpus.path
         // A zTXt that inflates far past the budget is dropped; the pixels still decode.
         let dos = try #require(FileSystem.read(root + "/png/extra/pil-png_decompression_dos.png"))
         var decoder = try PNGDecoder(source: MemoryByteSource(dos), ledger: MemoryLedger())

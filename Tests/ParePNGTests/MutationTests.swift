@@ -7,11 +7,8 @@ import TestSupport
 /// (CRCs recomputed, so the damage reaches IHDR, PLTE, tRNS and the zlib data) or cut
 /// short either decode or throw a `PNGError`.
 @Suite struct PNGMutationTests {
-    @Test func mutatedFilesDecodeOrThrow() throws {
-        guard let root = Corpus.root else {
-            print(Corpus.missingMessage)
-            return
-        }
+    @Test(.requiresCorpus) func mutatedFilesDecodeOrThrow() throws {
+        let root = Corpus.path
         let names = ["basn0g01", "basn0g16", "basn2c08", "basn3p02", "basn3p08", "basn4a16", "basn6a08",
                      "basi0g04", "basi3p04", "basi6a16", "tbbn0g04", "tbrn2c08", "tp1n3p08", "s01i3p01",
                      "s09n3p02", "z09n2c08", "f04n2c08", "oi9n0g16"]

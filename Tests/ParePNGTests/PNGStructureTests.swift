@@ -57,11 +57,8 @@ import TestSupport
         #expect(structure.filterCounts == [2, 0, 0, 0, 0])
     }
 
-    @Test func pngSuiteFilterFiles() throws {
-        guard let root = Corpus.root else {
-            print(Corpus.missingMessage)
-            return
-        }
+    @Test(.requiresCorpus) func pngSuiteFilterFiles() throws {
+        let root = Corpus.path
         for (name, filter) in [("f00n0g08", 0), ("f01n2c08", 1), ("f02n2c08", 2), ("f03n2c08", 3), ("f04n2c08", 4)] {
             let bytes = try #require(FileSystem.read(root + "/png/pngsuite/\(name).png"))
             let structure = PNGStructure.walk(MemoryByteSource(bytes), ledger: MemoryLedger())

@@ -99,11 +99,8 @@ import TestSupport
         print("PNG regressions replayed: \(names.count)")
     }
 
-    @Test func corruptPngSuiteFilesEndInATypedError() throws {
-        guard let root = Corpus.root else {
-            print(Corpus.missingMessage)
-            return
-        }
+    @Test(.requiresCorpus) func corruptPngSuiteFilesEndInATypedError() throws {
+        let root = Corpus.path
         let names = FileSystem.list(root + "/png/pngsuite").filter { $0.hasPrefix("x") && $0.hasSuffix(".png") }
         #expect(names.count == 14)
         for name in names {

@@ -17,11 +17,8 @@ import TestSupport
         }
     }
 
-    @Test func corpusFiles() throws {
-        guard let root = Corpus.root else {
-            print(Corpus.missingMessage)
-            return
-        }
+    @Test(.requiresCorpus) func corpusFiles() throws {
+        let root = Corpus.path
         let expected = [
             "png/malformed/pil-truncated_image.png":
                 "PNG: unexpected end of file in chunk IDAT (23639 more byte(s) needed) at byte 81920",

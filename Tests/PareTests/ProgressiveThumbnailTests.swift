@@ -19,11 +19,8 @@ import TestSupport
         print("progressive JPEG 6000×4000 4:2:0 → \(result.thumbnail.image.width)×\(result.thumbnail.image.height): ledger peak \(peak) B, heap peak growth \(result.heapPeakGrowth.map(String.init) ?? "n/a") B")
     }
 
-    @Test func progressiveCorpusPhotoMakesAThumbnail() throws {
-        guard let root = Corpus.root else {
-            print(Corpus.missingMessage)
-            return
-        }
+    @Test(.requiresCorpus) func progressiveCorpusPhotoMakesAThumbnail() throws {
+        let root = Corpus.path
         let bytes = try #require(FileSystem.read(root + "/exif/cameras/Panasonic_DMC-LC70_Lumix.jpg"))
         let source = try ImageSource(bytes: bytes)
         var options = ThumbnailOptions(maxPixelSize: 200)

@@ -6,9 +6,8 @@ import TestSupport
 /// The thumbnail pipeline against the shared corpus: orientation, the scaled path's
 /// quality, and the embedded-thumbnail policy on real camera files.
 @Suite struct ThumbnailCorpusTests {
-    static func path(_ relative: String) -> String? {
-        guard let root = Corpus.root else { return nil }
-        return root + "/" + relative
+    static func path(_ relative: String) -> String {
+        Corpus.path + "/" + relative
     }
 
     func thumbnail(_ path: String, size: Int, configure: (inout ThumbnailOptions) -> Void = { _ in }) throws -> Thumbnail {
@@ -19,11 +18,8 @@ import TestSupport
 
     /// The same picture stored in each of the eight orientations comes out the same once
     /// turned upright.
-    @Test func everyOrientationMatchesTheUprightOne() throws {
-        guard let root = Corpus.root else {
-            print(Corpus.missingMessage)
-            return
-        }
+    @Test(.requiresCorpus) func everyOrientationMatchesTheUprightOne() throws {
+        let root = Corpus.path
         var compared = 0
         for shape in ["Landscape", "Portrait"] {
             let upright = try thumbnail(root + "/exif/orientation/\(shape)_1.jpg", size: 256)
@@ -43,12 +39,9 @@ import TestSupport
 
     /// The thumbnail made through a reduced DCT scale is close to the one made from a
     /// full-scale decode with the same filter.
-    @Test(arguments: [256, 1024])
+    @Test(.requiresCorpus, arguments: [256, 1024])
     func scaledPathMatchesFullDecode(size: Int) throws {
-        guard let root = Corpus.root else {
-            print(Corpus.missingMessage)
-            return
-        }
+        let root = Corpus.path
         var psnrs: [Double] = []
         var skipped = 0
         var scaledFiles = 0
@@ -83,11 +76,8 @@ import TestSupport
 
     /// A camera JPEG whose EXIF thumbnail is 160×120 with the main image's 4:3 shape: the
     /// thumbnail serves a request of 160 px and not one of 161.
-    @Test func exifThumbnailServesExactlyUpToItsSize() throws {
-        guard let file = Self.path("exif/cameras/Apple_iPhone_5.jpg") else {
-            print(Corpus.missingMessage)
-            return
-        }
+    @Test(.requiresCorpus) func exifThumbnailServesExactlyUpToItsSize() throws {
+        let file = Self.path("exif/cameras/Apple_iPhone_5.jpg")
         let properties = try ImageSource(path: file).properties()
         let thumb = try #require(properties.exifThumbnail)
         #expect(thumb.width == 160 && thumb.height == 120)
@@ -101,11 +91,8 @@ import TestSupport
     }
 
     /// A 3:2 photo with a 4:3 (letterboxed) thumbnail: `auto` refuses it, `always` takes it.
-    @Test func letterboxedThumbnailIsRefused() throws {
-        guard let file = Self.path("exif/cameras/Nikon_D70.jpg") else {
-            print(Corpus.missingMessage)
-            return
-        }
+    @Test(.requiresCorpus) func letterboxedThumbnailIsRefused() throws {
+        let file = Self.path("exif/cameras/Nikon_D70.jpg")
         let properties = try ImageSource(path: file).properties()
         let thumb = try #require(properties.exifThumbnail)
         #expect(thumb.width == 160 && thumb.height == 120)
@@ -127,11 +114,8 @@ import TestSupport
 /// the colour of fully transparent pixels), so all are compared premultiplied, within one
 /// level.
 @Suite struct PNGThumbnailTests {
-    @Test func pngSuiteAtItsOwnSizeMatchesTheReference() throws {
-        guard let root = Corpus.root else {
-            print(Corpus.missingMessage)
-            return
-        }
+    @Test(.requiresCorpus) func pngSuiteAtItsOwnSizeMatchesTheReference() throws {
+        let root = Corpus.path
         var matched = 0
         for name in FileSystem.list(root + "/png/pngsuite") where name.hasSuffix(".png") && !name.hasPrefix("x") {
             let stem = String(name.dropLast(4))

@@ -39,7 +39,8 @@ struct SourcePlan {
     var reason: String
 }
 
-/// Chooses the cheapest source that is large enough (DESIGN.md, "Cheapest source first").
+/// Chooses the cheapest source that is large enough (the Architecture article, "Cheapest
+/// source first": Sources/Pare/Pare.docc/Architecture.md).
 ///
 /// Candidates are the EXIF thumbnail, the MPF previews and the main image; each JPEG one is
 /// taken at the smallest DCT scale whose long side is still at least twice the target. A
@@ -49,8 +50,10 @@ struct SourcePlan {
 /// with a margin of 1.5, 40.6 dB with 2). The cost of a
 /// candidate is estimated as the compressed bytes that must be entropy-decoded (every
 /// scale reads the whole scan) plus the samples it produces; the cheapest wins. Under
-/// `auto`, an embedded image qualifies only if its long side reaches the target and its
-/// aspect ratio is within 1% of the main image's (letterboxed thumbnails are refused).
+/// `auto`, an embedded image qualifies only if the main image is larger than the target (one
+/// that is not is decoded itself: an embedded image of its size is a re-rendering, not a
+/// saving), its long side reaches the target and its aspect ratio is within 1% of the main
+/// image's (letterboxed thumbnails are refused).
 /// Under `always`, any embedded image wins over the main image: the smallest one that
 /// reaches the target, else the largest. The target is `maxPixelSize`, or the source's own
 /// long side when that is smaller: Pare never enlarges.
@@ -128,6 +131,12 @@ enum SourceChooser {
             var bestCost = cost(width: mainWidth, height: mainHeight, scale: mainPlan.scale, bytes: fileSize)
             var refusals: [String] = []
             for info in embedded {
+                // An embedded image as large as the main image is a re-rendering of it (on an
+                // Adobe CMYK file, 23 dB away), and decoding the main image at that size is cheap.
+                guard mainLong > options.maxPixelSize else {
+                    refusals.append("\(describe(info)) is not needed: the main image is not larger than \(options.maxPixelSize) px")
+                    continue
+                }
                 guard max(info.width, info.height) >= target else {
                     refusals.append("\(describe(info)) is smaller than \(target) px")
                     continue

@@ -58,6 +58,22 @@ import PareJPEG
         #expect(plan(p, size: 2000).source == .mainImage(.full))       // 3000 px at 1/2 is < 2 × 2000
     }
 
+    /// A main image no larger than the size asked for is decoded itself, even when an
+    /// embedded image of its size would reach the target: that image is a re-rendering.
+    @Test func mainImageNotLargerThanTheTargetIsDecodedItself() {
+        let p = properties(width: 140, height: 140, thumbnail: (140, 140), previews: [(140, 140)])
+        for size in [140, 256] {
+            let chosen = plan(p, size: size)
+            #expect(chosen.source == .mainImage(.full), "size \(size)")
+            #expect(chosen.reason.contains("EXIF thumbnail 140×140 is not needed"))
+            #expect(chosen.reason.contains("MPF image 2 140×140 is not needed"))
+        }
+        // One pixel below the main image's size, the thumbnail is a saving again.
+        #expect(plan(p, size: 139).source == .exifThumbnail)
+        // `always` still takes it.
+        #expect(plan(p, size: 256, policy: .always).source == .exifThumbnail)
+    }
+
     @Test func neverEnlarges() {
         let p = properties(width: 300, height: 200)
         #expect(plan(p, size: 1000).source == .mainImage(.full))

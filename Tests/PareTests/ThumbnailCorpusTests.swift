@@ -90,6 +90,24 @@ import TestSupport
         #expect(try thumbnail(file, size: 100) { $0.embedded = .never }.source == .mainImage(.eighth))
     }
 
+    /// An Adobe CMYK file whose EXIF thumbnail has the main image's 140×140: at 140 px and
+    /// above `auto` decodes the main image (the thumbnail is a re-rendering, 23 dB away), and
+    /// gives exactly what `never` gives.
+    @Test(.requiresCorpus) func thumbnailAsLargeAsTheMainImageIsNotTaken() throws {
+        let file = Self.path("exif/edge/mx-Multiple_ICC_segments.jpg")
+        let properties = try ImageSource(path: file).properties()
+        let thumb = try #require(properties.exifThumbnail)
+        #expect(thumb.width == 140 && thumb.height == 140)
+        #expect(properties.pixelWidth == 140 && properties.pixelHeight == 140)
+        for size in [140, 256] {
+            let auto = try thumbnail(file, size: size)
+            let never = try thumbnail(file, size: size) { $0.embedded = .never }
+            #expect(auto.source == .mainImage(.full), "size \(size)")
+            #expect(auto.image.bytes == never.image.bytes, "size \(size)")
+        }
+        #expect(try thumbnail(file, size: 140) { $0.embedded = .always }.source == .exifThumbnail)
+    }
+
     /// A 3:2 photo with a 4:3 (letterboxed) thumbnail: `auto` refuses it, `always` takes it.
     @Test(.requiresCorpus) func letterboxedThumbnailIsRefused() throws {
         let file = Self.path("exif/cameras/Nikon_D70.jpg")

@@ -7,11 +7,17 @@ import ParePNG
 public enum ImageFormat: String, Sendable {
     case jpeg, png, tiff
 
-    /// The format whose signature `prefix` starts with, if any.
+    /// The format whose signature `prefix` starts with, if any: the one sniffer of the
+    /// library and the command line. It asks for what names the format and leaves the rest
+    /// to the format's own reader, which says precisely what is wrong: JPEG's SOI marker
+    /// `FF D8` (T.81 B.1.1.2; the decoder, like libjpeg, finds the next marker itself), the
+    /// `89 'PNG'` that opens PNG's signature (the decoder checks the other four bytes, which
+    /// catch line-ending damage, PNG 3rd ed. §5.2), and a TIFF header's byte order and
+    /// version, 42 or BigTIFF's 43 (TIFF 6.0 §2).
     public init?(sniffing prefix: [UInt8]) {
-        if prefix.starts(with: [0xFF, 0xD8, 0xFF]) {
+        if prefix.starts(with: [0xFF, 0xD8]) {
             self = .jpeg
-        } else if prefix.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
+        } else if prefix.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
             self = .png
         } else if prefix.starts(with: [0x49, 0x49, 0x2A, 0x00]) || prefix.starts(with: [0x4D, 0x4D, 0x00, 0x2A])
             || prefix.starts(with: [0x49, 0x49, 0x2B, 0x00]) || prefix.starts(with: [0x4D, 0x4D, 0x00, 0x2B]) {
@@ -156,8 +162,9 @@ public final class ImageSource {
             } catch {
                 throw .exif(error)
             }
-            var properties = ImageProperties(format: .tiff, pixelWidth: exif.pixelWidth ?? 0,
-                                             pixelHeight: exif.pixelHeight ?? 0, orientation: exif.orientation,
+            // The main image is the one IFD0 describes (TIFF 6.0 §3); Exif's size is a fallback.
+            var properties = ImageProperties(format: .tiff, pixelWidth: exif.imageWidth ?? exif.pixelWidth ?? 0,
+                                             pixelHeight: exif.imageHeight ?? exif.pixelHeight ?? 0, orientation: exif.orientation,
                                              exifThumbnail: nil, previews: [])
             if let thumbnail = exif.thumbnail, let width = thumbnail.width, let height = thumbnail.height,
                width > 0, height > 0 {

@@ -10,10 +10,11 @@ public enum EXIFError: Error, Equatable, Sendable {
     case core(CoreError)
     /// The TIFF header does not start with "II" or "MM" (TIFF 6.0 §2, Image File Header).
     case notTIFF(offset: Int)
-    /// The byte-order mark is followed by something other than 42.
+    /// The byte-order mark is followed by something other than 42 (or BigTIFF's 43).
     case badMagic(offset: Int, value: Int)
-    /// Version 43: BigTIFF's 8-byte offsets are not read.
-    case unsupportedBigTIFF(offset: Int)
+    /// A BigTIFF header (version 43) whose offset size is not 8 or whose reserved field is
+    /// not 0: a layout this reader does not know.
+    case badBigTIFFHeader(offset: Int, reason: String)
     /// An IFD pointer leads outside the TIFF block.
     case ifdOutOfBounds(ifd: String, offset: Int)
     /// An IFD pointer leads back to an IFD already read.
@@ -25,13 +26,14 @@ public enum EXIFError: Error, Equatable, Sendable {
     /// An IFD's entry table runs past the end of the block (`read` entries fit), or entry
     /// `read` points outside the block and the entries from there on were dropped.
     case truncatedIFD(ifd: String, offset: Int, declared: Int, read: Int)
-    /// A field type outside 1…13; the entry is kept without a value.
+    /// A field type outside 1…13 and 16…18; the entry is kept without a value.
     case unknownFieldType(ifd: String, tag: UInt16, offset: Int, type: UInt16)
     /// A value's bytes lie outside the TIFF block; the entry is kept without a value.
     case valueOutOfBounds(ifd: String, tag: UInt16, offset: Int)
     /// A value larger than `EXIFOptions.maxValueBytes` (or the total budget); kept without a value.
     case valueTooLarge(ifd: String, tag: UInt16, offset: Int, limit: Int)
-    /// A sub-IFD pointer (Exif, GPS, Interop) stored with a type that is not LONG or IFD.
+    /// A sub-IFD pointer (Exif, GPS, Interop) stored with a type that is not LONG or IFD (or
+    /// BigTIFF's LONG8 or IFD8).
     case wrongPointerType(ifd: String, tag: UInt16, offset: Int, type: UInt16)
     /// The IFD1 thumbnail's offset and length do not fit in the TIFF block.
     case thumbnailOutOfBounds(offset: Int, length: Int)
@@ -58,8 +60,8 @@ extension EXIFError: CustomStringConvertible {
             return "EXIF: TIFF byte order is neither II nor MM at byte \(offset)"
         case let .badMagic(offset, value):
             return "EXIF: TIFF magic number \(value), expected 42, at byte \(offset)"
-        case let .unsupportedBigTIFF(offset):
-            return "EXIF: BigTIFF (version 43) is not supported at byte \(offset)"
+        case let .badBigTIFFHeader(offset, reason):
+            return "EXIF: bad BigTIFF header: \(reason) at byte \(offset)"
         case let .ifdOutOfBounds(ifd, offset):
             return "EXIF: \(ifd) lies outside the TIFF block at byte \(offset)"
         case let .ifdLoop(ifd, offset):

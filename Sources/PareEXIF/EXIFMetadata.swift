@@ -64,6 +64,10 @@ public struct EXIFMetadata: Sendable {
     /// ExifIFD PixelXDimension/PixelYDimension (0xA002/0xA003).
     public var pixelWidth: Int?
     public var pixelHeight: Int?
+    /// IFD0 ImageWidth/ImageLength (0x0100/0x0101): the size of the image IFD0 describes,
+    /// which in a TIFF file is the main image (TIFF 6.0 §3, baseline fields).
+    public var imageWidth: Int?
+    public var imageHeight: Int?
     /// IFD0 XResolution/YResolution (0x011A/0x011B); nil for a zero denominator.
     public var xResolution: Double?
     public var yResolution: Double?
@@ -102,6 +106,8 @@ extension EXIFMetadata {
         dateTimeOriginal = exif?.entry(0x9003)?.string
         pixelWidth = exif?.entry(0xA002)?.integer().flatMap { Int(exactly: $0) }
         pixelHeight = exif?.entry(0xA003)?.integer().flatMap { Int(exactly: $0) }
+        imageWidth = ifd0?.entry(0x0100)?.integer().flatMap { Int(exactly: $0) }
+        imageHeight = ifd0?.entry(0x0101)?.integer().flatMap { Int(exactly: $0) }
         xResolution = ifd0?.entry(0x011A)?.double()
         yResolution = ifd0?.entry(0x011B)?.double()
         gps = ifds.first { $0.name == "GPS" }.flatMap(Self.position)
@@ -135,7 +141,7 @@ extension EXIFMetadata {
         if let start = ifd1.entry(0x0201)?.integer(), let length = ifd1.entry(0x0202)?.integer() {
             guard length > 0 else { return nil }
             guard start >= 0, block.contains(UInt64(start), length: UInt64(length)) else {
-                warnings.append(.thumbnailOutOfBounds(offset: block.absolute(pointer: UInt32(clamping: start)),
+                warnings.append(.thumbnailOutOfBounds(offset: block.absolute(pointer: UInt64(clamping: start)),
                                                       length: Int(clamping: length)))
                 return nil
             }
@@ -153,7 +159,7 @@ extension EXIFMetadata {
             end += count
         }
         guard end > first, first >= 0, block.contains(UInt64(first), length: UInt64(end - first)) else {
-            warnings.append(.thumbnailOutOfBounds(offset: block.absolute(pointer: UInt32(clamping: first)),
+            warnings.append(.thumbnailOutOfBounds(offset: block.absolute(pointer: UInt64(clamping: first)),
                                                   length: Int(clamping: end - first)))
             return nil
         }

@@ -35,8 +35,7 @@ public enum EXIFReader {
                  options: options)
     }
 
-    /// Reads a plain TIFF file through `source`, IFD by IFD, without loading the file.
-    /// BigTIFF throws `unsupportedBigTIFF`.
+    /// Reads a plain TIFF or BigTIFF file through `source`, IFD by IFD, without loading the file.
     public static func readTIFFFile<Source: ByteSource>(_ source: Source,
                                                         options: EXIFOptions = .init()) throws(EXIFError) -> EXIFMetadata {
         try read(TIFFBlock(source: source, start: 0, count: source.count, absoluteBase: 0), options: options)
@@ -101,12 +100,12 @@ public enum EXIFReader {
         var ifds = [ifd0]
         func follow(_ parent: IFD, _ tag: UInt16, _ name: String) -> IFD? {
             guard let pointer = parent.entry(tag) else { return nil }
-            guard pointer.fieldType == .long || pointer.fieldType == .ifd, let value = pointer.integer() else {
+            guard pointer.fieldType?.isPointer == true, let value = pointer.unsignedInteger() else {
                 reader.warn(.wrongPointerType(ifd: parent.name, tag: tag, offset: pointer.valueOffset, type: pointer.type))
                 return nil
             }
             do {
-                let ifd = try reader.readIFD(at: UInt32(truncatingIfNeeded: value), name: name)
+                let ifd = try reader.readIFD(at: value, name: name)
                 ifds.append(ifd)
                 return ifd
             } catch {

@@ -4,11 +4,12 @@ import PareCore
 /// value's bytes as stored. Unknown tags and types are kept so that tools can show them.
 public struct IFDEntry: Sendable {
     public let tag: UInt16
-    /// The raw field type; `fieldType` is nil for values outside 1…13.
+    /// The raw field type; `fieldType` is nil for values outside 1…13 and 16…18.
     public let type: UInt16
-    public let count: UInt32
+    /// The number of values (32 bits in TIFF, 64 in BigTIFF).
+    public let count: UInt64
     /// The absolute offset of the value's bytes: inside the entry itself when they fit in
-    /// four bytes, else where the entry's offset field points.
+    /// its value field (four bytes, eight in BigTIFF), else where that field points.
     public let valueOffset: Int
     /// The value's bytes in the block's byte order; nil when the type is unknown, the bytes
     /// lie outside the block or they exceed the size limits (a warning says which).
@@ -25,19 +26,25 @@ public struct IFDEntry: Sendable {
         return value.count / fieldType.size
     }
 
-    /// Value `index` of an integer type, widened (LONG needs more than a 32-bit Int).
+    /// Value `index` of an integer type, widened (LONG needs more than a 32-bit Int); nil for
+    /// a LONG8 or IFD8 above `Int64.max`.
     public func integer(at index: Int = 0) -> Int64? {
         guard let fieldType, fieldType.isInteger, index >= 0, index < valueCount else { return nil }
-        let start = index * fieldType.size
+        if let unsigned = unsignedInteger(at: index) { return Int64(exactly: unsigned) }
+        let bits = unsigned(index * fieldType.size, fieldType.size)
         switch fieldType {
-        case .byte: return Int64(value![start])
-        case .sbyte: return Int64(Int8(bitPattern: value![start]))
-        case .short: return Int64(word(start))
-        case .sshort: return Int64(Int16(bitPattern: word(start)))
-        case .long, .ifd: return Int64(longWord(start))
-        case .slong: return Int64(Int32(bitPattern: longWord(start)))
+        case .sbyte: return Int64(Int8(truncatingIfNeeded: bits))
+        case .sshort: return Int64(Int16(truncatingIfNeeded: bits))
+        case .slong: return Int64(Int32(truncatingIfNeeded: bits))
+        case .slong8: return Int64(bitPattern: bits)
         default: return nil
         }
+    }
+
+    /// Value `index` of an unsigned integer type (BYTE, SHORT, LONG, IFD, LONG8, IFD8).
+    public func unsignedInteger(at index: Int = 0) -> UInt64? {
+        guard let fieldType, fieldType.isUnsignedInteger, index >= 0, index < valueCount else { return nil }
+        return unsigned(index * fieldType.size, fieldType.size)
     }
 
     /// Value `index` of a RATIONAL or SRATIONAL.
@@ -45,9 +52,9 @@ public struct IFDEntry: Sendable {
         guard let fieldType, index >= 0, index < valueCount else { return nil }
         let start = index * 8
         switch fieldType {
-        case .rational: return (Int64(longWord(start)), Int64(longWord(start + 4)))
+        case .rational: return (Int64(unsigned(start, 4)), Int64(unsigned(start + 4, 4)))
         case .srational:
-            return (Int64(Int32(bitPattern: longWord(start))), Int64(Int32(bitPattern: longWord(start + 4))))
+            return (Int64(Int32(truncatingIfNeeded: unsigned(start, 4))), Int64(Int32(truncatingIfNeeded: unsigned(start + 4, 4))))
         default: return nil
         }
     }
@@ -59,10 +66,8 @@ public struct IFDEntry: Sendable {
         case .rational, .srational:
             guard let r = rational(at: index), r.denominator != 0 else { return nil }
             return Double(r.numerator) / Double(r.denominator)
-        case .float: return Double(Float(bitPattern: longWord(index * 4)))
-        case .double:
-            let hi = UInt64(longWord(index * 8)), lo = UInt64(longWord(index * 8 + 4))
-            return Double(bitPattern: byteOrder == .bigEndian ? hi << 32 | lo : lo << 32 | hi)
+        case .float: return Double(Float(bitPattern: UInt32(truncatingIfNeeded: unsigned(index * 4, 4))))
+        case .double: return Double(bitPattern: unsigned(index * 8, 8))
         case .ascii, .undefined: return nil
         default: return integer(at: index).map { Double($0) }
         }
@@ -77,14 +82,8 @@ public struct IFDEntry: Sendable {
         return String(decoding: value[0 ..< end], as: UTF8.self)
     }
 
-    private func word(_ start: Int) -> UInt16 {
-        let a = UInt16(value![start]), b = UInt16(value![start + 1])
-        return byteOrder == .bigEndian ? a << 8 | b : b << 8 | a
-    }
-
-    private func longWord(_ start: Int) -> UInt32 {
-        let a = UInt32(word(start)), b = UInt32(word(start + 2))
-        return byteOrder == .bigEndian ? a << 16 | b : b << 16 | a
+    private func unsigned(_ start: Int, _ size: Int) -> UInt64 {
+        byteOrder.unsigned(value!, at: start, size: size)
     }
 }
 
@@ -95,8 +94,9 @@ public struct IFD: Sendable {
     /// The absolute offset of the directory's entry count.
     public let offset: Int
     public let entries: [IFDEntry]
-    /// The raw "next IFD" field (relative to the TIFF header), 0 at the end of the chain.
-    public let nextIFD: UInt32
+    /// The raw "next IFD" field (relative to the TIFF header; 64 bits in BigTIFF), 0 at the
+    /// end of the chain.
+    public let nextIFD: UInt64
 
     /// The first entry with `tag`.
     public func entry(_ tag: UInt16) -> IFDEntry? {

@@ -21,7 +21,7 @@ struct TIFFBlock<Source: ByteSource> {
 
     /// The absolute offset of a raw pointer that may lie anywhere, saturating instead of
     /// overflowing (it is only reported, never read).
-    func absolute(pointer: UInt32) -> Int {
+    func absolute(pointer: UInt64) -> Int {
         let (sum, overflow) = absoluteBase.addingReportingOverflow(Int(clamping: pointer))
         return overflow ? Int.max : sum
     }
@@ -38,15 +38,57 @@ struct TIFFBlock<Source: ByteSource> {
     }
 }
 
-/// Reads a TIFF header and walks IFDs (TIFF 6.0 §2, "Image File Directory"): every
-/// pointer is checked against the block, each IFD is read once (loops are reported), and
-/// the IFD count, entries per IFD and copied value bytes are limited by `EXIFOptions`.
+/// The two layouts of a TIFF file's structures (TIFF 6.0 §2; BigTIFF, version 43): how wide
+/// an offset, an IFD's entry count and an entry's value count are. An entry is the tag and
+/// the type (two bytes each), the value count, then a value field as wide as an offset that
+/// holds the value itself when it fits, else a pointer to it.
+struct TIFFLayout: Equatable {
+    /// Bytes of an offset: the header's pointer to IFD0, the next-IFD field, a value field.
+    let offsetSize: Int
+    /// Bytes of the entry count that opens an IFD.
+    let entryCountSize: Int
+    /// Bytes of an entry's value count.
+    let valueCountSize: Int
+
+    /// Where an entry's value count starts: after its tag and type.
+    let valueCountField = 4
+    /// Where an entry's value field starts.
+    var valueField: Int { valueCountField + valueCountSize }
+    /// Bytes of one entry.
+    var entrySize: Int { valueField + offsetSize }
+
+    /// Version 42: 32-bit offsets and counts, 12-byte entries, the header's IFD0 pointer at 4.
+    static let classic = TIFFLayout(offsetSize: 4, entryCountSize: 2, valueCountSize: 4)
+    /// Version 43: 64-bit offsets and counts, 20-byte entries, the header's IFD0 pointer at 8
+    /// (after the offset size, 8, and two reserved zero bytes).
+    static let big = TIFFLayout(offsetSize: 8, entryCountSize: 8, valueCountSize: 8)
+}
+
+/// The fields of a TIFF header (TIFF 6.0 §2, "Image File Header"; BigTIFF).
+enum TIFFHeader {
+    /// "II" or "MM".
+    static let byteOrder = 0
+    /// 42, or 43 for BigTIFF.
+    static let version = 2
+    /// Classic TIFF: the offset of IFD0.
+    static let classicFirstIFD = 4
+    /// BigTIFF: the size of an offset (8), then two bytes that must be 0, then IFD0's offset.
+    static let bigOffsetSize = 4
+    static let bigReserved = 6
+    static let bigFirstIFD = 8
+}
+
+/// Reads a TIFF header and walks IFDs (TIFF 6.0 §2, "Image File Directory"), classic or
+/// BigTIFF: every pointer is checked against the block, each IFD is read once (loops are
+/// reported), and the IFD count, entries per IFD and copied value bytes are limited by
+/// `EXIFOptions`, whatever the width of the counts.
 struct IFDReader<Source: ByteSource> {
     let block: TIFFBlock<Source>
     let options: EXIFOptions
     private(set) var byteOrder: ByteOrder = .bigEndian
+    private(set) var layout = TIFFLayout.classic
     private(set) var warnings: [EXIFError] = []
-    private var visited: [UInt32] = []
+    private var visited: [UInt64] = []
     private var valueBytes = 0
 
     init(block: TIFFBlock<Source>, options: EXIFOptions) {
@@ -61,47 +103,76 @@ struct IFDReader<Source: ByteSource> {
         warnings.append(warning)
     }
 
-    /// The header (byte order, 42, offset of IFD0); returns IFD0's offset.
-    mutating func readHeader() throws(EXIFError) -> UInt32 {
-        let header = try block.bytes(at: 0, count: min(8, block.count))
-        guard header.count >= 2 else { throw .core(.outOfBounds(offset: block.absoluteBase, needed: 8, available: header.count)) }
-        switch (header[0], header[1]) {
+    /// The header (byte order, 42 or 43, offset of IFD0); returns IFD0's offset.
+    mutating func readHeader() throws(EXIFError) -> UInt64 {
+        let header = try block.bytes(at: 0, count: min(TIFFHeader.bigFirstIFD + 8, block.count))
+        // A classic header is 8 bytes, a BigTIFF one 16: a shorter block names the whole header.
+        func need(_ count: Int) throws(EXIFError) {
+            guard header.count >= count else {
+                throw .core(.outOfBounds(offset: block.absoluteBase, needed: max(count, TIFFHeader.classicFirstIFD + 4),
+                                         available: header.count))
+            }
+        }
+        try need(2)
+        switch (header[TIFFHeader.byteOrder], header[TIFFHeader.byteOrder + 1]) {
         case (0x49, 0x49): byteOrder = .littleEndian
         case (0x4D, 0x4D): byteOrder = .bigEndian
         default: throw .notTIFF(offset: block.absoluteBase)
         }
-        guard header.count >= 4 else { throw .core(.outOfBounds(offset: block.absoluteBase, needed: 8, available: header.count)) }
-        let magic = word(header, 2)
-        if magic == 43 { throw .unsupportedBigTIFF(offset: block.absoluteBase) }
-        guard magic == 42 else { throw .badMagic(offset: block.absoluteBase + 2, value: Int(magic)) }
-        guard header.count >= 8 else { throw .core(.outOfBounds(offset: block.absoluteBase, needed: 8, available: header.count)) }
-        return longWord(header, 4)
+        try need(4)
+        switch unsigned(header, TIFFHeader.version, 2) {
+        case 42:
+            layout = .classic
+            try need(TIFFHeader.classicFirstIFD + 4)
+            return unsigned(header, TIFFHeader.classicFirstIFD, 4)
+        case 43:
+            layout = .big
+            try need(TIFFHeader.bigFirstIFD + 8)
+            let offsetSize = unsigned(header, TIFFHeader.bigOffsetSize, 2)
+            guard offsetSize == 8 else {
+                throw .badBigTIFFHeader(offset: block.absolute(TIFFHeader.bigOffsetSize),
+                                        reason: "offset size \(offsetSize), expected 8")
+            }
+            let reserved = unsigned(header, TIFFHeader.bigReserved, 2)
+            guard reserved == 0 else {
+                throw .badBigTIFFHeader(offset: block.absolute(TIFFHeader.bigReserved),
+                                        reason: "reserved field \(reserved), expected 0")
+            }
+            return unsigned(header, TIFFHeader.bigFirstIFD, 8)
+        case let magic:
+            throw .badMagic(offset: block.absolute(TIFFHeader.version), value: Int(magic))
+        }
     }
 
     /// Reads the IFD at header-relative `offset`. A table that does not fit in the block is
     /// an error; entries after one whose value points outside the block are dropped with a
     /// warning; values over the size limits are kept as entries without a value.
-    mutating func readIFD(at offset: UInt32, name: String) throws(EXIFError) -> IFD {
+    mutating func readIFD(at offset: UInt64, name: String) throws(EXIFError) -> IFD {
         let absolute = block.absolute(pointer: offset)
         if visited.contains(offset) { throw .ifdLoop(ifd: name, offset: absolute) }
         guard visited.count < options.maxIFDs else { throw .tooManyIFDs(offset: absolute, limit: options.maxIFDs) }
-        guard block.contains(UInt64(offset), length: 2) else { throw .ifdOutOfBounds(ifd: name, offset: absolute) }
+        guard block.contains(offset, length: UInt64(layout.entryCountSize)) else {
+            throw .ifdOutOfBounds(ifd: name, offset: absolute)
+        }
         visited.append(offset)
         let start = Int(offset)
-        let declared = Int(word(try block.bytes(at: start, count: 2), 0))
-        guard declared <= options.maxEntriesPerIFD else {
-            throw .tooManyEntries(ifd: name, offset: absolute, count: declared, limit: options.maxEntriesPerIFD)
+        let count = unsigned(try block.bytes(at: start, count: layout.entryCountSize), 0, layout.entryCountSize)
+        guard count <= UInt64(options.maxEntriesPerIFD) else {
+            throw .tooManyEntries(ifd: name, offset: absolute, count: Int(clamping: count), limit: options.maxEntriesPerIFD)
         }
+        let declared = Int(count)
+        let tableStart = start + layout.entryCountSize
         // A table that runs past the block means the count is garbage: trust none of it.
-        let fitting = min(declared, (block.count - start - 2) / 12)
+        let fitting = min(declared, (block.count - tableStart) / layout.entrySize)
         guard fitting == declared else {
             throw .truncatedIFD(ifd: name, offset: absolute, declared: declared, read: fitting)
         }
-        let table = try block.bytes(at: start + 2, count: declared * 12)
+        let table = try block.bytes(at: tableStart, count: declared * layout.entrySize)
         var entries: [IFDEntry] = []
         entries.reserveCapacity(declared)
         for index in 0 ..< declared {
-            let (entry, trusted) = readEntry(table, index * 12, entryOffset: start + 2 + index * 12, ifd: name)
+            let at = index * layout.entrySize
+            let (entry, trusted) = readEntry(table, at, entryOffset: tableStart + at, ifd: name)
             // A value pointing outside the block marks the table as corrupt from there on
             // (ExifTool stops at the same place), so later entries are dropped.
             guard trusted else {
@@ -110,17 +181,19 @@ struct IFDReader<Source: ByteSource> {
             }
             entries.append(entry)
         }
-        var next: UInt32 = 0
-        let nextAt = start + 2 + declared * 12
-        if block.contains(UInt64(nextAt), length: 4) {
-            next = longWord(try block.bytes(at: nextAt, count: 4), 0)
+        var next: UInt64 = 0
+        let nextAt = tableStart + declared * layout.entrySize
+        if block.contains(UInt64(nextAt), length: UInt64(layout.offsetSize)) {
+            next = unsigned(try block.bytes(at: nextAt, count: layout.offsetSize), 0, layout.offsetSize)
         }
         return IFD(name: name, offset: absolute, entries: entries, nextIFD: next)
     }
 
     /// The entry, and false when its value lies outside the block.
     private mutating func readEntry(_ table: [UInt8], _ at: Int, entryOffset: Int, ifd: String) -> (IFDEntry, Bool) {
-        let tag = word(table, at), type = word(table, at + 2), count = longWord(table, at + 4)
+        let tag = UInt16(unsigned(table, at, 2)), type = UInt16(unsigned(table, at + 2, 2))
+        let count = unsigned(table, at + layout.valueCountField, layout.valueCountSize)
+        let valueField = at + layout.valueField
         let absoluteEntry = block.absolute(entryOffset)
         let name = TagNames.name(for: tag, in: ifd)
         func entry(_ valueOffset: Int, _ value: [UInt8]?) -> IFDEntry {
@@ -129,21 +202,21 @@ struct IFDReader<Source: ByteSource> {
         }
         guard let fieldType = TIFFFieldType(rawValue: type) else {
             warn(.unknownFieldType(ifd: ifd, tag: tag, offset: absoluteEntry, type: type))
-            return (entry(block.absolute(entryOffset + 8), nil), true)
+            return (entry(block.absolute(entryOffset + layout.valueField), nil), true)
         }
-        let byteCount = UInt64(count) * UInt64(fieldType.size)
-        if byteCount <= 4 {
-            let inline = Array(table[at + 8 ..< at + 8 + Int(byteCount)])
-            return (entry(block.absolute(entryOffset + 8), inline), true)
-        }
-        let pointer = longWord(table, at + 8)
-        let valueOffset = block.absolute(pointer: pointer)
         // A size no TIFF can hold is a damaged count, not a damaged table: skip just it.
-        guard byteCount <= UInt64(Int32.max) else {
+        let (byteCount, overflow) = count.multipliedReportingOverflow(by: UInt64(fieldType.size))
+        if !overflow && byteCount <= UInt64(layout.offsetSize) {
+            let inline = Array(table[valueField ..< valueField + Int(byteCount)])
+            return (entry(block.absolute(entryOffset + layout.valueField), inline), true)
+        }
+        let pointer = unsigned(table, valueField, layout.offsetSize)
+        let valueOffset = block.absolute(pointer: pointer)
+        guard !overflow, byteCount <= UInt64(Int32.max) else {
             warn(.valueTooLarge(ifd: ifd, tag: tag, offset: absoluteEntry, limit: options.maxValueBytes))
             return (entry(valueOffset, nil), true)
         }
-        guard block.contains(UInt64(pointer), length: byteCount) else {
+        guard block.contains(pointer, length: byteCount) else {
             warn(.valueOutOfBounds(ifd: ifd, tag: tag, offset: absoluteEntry))
             return (entry(valueOffset, nil), false)
         }
@@ -163,13 +236,7 @@ struct IFDReader<Source: ByteSource> {
         }
     }
 
-    private func word(_ bytes: [UInt8], _ at: Int) -> UInt16 {
-        let a = UInt16(bytes[at]), b = UInt16(bytes[at + 1])
-        return byteOrder == .bigEndian ? a << 8 | b : b << 8 | a
-    }
-
-    private func longWord(_ bytes: [UInt8], _ at: Int) -> UInt32 {
-        let a = UInt32(word(bytes, at)), b = UInt32(word(bytes, at + 2))
-        return byteOrder == .bigEndian ? a << 16 | b : b << 16 | a
+    private func unsigned(_ bytes: [UInt8], _ at: Int, _ size: Int) -> UInt64 {
+        byteOrder.unsigned(bytes, at: at, size: size)
     }
 }

@@ -283,14 +283,22 @@ public struct PNGDecoder<Source: ByteSource> {
     }
 }
 
+extension PNGDecoder {
+    /// Decodes the whole image into an `Image` (deinterlaced), counted by the decoder's
+    /// ledger. Call it instead of `decode(into:)`, once.
+    public mutating func decodeImage() throws(PNGError) -> Image {
+        var builder = ImageBuilder(ledger: ledger)
+        try decode(into: &builder)
+        guard let image = builder.image else { throw .noImage(offset: firstImageChunk.offset) }
+        return image
+    }
+}
+
 extension PNGDecoder where Source == MemoryByteSource {
     /// Decodes a whole PNG held in memory into an `Image` (deinterlaced).
     public static func decodeImage(_ bytes: [UInt8], ledger: MemoryLedger,
                                    options: PNGOptions = PNGOptions()) throws(PNGError) -> Image {
         var decoder = try PNGDecoder(source: MemoryByteSource(bytes), ledger: ledger, options: options)
-        var builder = ImageBuilder(ledger: ledger)
-        try decoder.decode(into: &builder)
-        guard let image = builder.image else { throw .core(.sizeOverflow) }
-        return image
+        return try decoder.decodeImage()
     }
 }

@@ -44,6 +44,9 @@ public enum PNGError: Error, Equatable, Sendable {
     case paletteIndexOutOfRange(offset: Int, row: Int, index: Int, entries: Int)
     /// A limit of `PNGOptions` was crossed: `what` names it.
     case limitExceeded(offset: Int, what: String, value: Int, limit: Int)
+    /// A decode that ended without error handed the image builder no image: the decoder
+    /// broke its own contract (it always starts the row stream). `offset` is the first IDAT.
+    case noImage(offset: Int)
     /// The encoder was given a pixel format or setting it cannot write.
     case unsupportedEncoding(reason: String)
 }
@@ -87,6 +90,8 @@ extension PNGError: CustomStringConvertible {
             return "PNG: palette index \(index) out of range (\(entries) entries) on scanline \(row) at byte \(offset)"
         case let .limitExceeded(offset, what, value, limit):
             return "PNG: \(what) \(value) exceeds the limit \(limit) at byte \(offset)"
+        case let .noImage(offset):
+            return "PNG: the image data gave no image at byte \(offset)"
         case let .unsupportedEncoding(reason):
             return "PNG: cannot encode: \(reason)"
         }

@@ -1,7 +1,11 @@
 import Pare
 import PareCore
+import PareJPEG
+
 /// `pare decode IN [--scale 1/8|1/4|1/2|1] -o OUT`: the raw decode, no orientation, no
-/// resampling. The format is sniffed from the first bytes, not the file name.
+/// resampling. The format is sniffed from the first bytes (`ImageFormat`), not the file name.
+/// The output is opened before decoding, so that a place that cannot be written is blamed
+/// as itself and not as the input.
 func runDecode(_ raw: [String]) -> Int32 {
     let arguments: Arguments
     do {
@@ -12,27 +16,45 @@ func runDecode(_ raw: [String]) -> Int32 {
     guard arguments.positionals.count == 1, let output = arguments.value("--output") else {
         return usageError("decode needs one input and -o OUT")
     }
+    guard let scale = JPEGScale(name: arguments.value("--scale") ?? "1") else {
+        return usageError("--scale must be 1/8, 1/4, 1/2 or 1")
+    }
     let input = arguments.positionals[0]
     // Read on demand (pread windows), not whole: a decode touches each byte once.
     let source: InputBytes
-    var magic = [UInt8](repeating: 0, count: 4)
     do {
         source = try InputBytes(path: input)
-        let n = try magic.withUnsafeMutableBytes { buffer throws(CoreError) in try source.read(into: buffer, at: 0) }
-        magic.removeLast(4 - n)
     } catch {
         printError("pare: \(input): cannot read the file")
         return 1
     }
-    if magic.starts(with: [0xFF, 0xD8]) {
-        return decodeJPEGCommand(input: input, source: source, scale: arguments.value("--scale") ?? "1", output: output)
+    let format: ImageFormat
+    do {
+        format = try ImageSource(input: source).format
+    } catch {
+        return reportInputError(input, error)
     }
-    if magic.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
-        guard arguments.value("--scale") == nil || arguments.value("--scale") == "1" else {
-            return usageError("--scale applies to JPEG input only")
-        }
-        return decodePNGCommand(input: input, source: source, output: output)
+    switch format {
+    case .jpeg: break
+    case .png:
+        guard scale == .full else { return usageError("--scale applies to JPEG input only") }
+    case .tiff:
+        return reportInputError(input, PareError.unsupported("TIFF image data"))
     }
-    printError("pare: \(input): at byte 0: not a JPEG or PNG file")
-    return 1
+    let file = OutputFile(path: output)
+    guard file.open() else {
+        printError("pare: \(output): cannot open the file for writing")
+        return 1
+    }
+    let status = format == .jpeg ? decodeJPEG(input: input, source: source, scale: scale, into: file)
+        : decodePNG(input: input, source: source, into: file)
+    guard status == 0 else {
+        file.abandon()
+        return status
+    }
+    guard file.commit() else {
+        printError("pare: \(output): cannot write the file")
+        return 1
+    }
+    return 0
 }

@@ -3,26 +3,16 @@ import PareCore
 import PareJPEG
 
 /// `pare decode` for JPEG input: PPM (P6) or PGM (P5), as `djpeg -pnm -scale` writes, streamed
-/// to the file row by row as the decoder produces them.
-func decodeJPEGCommand(input: String, source: InputBytes, scale: String, output: String) -> Int32 {
-    guard let jpegScale = JPEGScale(name: scale) else {
-        return usageError("--scale must be 1/8, 1/4, 1/2 or 1")
-    }
-    let ledger = MemoryLedger()
-    let file = OutputFile(path: output)
+/// to the open output file row by row as the decoder produces them.
+func decodeJPEG(input: String, source: InputBytes, scale: JPEGScale, into file: OutputFile) -> Int32 {
     var sink = PNMWriter(file: file)
     do {
-        let outcome = try ParallelJPEGDecoder.decode(source: source, scale: jpegScale, ledger: ledger, into: &sink)
+        let outcome = try ParallelJPEGDecoder.decode(source: source, scale: scale, ledger: MemoryLedger(), into: &sink)
         for warning in outcome.warnings {
             printError("pare: \(input): warning: \(warning)")
         }
     } catch {
-        file.abandon()
         return reportInputError(input, error)
-    }
-    guard file.commit() else {
-        printError("pare: \(output): cannot write the file")
-        return 1
     }
     return 0
 }
@@ -37,7 +27,6 @@ struct PNMWriter: RowSink {
     }
 
     mutating func begin(_ header: RowStreamHeader) throws(CoreError) {
-        guard file.open() else { throw .readFailed(offset: 0) }
         let magic = header.format == .gray8 ? "P5" : "P6"
         file.write(Array("\(magic)\n\(header.width) \(header.height)\n255\n".utf8))
         rowBytes = header.width * header.format.bytesPerPixel

@@ -8,18 +8,15 @@ import PareCore
 import ParePNG
 
 /// `pare decode` for PNG input: PAM (P7, RGB_ALPHA, MAXVAL 255 or 65535 as the source's
-/// depth). A sequential image streams row by row into the file; an interlaced one is
-/// collected whole first, since its passes revisit every row.
-func decodePNGCommand(input: String, source: InputBytes, output: String) -> Int32 {
+/// depth), into the open output file. A sequential image streams row by row; an interlaced
+/// one is collected whole first, since its passes revisit every row.
+func decodePNG(input: String, source: InputBytes, into file: OutputFile) -> Int32 {
     let ledger = MemoryLedger()
-    let file = OutputFile(path: output)
     var writer = PAMWriter(file: file)
     do {
         var decoder = try PNGDecoder(source: source, ledger: ledger)
         if decoder.header.interlaced {
-            var builder = ImageBuilder(ledger: ledger)
-            try decoder.decode(into: &builder)
-            guard let image = builder.image else { return reportInputError(input, PNGError.core(.sizeOverflow)) }
+            let image = try decoder.decodeImage()
             try writer.begin(RowStreamHeader(width: image.width, height: image.height, format: image.format))
             for y in 0 ..< image.height {
                 writer.consume(UnsafeBufferPointer(image.row(y)), at: RowPlacement(y: y, width: image.width))
@@ -28,12 +25,7 @@ func decodePNGCommand(input: String, source: InputBytes, output: String) -> Int3
             try decoder.decode(into: &writer)
         }
     } catch {
-        file.abandon()
         return reportInputError(input, error)
-    }
-    guard file.commit() else {
-        printError("pare: \(output): cannot write the file")
-        return 1
     }
     return 0
 }
@@ -51,7 +43,6 @@ private struct PAMWriter: RowSink {
 
     mutating func begin(_ header: RowStreamHeader) throws(CoreError) {
         format = header.format
-        guard file.open() else { throw .readFailed(offset: 0) }
         let maxval = format.bytesPerSample == 2 ? 65535 : 255
         let text = "P7\nWIDTH \(header.width)\nHEIGHT \(header.height)\nDEPTH 4\nMAXVAL \(maxval)\nTUPLTYPE RGB_ALPHA\nENDHDR\n"
         file.write(Array(text.utf8))

@@ -1,8 +1,10 @@
+import Pare
 import PareCore
 import PareEXIF
 
-/// `pare exif IN --json`: the metadata as one JSON object (see DESIGN.md). The container
-/// is sniffed from the first bytes: JPEG (APP1 Exif, APP2 MPF), PNG (eXIf) or TIFF.
+/// `pare exif IN --json`: the metadata as one JSON object (the fields are listed in the
+/// README's "Usage"). The container is sniffed from the first bytes (`ImageFormat`): JPEG
+/// (APP1 Exif, APP2 MPF), PNG (eXIf) or TIFF.
 func runExif(_ raw: [String]) -> Int32 {
     let arguments: Arguments
     do {
@@ -18,16 +20,20 @@ func runExif(_ raw: [String]) -> Int32 {
         printError("pare: \(input): cannot read the file")
         return 1
     }
+    guard let format = ImageFormat(sniffing: Array(bytes.prefix(8))) else {
+        return reportInputError(input, PareError.unknownFormat)
+    }
     let source = MemoryByteSource(bytes)
     var json = JSONObjectBuilder()
     do throws(EXIFError) {
-        if bytes.starts(with: [0xFF, 0xD8]) {
+        switch format {
+        case .jpeg:
             let jpeg = try EXIFReader.readJPEG(source)
             json.add("format", "jpeg")
             describe(jpeg.exif, into: &json)
             json.add("mpf", .array(jpeg.mpf.map(describe)))
             json.add("warnings", warningList(jpeg.warnings + (jpeg.exif?.warnings ?? [])))
-        } else if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
+        case .png:
             json.add("format", "png")
             var metadata: EXIFMetadata?
             if let chunk = exifPayloadFromPNG(bytes) {
@@ -36,15 +42,12 @@ func runExif(_ raw: [String]) -> Int32 {
             describe(metadata, into: &json)
             json.add("mpf", .array([]))
             json.add("warnings", warningList(metadata?.warnings ?? []))
-        } else if bytes.starts(with: [0x49, 0x49]) || bytes.starts(with: [0x4D, 0x4D]) {
+        case .tiff:
             let metadata = try EXIFReader.readTIFFFile(source)
             json.add("format", "tiff")
-            describe(metadata, into: &json)
+            describe(metadata, into: &json, sizeFromIFD0: true)
             json.add("mpf", .array([]))
             json.add("warnings", warningList(metadata.warnings))
-        } else {
-            printError("pare: \(input): at byte 0: not a JPEG, PNG or TIFF file")
-            return 1
         }
     } catch {
         return reportInputError(input, error)
@@ -53,8 +56,11 @@ func runExif(_ raw: [String]) -> Int32 {
     return 0
 }
 
-/// The common fields; absent metadata reads as orientation 1 and nulls.
-private func describe(_ metadata: EXIFMetadata?, into json: inout JSONObjectBuilder) {
+/// The common fields; absent metadata reads as orientation 1 and nulls. The pixel size is
+/// the Exif one (PixelXDimension/PixelYDimension), except in a TIFF file, where IFD0's
+/// ImageWidth/ImageLength give the main image's size (ExifTool's ImageSize), the Exif ones
+/// only when IFD0 has none.
+private func describe(_ metadata: EXIFMetadata?, into json: inout JSONObjectBuilder, sizeFromIFD0: Bool = false) {
     json.add("byteOrder", metadata.map { $0.byteOrder == .littleEndian ? "II" : "MM" })
     json.add("orientation", metadata?.orientation.rawValue ?? 1)
     json.add("rawOrientation", metadata?.rawOrientation)
@@ -63,8 +69,12 @@ private func describe(_ metadata: EXIFMetadata?, into json: inout JSONObjectBuil
     json.add("software", metadata?.software)
     json.add("dateTime", metadata?.dateTime)
     json.add("dateTimeOriginal", metadata?.dateTimeOriginal)
-    json.add("pixelWidth", metadata?.pixelWidth)
-    json.add("pixelHeight", metadata?.pixelHeight)
+    var width = metadata?.pixelWidth, height = metadata?.pixelHeight
+    if sizeFromIFD0, let ifd0Width = metadata?.imageWidth, let ifd0Height = metadata?.imageHeight {
+        (width, height) = (ifd0Width, ifd0Height)
+    }
+    json.add("pixelWidth", width)
+    json.add("pixelHeight", height)
     if let gps = metadata?.gps {
         var object = JSONObjectBuilder()
         object.add("latitude", gps.latitude)

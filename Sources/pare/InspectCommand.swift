@@ -1,3 +1,4 @@
+import Pare
 import PareCore
 import PareEXIF
 
@@ -37,15 +38,16 @@ func runInspect(_ raw: [String]) -> Int32 {
         return 1
     }
     var (report, failure): (JSONValue, String?)
-    if bytes.starts(with: [0xFF, 0xD8]) {
+    switch ImageFormat(sniffing: Array(bytes.prefix(8))) {
+    case .jpeg:
         (report, failure) = InspectJPEG.report(bytes)
-    } else if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
+    case .png:
         (report, failure) = InspectPNG.report(bytes)
-    } else if bytes.starts(with: [0x49, 0x49]) || bytes.starts(with: [0x4D, 0x4D]) {
+    case .tiff:
         (report, failure) = inspectTIFF(bytes)
-    } else {
+    case nil:
         report = .object([("format", .string("unknown")), ("bytes", .int(bytes.count))])
-        failure = "at byte 0: not a JPEG, PNG or TIFF file"
+        failure = "\(PareError.unknownFormat)"
     }
     if case let .object(members) = report {
         report = .object([("file", .string(input))] + members)

@@ -33,7 +33,7 @@ enum InspectEXIF {
         object.add("name", ifd.name)
         object.add("offset", ifd.offset)
         object.add("entryCount", ifd.entries.count)
-        object.add("nextIFD", Int(ifd.nextIFD))
+        object.add("nextIFD", Int(clamping: ifd.nextIFD))
         object.add("entries", .array(ifd.entries.map(entry)))
         return object.value
     }
@@ -43,7 +43,7 @@ enum InspectEXIF {
         object.add("tag", entry.name ?? hex16(entry.tag))
         object.add("id", hex16(entry.tag))
         object.add("type", typeName(entry.type))
-        object.add("count", Int(entry.count))
+        object.add("count", Int(clamping: entry.count))
         object.add("value", value(entry))
         return object.value
     }
@@ -101,6 +101,9 @@ enum InspectEXIF {
         case .float: return "FLOAT"
         case .double: return "DOUBLE"
         case .ifd: return "IFD"
+        case .long8: return "LONG8"
+        case .slong8: return "SLONG8"
+        case .ifd8: return "IFD8"
         case nil: return "type \(type)"
         }
     }

@@ -5,8 +5,9 @@ import Darwin
 #endif
 import Pare
 
-/// `pare`: the command line described in DESIGN.md. Exit status 0 on success, 1 when an
-/// input is bad (one line on stderr naming the file, offset and reason), 2 on a usage error.
+/// `pare`: the command line described in the README ("The command line"). Exit status 0 on
+/// success, 1 when an input is bad (one line on stderr naming the file, offset and reason),
+/// 2 on a usage error.
 
 let usage = """
     pare \(pareVersion): fast, portable image thumbnails
@@ -27,11 +28,6 @@ let usage = """
 
 func printError(_ message: String) {
     POSIX.writeStandardError(message + "\n")
-}
-
-func notImplemented(_ command: String) -> Int32 {
-    printError("pare: \(command) is not implemented yet")
-    return 2
 }
 
 let commandLine = Array(CommandLine.arguments.dropFirst())

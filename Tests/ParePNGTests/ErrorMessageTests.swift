@@ -14,6 +14,18 @@ import TestSupport
         }
     }
 
+    /// A decode that gives no image has its own error, not a size overflow; the decoder
+    /// always starts its row stream, so the one-call decode of a valid file has its image.
+    @Test func missingImageHasItsOwnError() throws {
+        #expect(PNGError.noImage(offset: 33).description == "PNG: the image data gave no image at byte 33")
+        #expect(PNGError.noImage(offset: 33) != .core(.sizeOverflow))
+        let png = pngSignature + ihdr(width: 2, height: 1, depth: 8, colorType: 0)
+            + chunk("IDAT", zlibCompress([0, 1, 2])) + chunk("IEND", [])
+        var decoder = try PNGDecoder(source: MemoryByteSource(png), ledger: MemoryLedger())
+        let image = try decoder.decodeImage()
+        #expect(image.width == 2 && image.height == 1 && image.bytes == [1, 2])
+    }
+
     @Test func badCRC() throws {
         let png = pngSignature + ihdr(width: 2, height: 1, depth: 8, colorType: 0)
             + chunk("IDAT", zlibCompress([0, 1, 2])) + chunk("IEND", [])

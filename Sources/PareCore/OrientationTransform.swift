@@ -1,5 +1,6 @@
-/// The orientation stage, applied last on the small output (DESIGN.md): turns a stored
-/// picture upright as its EXIF Orientation (TIFF 6.0 tag 0x0112, Exif 2.32 §4.6.4) says.
+/// The orientation stage, applied last on the small output (the Architecture article,
+/// Sources/Pare/Pare.docc/Architecture.md, "Orientation"): turns a stored picture upright as
+/// its EXIF Orientation (TIFF 6.0 tag 0x0112, Exif 2.32 §4.6.4) says.
 extension Orientation {
     /// The upright picture. `.up` returns `image` itself; every other orientation makes a new
     /// image, `orientedSize` in size, counted by `ledger`.

@@ -1,5 +1,6 @@
 /// Resizes a stream of rows to `outputWidth` × `outputHeight` and passes the result on, row by
-/// row, to another sink: the "resampler" stage of the thumbnail pipeline (DESIGN.md).
+/// row, to another sink: the "resampler" stage of the thumbnail pipeline (the Architecture
+/// article, Sources/Pare/Pare.docc/Architecture.md).
 ///
 /// Sequential input is resampled separably. Each input row is converted to Float (alpha
 /// premultiplied, see below) and filtered horizontally at once, through weights computed in

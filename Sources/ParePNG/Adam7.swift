@@ -1,10 +1,11 @@
 /// The seven passes of Adam7 interlacing (PNG 3rd ed. §8.2, Figure 8.1): where each pass's
 /// pixels sit in the image. Pass p covers columns `xOrigin + i·xStep` of rows
 /// `yOrigin + j·yStep`.
-struct Adam7Pass {
-    let xOrigin: Int, yOrigin: Int, xStep: Int, yStep: Int
+@_spi(Explain)
+public struct Adam7Pass: Sendable {
+    public let xOrigin: Int, yOrigin: Int, xStep: Int, yStep: Int
 
-    static let passes: [Adam7Pass] = [
+    public static let passes: [Adam7Pass] = [
         Adam7Pass(xOrigin: 0, yOrigin: 0, xStep: 8, yStep: 8),
         Adam7Pass(xOrigin: 4, yOrigin: 0, xStep: 8, yStep: 8),
         Adam7Pass(xOrigin: 0, yOrigin: 4, xStep: 4, yStep: 8),
@@ -18,12 +19,12 @@ struct Adam7Pass {
     static let sequential = Adam7Pass(xOrigin: 0, yOrigin: 0, xStep: 1, yStep: 1)
 
     /// Pixels per row of this pass in an image `width` wide (0 when the pass is empty).
-    func width(of width: Int) -> Int {
+    public func width(of width: Int) -> Int {
         width > xOrigin ? (width - xOrigin + xStep - 1) / xStep : 0
     }
 
     /// Rows of this pass in an image `height` high.
-    func height(of height: Int) -> Int {
+    public func height(of height: Int) -> Int {
         height > yOrigin ? (height - yOrigin + yStep - 1) / yStep : 0
     }
 }

@@ -55,6 +55,11 @@ public struct PNGStructure: Sendable {
     /// How many scanlines start with filter type 0 (None), 1 (Sub), 2 (Up), 3 (Average)
     /// and 4 (Paeth).
     public var filterCounts = [Int](repeating: 0, count: 5)
+    /// The filter type of each scanline in stream order (the passes of an interlaced image
+    /// one after the other), for the first `maxListedRows` scanlines.
+    public var rowFilters: [UInt8] = []
+    /// How many scanline filter types `rowFilters` keeps at most.
+    public static let maxListedRows = 1 << 16
     /// Compressed bytes in the IDAT chunks, and what they inflated to.
     public var compressedBytes = 0
     public var inflatedBytes = 0
@@ -264,6 +269,7 @@ private struct ImageDataReader {
                     throw .invalidFilterType(offset: offset, row: structure.scanlines, filter: filter)
                 }
                 structure.filterCounts[Int(filter)] += 1
+                if structure.rowFilters.count < PNGStructure.maxListedRows { structure.rowFilters.append(filter) }
                 inRow = rowBytes[pass]
                 i += 1
             } else {

@@ -1,6 +1,6 @@
 import PareCore
 import PareEXIF
-import PareJPEG
+@_spi(Explain) import PareJPEG
 
 /// The JPEG part of `pare inspect`: the marker walk of `JPEGStructure` (T.81 Annex B), with
 /// the Exif IFDs and MPF entries of `EXIFReader` added to their APP1 and APP2 segments.
@@ -23,6 +23,7 @@ enum InspectJPEG {
             summary.add("components", frame.components.count)
             summary.add("sampling", frame.components.map { "\($0.horizontal)x\($0.vertical)" }.joined(separator: " "))
             summary.add("scans", structure.scans.count)
+            summary.add("estimatedQuality", JPEGQualityEstimate.estimate(JPEGQualityEstimate.tablesInForce(structure))?.quality)
             object.add("summary", summary.value)
         }
         var exifShown = false

@@ -23,6 +23,10 @@ let usage = """
             the file's structure, for learning the formats: JPEG markers, tables, scans and
             APPn segments; PNG chunks with CRC status, zlib header and filter types; the
             TIFF/EXIF IFD tree.
+      pare explain IN -o REPORT.html
+            one self-contained page that shows the file stage by stage: a byte map, the
+            JPEG tables, scans, decoding stages and blocks, the PNG chunks, filters and
+            passes, the metadata, and where a broken file stops.
       pare --help | --version
     """
 
@@ -52,6 +56,8 @@ case "exif":
     status = runExif(rest)
 case "inspect":
     status = runInspect(rest)
+case "explain":
+    status = runExplain(rest)
 default:
     printError("pare: unknown command '\(command)' (see pare --help)")
     status = 2

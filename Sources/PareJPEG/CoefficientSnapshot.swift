@@ -1,0 +1,339 @@
+import PareCore
+
+/// The quantised DCT coefficients of a frame, for `pare explain`: the DC coefficient of every
+/// block, all 64 coefficients of the blocks asked for, and the quantisers each component was
+/// decoded with. What a reader learning T.81 wants to see between the entropy decoder and the
+/// inverse DCT, which the streaming decoders never keep.
+@_spi(Explain)
+public struct JPEGCoefficientSnapshot: Sendable {
+    public struct Component: Sendable {
+        /// Ci, the frame's component identifier.
+        public let id: Int
+        /// Hi and Vi.
+        public let horizontal: Int
+        public let vertical: Int
+        /// The component's own samples (T.81 A.1.1: ceil(X·Hi/Hmax) × ceil(Y·Vi/Vmax)).
+        public let width: Int
+        public let height: Int
+        /// Its blocks, ceil(width/8) × ceil(height/8), in raster order (T.81 A.2.2).
+        public let blocksWide: Int
+        public let blocksHigh: Int
+        /// Q[natural index], as latched at the component's first scan.
+        public let quantizers: [Int32]
+        /// The quantised DC coefficient of every block, raster order.
+        public let dc: [Int16]
+        /// Per block, the slot of its 64 coefficients in `full`, or −1 when only DC was kept.
+        let slots: [Int32]
+        /// 64 quantised coefficients, natural order, per kept block.
+        let full: [Int16]
+
+        /// The 64 quantised coefficients of block (`row`, `column`) in natural order, nil when
+        /// only its DC coefficient was kept.
+        public func coefficients(row: Int, column: Int) -> [Int16]? {
+            guard row >= 0, column >= 0, row < blocksHigh, column < blocksWide else { return nil }
+            let slot = Int(slots[row * blocksWide + column])
+            guard slot >= 0 else { return nil }
+            return Array(full[slot * 64 ..< slot * 64 + 64])
+        }
+
+        /// The 8×8 samples the decoder's inverse DCT (T.81 A.3.3, with F.2.1.5's dequantisation)
+        /// makes of those coefficients, row by row.
+        public func samples(row: Int, column: Int) -> [UInt8]? {
+            guard let block = coefficients(row: row, column: column) else { return nil }
+            return Self.transform(block, quantizers)
+        }
+
+        static func transform(_ block: [Int16], _ quantizers: [Int32]) -> [UInt8] {
+            var output = [UInt8](repeating: 0, count: 64)
+            var lanes = [InverseDCT.Lanes](repeating: InverseDCT.Lanes(repeating: 0), count: 8)
+            block.withUnsafeBufferPointer { c in
+                quantizers.withUnsafeBufferPointer { q in
+                    output.withUnsafeMutableBufferPointer { out in
+                        lanes.withUnsafeMutableBufferPointer { work in
+                            // SAFETY: 64 coefficients, 64 quantisers, 64 outputs at stride 8 and
+                            // the 8 lanes transform8 works in, all allocated just above.
+                            InverseDCT.transform8(c.baseAddress!, q.baseAddress!, output: out.baseAddress!, stride: 8,
+                                                  workspace: work.baseAddress!, firstRowOnly: false)
+                        }
+                    }
+                }
+            }
+            return output
+        }
+
+        /// The component's plane as the decoder stores it before upsampling: at full
+        /// resolution (`width` × `height`) when every block was kept, else one sample per
+        /// block (its DC term: the plane at 1/8).
+        public func plane() -> (width: Int, height: Int, samples: [UInt8]) {
+            let keptAll = slots.allSatisfy { $0 >= 0 }
+            guard keptAll else {
+                var samples = [UInt8](repeating: 0, count: dc.count)
+                for i in 0 ..< dc.count { samples[i] = InverseDCT.dcSample(dc[i], quantizers[0], size: 1) }
+                return (blocksWide, blocksHigh, samples)
+            }
+            var samples = [UInt8](repeating: 0, count: width * height)
+            for row in 0 ..< blocksHigh {
+                for column in 0 ..< blocksWide {
+                    let slot = Int(slots[row * blocksWide + column])
+                    let block = Self.transform(Array(full[slot * 64 ..< slot * 64 + 64]), quantizers)
+                    for y in 0 ..< 8 where row * 8 + y < height {
+                        for x in 0 ..< 8 where column * 8 + x < width {
+                            samples[(row * 8 + y) * width + column * 8 + x] = block[y * 8 + x]
+                        }
+                    }
+                }
+            }
+            return (width, height, samples)
+        }
+    }
+
+    public let components: [Component]
+}
+
+extension JPEGDecoder {
+    /// Decodes every scan into coefficients instead of samples: sequential scans by the plain
+    /// reader of T.81 F.2.2 (`PlainBlockReader`), progressive ones into the decoder's own
+    /// `CoefficientStore` at full size. Keeps every block's 64 coefficients when `keepAll`,
+    /// else those of the blocks listed in `chosen` (per component, raster indices) and DC
+    /// for the rest. Memory: a progressive frame holds its whole store from the ledger, as a
+    /// full-size decode does.
+    @_spi(Explain)
+    public mutating func coefficientSnapshot(keepAll: Bool, chosen: [[Int]]) throws(JPEGError) -> JPEGCoefficientSnapshot {
+        var log = WarningLog(warnings: headerWarnings, dropped: headerDroppedWarnings, strict: options.strict,
+                             limit: options.maxWarnings)
+        defer {
+            warnings = log.warnings
+            droppedWarnings = log.dropped
+            bytesRead = reader.stream.position
+        }
+        reader.stream.seek(to: scanStart)
+        reader.discardBits()
+        reader.marker = nil
+        var layouts: [(width: Int, height: Int, wide: Int, high: Int)] = []
+        let single = frame.components.count == 1
+        for component in frame.components {
+            let hMax = single ? component.horizontal : frame.maxHorizontal
+            let vMax = single ? component.vertical : frame.maxVertical
+            let width = (frame.width * component.horizontal + hMax - 1) / hMax
+            let height = (frame.height * component.vertical + vMax - 1) / vMax
+            layouts.append((width, height, (width + 7) / 8, (height + 7) / 8))
+        }
+        var keep: [[Int32]] = []
+        var keptCount: [Int] = []
+        for (c, layout) in layouts.enumerated() {
+            var slots = [Int32](repeating: -1, count: layout.wide * layout.high)
+            var next: Int32 = 0
+            if keepAll {
+                for i in slots.indices { slots[i] = next; next += 1 }
+            } else if c < chosen.count {
+                for index in chosen[c] where slots.indices.contains(index) && slots[index] < 0 {
+                    slots[index] = next
+                    next += 1
+                }
+            }
+            keep.append(slots)
+            keptCount.append(Int(next))
+        }
+
+        // Coefficients per component in raster order over its coded blocks, written by a
+        // `visit` that both paths call once per block.
+        var dc = layouts.map { [Int16](repeating: 0, count: $0.wide * $0.high) }
+        var full = keptCount.map { [Int16](repeating: 0, count: $0 * 64) }
+        var quantizers = [[Int32]](repeating: [Int32](repeating: 0, count: 64), count: frame.components.count)
+
+        if frame.process == .progressive {
+            let plan = try ScalePlan(frame: frame, scale: .full, offset: firstScan.offset)
+            let store = try CoefficientStore(frame: frame, plan: plan, options: options, ledger: ledger)
+            try decodeScans(into: store, log: &log)
+            for (c, plane) in store.planes.enumerated() {
+                for i in 0 ..< 64 { quantizers[c][i] = plane.quantizers[i] }
+                let layout = layouts[c]
+                for row in 0 ..< layout.high {
+                    for column in 0 ..< layout.wide {
+                        let block = plane.values.baseAddress + (row * plane.blocksWide + column) * plane.kept
+                        let index = row * layout.wide + column
+                        dc[c][index] = block[0]
+                        let slot = Int(keep[c][index])
+                        guard slot >= 0 else { continue }
+                        for k in 0 ..< 64 { full[c][slot * 64 + plane.positions[k]] = block[k] }
+                    }
+                }
+            }
+        } else {
+            var tables = self.tables
+            var restartInterval = info.restartInterval
+            var header = firstScan
+            var number = 1
+            var latched = [Bool](repeating: false, count: frame.components.count)
+            while true {
+                for component in header.components where !latched[component.index] {
+                    let tq = frame.components[component.index].quantizationTable
+                    guard let q = tables.quantization[tq] else {
+                        throw .missingTable(kind: "quantization", id: tq, offset: header.offset)
+                    }
+                    for i in 0 ..< 64 { quantizers[component.index][i] = Int32(q.values[i]) }
+                    latched[component.index] = true
+                }
+                var scan = try PlainBlockReader(header: header, number: number, tables: tables,
+                                                restartInterval: restartInterval, ledger: ledger, reader: reader)
+                var block = [Int16](repeating: 0, count: 64)
+                let interleaved = header.components.count > 1
+                let mcuColumns = interleaved ? (frame.width + 8 * frame.maxHorizontal - 1) / (8 * frame.maxHorizontal)
+                    : layouts[header.components[0].index].wide
+                let mcuRows = interleaved ? (frame.height + 8 * frame.maxVertical - 1) / (8 * frame.maxVertical)
+                    : layouts[header.components[0].index].high
+                scanLoop: for mcuRow in 0 ..< mcuRows {
+                    for mcu in 0 ..< mcuColumns {
+                        guard try scan.startMCU(log: &log) else { break scanLoop }
+                        for (u, component) in header.components.enumerated() {
+                            let c = component.index
+                            let h = interleaved ? frame.components[c].horizontal : 1
+                            let v = interleaved ? frame.components[c].vertical : 1
+                            for y in 0 ..< v {
+                                for x in 0 ..< h {
+                                    try scan.readBlock(unit: u, into: &block, log: &log)
+                                    let row = mcuRow * v + y, column = mcu * h + x
+                                    guard row < layouts[c].high, column < layouts[c].wide else { continue }
+                                    let index = row * layouts[c].wide + column
+                                    dc[c][index] = block[0]
+                                    let slot = Int(keep[c][index])
+                                    if slot >= 0 { for k in 0 ..< 64 { full[c][slot * 64 + k] = block[k] } }
+                                }
+                            }
+                        }
+                    }
+                }
+                reader = scan.reader
+                guard let next = try nextScan(tables: &tables, restartInterval: &restartInterval, log: &log) else { break }
+                number += 1
+                guard number <= options.maxScans else {
+                    throw .limitExceeded(what: "scan count", value: number, limit: options.maxScans, offset: next.offset)
+                }
+                header = next
+            }
+        }
+        var components: [JPEGCoefficientSnapshot.Component] = []
+        for (c, info) in frame.components.enumerated() {
+            let layout = layouts[c]
+            components.append(.init(id: info.id, horizontal: info.horizontal, vertical: info.vertical,
+                                    width: layout.width, height: layout.height, blocksWide: layout.wide,
+                                    blocksHigh: layout.high, quantizers: quantizers[c], dc: dc[c], slots: keep[c],
+                                    full: full[c]))
+        }
+        return JPEGCoefficientSnapshot(components: components)
+    }
+}
+
+/// The plain reading of a sequential scan's blocks (T.81 F.2.2.1 for the DC difference,
+/// F.2.2.2 for the AC run/size pairs, Figures F.12–F.14), one coefficient at a time into a
+/// natural-order block, with restart intervals as `ScanDecoder` handles them. The teaching
+/// text beside `ScanDecoder.decodeBlock`, which fuses the same steps with the IDCT.
+struct PlainBlockReader {
+    var reader: BitReader
+    let dc: [HuffmanDecodingTable]
+    let ac: [HuffmanDecodingTable]
+    var predictors: [Int32]
+    let scanNumber: Int
+    let restartInterval: Int
+    var restartsToGo: Int
+    var nextRestart = 0
+    var insufficient = false
+    var warned = false
+
+    init(header: ScanHeader, number: Int, tables: TableSet, restartInterval: Int, ledger: MemoryLedger,
+         reader: BitReader) throws(JPEGError) {
+        func table(_ tableClass: Int, _ id: Int) throws(JPEGError) -> HuffmanDecodingTable {
+            let defined = tableClass == 0 ? tables.dc[id] : tables.ac[id]
+            guard let spec = defined ?? HuffmanTable.standard(tableClass: tableClass, id: id) else {
+                throw .missingTable(kind: tableClass == 0 ? "DC Huffman" : "AC Huffman", id: id, offset: header.offset)
+            }
+            return try HuffmanDecodingTable(spec, isDC: tableClass == 0, ledger: ledger, offset: header.offset)
+        }
+        var dc: [HuffmanDecodingTable] = [], ac: [HuffmanDecodingTable] = []
+        for component in header.components {
+            dc.append(try table(0, component.dcTable))
+            ac.append(try table(1, component.acTable))
+        }
+        self.dc = dc
+        self.ac = ac
+        self.reader = reader
+        predictors = [Int32](repeating: 0, count: header.components.count)
+        scanNumber = number
+        self.restartInterval = restartInterval
+        restartsToGo = restartInterval
+    }
+
+    /// Restart handling before an MCU (T.81 E.2.4). False once the data has ended for good.
+    mutating func startMCU(log: inout WarningLog) throws(JPEGError) -> Bool {
+        if restartInterval > 0 {
+            if restartsToGo == 0 {
+                let wasExhausted = insufficient || reader.isExhausted
+                try RestartSync.expect(nextRestart, reader: &reader, log: &log)
+                nextRestart = (nextRestart + 1) & 7
+                restartsToGo = restartInterval
+                for i in predictors.indices { predictors[i] = 0 }
+                insufficient = reader.marker != nil && wasExhausted
+            }
+            restartsToGo -= 1
+        }
+        if !insufficient && reader.isExhausted {
+            insufficient = true
+            if !warned {
+                warned = true
+                try log.add(.truncated(scan: scanNumber, offset: reader.markerOffset))
+            }
+        }
+        return !insufficient || (restartInterval > 0 && reader.marker.map(Marker.isRestart) == true)
+    }
+
+    /// One block's quantised coefficients in natural order; all zero once the data is spent.
+    mutating func readBlock(unit: Int, into block: inout [Int16], log: inout WarningLog) throws(JPEGError) {
+        for i in 0 ..< 64 { block[i] = 0 }
+        guard !insufficient else { return }
+        let order = ZigZag.naturalOrder
+        try reader.ensure(32)
+        let category = symbol(dc[unit].pointers) ?? 0
+        let difference = category == 0 ? 0 : reader.receiveExtend(category)
+        predictors[unit] = predictors[unit] &+ Int32(truncatingIfNeeded: difference)
+        block[0] = Int16(truncatingIfNeeded: predictors[unit])
+        var k = 1
+        while k < 64 {
+            try reader.ensure(32)
+            let rs = symbol(ac[unit].pointers) ?? 0
+            let run = rs >> 4, size = rs & 15
+            if size == 0 {
+                if run != 15 { break }
+                k += 16
+                continue
+            }
+            k += run
+            let value = reader.receiveExtend(size)
+            // A run past the end lands on coefficient 63, as in libjpeg.
+            block[order[min(k, 63)]] = Int16(truncatingIfNeeded: value)
+            k += 1
+        }
+    }
+
+    mutating func symbol(_ table: HuffmanPointers) -> Int? {
+        reader.decode(table)
+    }
+}
+
+extension JPEGHuffmanRecord {
+    /// The canonical codes of the table (T.81 Annex C, Figures C.1 and C.2): codes of each
+    /// length count up from the last code of the length before, shifted left by one. One
+    /// (length, code) per symbol, in HUFFVAL order.
+    @_spi(Explain)
+    public var canonicalCodes: [(length: Int, code: Int)] {
+        var codes: [(length: Int, code: Int)] = []
+        var code = 0
+        for length in 1 ... 16 {
+            for _ in 0 ..< (length - 1 < counts.count ? counts[length - 1] : 0) {
+                codes.append((length, code))
+                code += 1
+            }
+            code <<= 1
+        }
+        return codes
+    }
+}

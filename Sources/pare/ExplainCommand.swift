@@ -1,0 +1,171 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `pare explain IN -o REPORT.html`: one self-contained page that shows a file stage by
+/// stage, for people learning the formats and people finding out why a file misbehaves.
+///
+/// The page has a byte map of the whole file (`bytes`), then per format: for JPEG the frame,
+/// quantisation tables with the estimated IJG quality, Huffman tables, the scan script, the
+/// picture at each decoding stage and single blocks through dequantisation and the IDCT
+/// (`ExplainJPEG`); for PNG the chunks, filters, Adam7 passes, palette and text
+/// (`ExplainPNG`); for both, and TIFF, the metadata (`ExplainMetadata`). Broken files still
+/// get a page: whatever was read, and the error (`error`) marked on the byte map.
+///
+/// Exit status: 0 when the page was written, even for a broken file (the page says why);
+/// 1 when the input cannot be read or the page cannot be written; 2 on a usage error.
+func runExplain(_ raw: [String]) -> Int32 {
+    let arguments: Arguments
+    do {
+        arguments = try Arguments(raw, valued: ["-o"], boolean: [])
+    } catch {
+        return usageError(error.message)
+    }
+    guard arguments.positionals.count == 1 else { return usageError("explain needs one input") }
+    guard let output = arguments.value("-o") else { return usageError("explain needs -o REPORT.html") }
+    let input = arguments.positionals[0]
+    guard let bytes = readInput(input) else {
+        printError("pare: \(input): cannot read the file")
+        return 1
+    }
+    let html = ExplainPage.render(bytes, name: Path.lastComponent(input))
+    guard writeOutput(Array(html.utf8), to: output) else {
+        printError("pare: \(output): cannot write the file")
+        return 1
+    }
+    return 0
+}
+
+/// A part of the file on the byte map.
+struct ByteSpan {
+    var offset: Int
+    var length: Int
+    /// Short name drawn on the bar ("DQT", "IDAT", "scan 3 data").
+    var label: String
+    /// What it is, for the hover line.
+    var what: String
+    /// The colour class (see `HTMLWriter.style`: k-marker, k-table, k-data…).
+    var kind: String
+    /// The id of the section that explains it.
+    var section: String
+}
+
+/// The page being built: the byte map's spans, the sections in order, and where reading
+/// stopped.
+struct ExplainPage {
+    var name: String
+    var format = "unknown"
+    var summary = ""
+    var fileSize: Int
+    var spans: [ByteSpan] = []
+    /// (id, title) of each section after the byte map, for the navigation bar.
+    var sections: [(String, String)] = []
+    var body = HTMLWriter()
+    /// The error that stopped reading, and its offset when it names one.
+    var error: String?
+    var errorOffset: Int?
+    /// Lesser findings shown with the error section.
+    var warnings: [String] = []
+
+    init(name: String, fileSize: Int) {
+        self.name = name
+        self.fileSize = fileSize
+    }
+
+    mutating func section(_ id: String, _ title: String, intro: String, body content: (inout HTMLWriter) -> Void) {
+        sections.append((id, title))
+        body.section(id, title, intro: intro, body: content)
+    }
+
+    /// Records the first error; its offset is read from the "at byte N" every error of the
+    /// codecs ends with.
+    mutating func fail(_ message: String) {
+        guard error == nil else { return }
+        error = message
+        errorOffset = Self.offset(in: message)
+    }
+
+    static func offset(in message: String) -> Int? {
+        let text = Array(message.utf8), key = Array("at byte ".utf8)
+        guard text.count >= key.count else { return nil }
+        for start in stride(from: text.count - key.count, through: 0, by: -1) where Array(text[start ..< start + key.count]) == key {
+            let digits = text[(start + key.count)...].prefix { $0 >= 0x30 && $0 <= 0x39 }
+            return Int(String(decoding: digits, as: UTF8.self))
+        }
+        return nil
+    }
+
+    /// The whole page for `bytes`.
+    static func render(_ bytes: [UInt8], name: String) -> String {
+        var page = ExplainPage(name: name, fileSize: bytes.count)
+        if bytes.starts(with: [0xFF, 0xD8]) {
+            page.format = "JPEG"
+            ExplainJPEG.explain(bytes, into: &page)
+        } else if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
+            page.format = "PNG"
+            ExplainPNG.explain(bytes, into: &page)
+        } else if bytes.starts(with: [0x49, 0x49]) || bytes.starts(with: [0x4D, 0x4D]) {
+            page.format = "TIFF"
+            ExplainMetadata.explainTIFF(bytes, into: &page)
+        } else {
+            page.fail("not a JPEG, PNG or TIFF file at byte 0")
+            page.spans = [ByteSpan(offset: 0, length: bytes.count, label: "unknown", what: "bytes of no known format",
+                                   kind: "k-bad", section: "error")]
+        }
+        if page.error != nil || !page.warnings.isEmpty { page.errorSection() }
+        return page.assemble()
+    }
+
+    mutating func errorSection() {
+        let message = error
+        let offset = errorOffset
+        let warnings = self.warnings
+        let fileSize = self.fileSize
+        section("error", message == nil ? "Warnings" : "Where reading stopped",
+                intro: message == nil
+                    ? "The file was read to its end, with the repairs and oddities below."
+                    : "Reading stopped here. Everything above this section is what could be read before it; the red line on the byte map marks the place.") { html in
+            if let message {
+                html.open("p")
+                html.element("strong", [], message)
+                html.close("p")
+                if let offset {
+                    html.element("p", [("class", "small")], "Offset \(offset) of \(fileSize) bytes (\(percent(offset, fileSize)) into the file).")
+                }
+            }
+            if !warnings.isEmpty {
+                html.element("h3", [], "Warnings")
+                html.open("ul")
+                for warning in warnings.prefix(50) { html.element("li", [], warning) }
+                html.close("ul")
+            }
+        }
+        if message != nil { body.raw("<script>document.getElementById('error').classList.add('error');</script>") }
+    }
+
+    func assemble() -> String {
+        var html = HTMLWriter()
+        html.open("header")
+        html.element("h1", [], "pare explain: \(name)")
+        html.element("p", [], "\(format), \(fileSize) bytes" + (summary.isEmpty ? "" : " · " + summary))
+        html.close("header")
+        html.open("nav")
+        html.element("a", [("href", "#bytes")], "bytes")
+        for (id, title) in sections { html.element("a", [("href", "#" + id)], title) }
+        html.close("nav")
+        html.open("main")
+        ExplainByteMap.render(spans: spans, fileSize: fileSize, errorOffset: errorOffset, into: &html)
+        html.raw(body.text)
+        html.close("main")
+        return HTMLWriter.page(title: "pare explain: \(name)", body: html.text)
+    }
+}
+
+/// "12.5%" of `part` in `whole`.
+func percent(_ part: Int, _ whole: Int) -> String {
+    guard whole > 0 else { return "0%" }
+    let tenths = (part * 1000 + whole / 2) / whole
+    return "\(tenths / 10).\(tenths % 10)%"
+}

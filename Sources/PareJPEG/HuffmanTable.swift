@@ -107,25 +107,40 @@ struct HuffmanTable: Sendable {
 /// The decoding form of a Huffman table (T.81 F.2.2.3, Figure F.16, with the MAXCODE and
 /// VALPTR arrays of F.15), plus a lookup table indexed by the next `lookaheadBits` bits that
 /// resolves every code of that length or shorter in one step. Longer codes take the
-/// MAXCODE walk of Figure F.16.
-///
-/// Layout of the one ledger buffer (Int32 entries):
-/// - `[0, 512)`: lookahead entries, `length << 8 | symbol`, or 0 for "code longer than 9 bits";
-/// - `[512, 530)`: MAXCODE[l] for l = 0…17 (−1 when no code has length l; l = 17 is a sentinel);
-/// - `[530, 548)`: VALOFFSET[l], so that the symbol of code c of length l is HUFFVAL[VALOFFSET[l] + c];
-/// - `[548, 804)`: HUFFVAL;
-/// - `[804, 1316)`, AC tables only: the lookahead resolved one step further (T.81 F.2.2.2):
-///   when a code and the extra bits of its coefficient both fit in the lookahead, the entry
-///   holds `value << 16 | 0x1000 | run << 8 | bits used`; for EOB and ZRL,
-///   `run << 8 | bits used`; 0 otherwise.
-/// - `[1316, 5412)`, AC tables only: for DC-only decoding, which reads AC data only to pass
-///   over it, as many whole codes and their extra bits as the next `skipBits` bits hold:
-///   `positions << 8 | endsWithEOB << 5 | bits used`, positions being how far they move
-///   through the block (run + 1 per coefficient, 16 per ZRL); 0 when not even one fits.
+/// MAXCODE walk of Figure F.16. The parts share one ledger buffer; `Layout` says where each
+/// lies, and `HuffmanPointers` names them for the decoders.
 final class HuffmanDecodingTable {
     static let lookaheadBits = 9
     static let skipBits = 12
     let storage: LedgerBuffer<Int32>
+
+    /// The parts of the buffer (Int32 entries), in order; DC tables stop after `values`.
+    enum Layout {
+        /// Indexed by the next `lookaheadBits` bits: `length << 8 | symbol` for a code of
+        /// that length or shorter, 0 for "code longer than `lookaheadBits`".
+        static var lookahead: Int { 0 }
+        /// MAXCODE[l] for l = 0…17: the largest code of length l, −1 when there is none;
+        /// l = 17 is a sentinel (Int32.max) that ends the walk of Figure F.16.
+        static var maxCode: Int { lookahead + 1 << lookaheadBits }
+        /// VALOFFSET[l] for l = 0…17: the symbol of code c of length l is
+        /// HUFFVAL[VALOFFSET[l] + c] (VALPTR[l] − MINCODE[l] of F.15).
+        static var valueOffset: Int { maxCode + 18 }
+        /// HUFFVAL, at most 256 symbols.
+        static var values: Int { valueOffset + 18 }
+        /// AC tables only: the lookahead resolved one step further (T.81 F.2.2.2). When a code
+        /// and the extra bits of its coefficient both fit in the lookahead, the entry holds
+        /// `value << 16 | 0x1000 | run << 8 | bits used`; for EOB and ZRL, `run << 8 | bits
+        /// used`; 0 otherwise.
+        static var coefficients: Int { values + 256 }
+        /// AC tables only, for decoding at 1/8 scale, which reads AC data only to pass over
+        /// it: indexed by the next `skipBits` bits, as many whole codes and their extra bits
+        /// as those bits hold, `positions << 8 | endsWithEOB << 5 | bits used`, positions
+        /// being how far they move through the block (run + 1 per coefficient, 16 per ZRL);
+        /// 0 when not even one fits.
+        static var skips: Int { coefficients + 1 << lookaheadBits }
+        static var dcCount: Int { coefficients }
+        static var acCount: Int { skips + 1 << skipBits }
+    }
 
     /// `isDC` tables must only hold symbols 0…15 (DC categories, T.81 F.1.2.1), which libjpeg
     /// also insists on.
@@ -134,43 +149,46 @@ final class HuffmanDecodingTable {
             throw .invalidHuffmanTable(offset: offset, reason: "DC table holds a category over 15")
         }
         storage = try core { () throws(CoreError) in
-            try ledger.allocate(Int32.self, count: isDC ? 1316 : 1316 + (1 << Self.skipBits), initialValue: 0)
+            try ledger.allocate(Int32.self, count: isDC ? Layout.dcCount : Layout.acCount, initialValue: 0)
         }
         let base = storage.baseAddress
+        let lookaheadTable = base + Layout.lookahead, maxCode = base + Layout.maxCode
+        let valueOffset = base + Layout.valueOffset, values = base + Layout.values
         var code = 0, k = 0
         for length in 1 ... 16 {
             let n = Int(table.counts[length - 1])
-            base[530 + length] = Int32(k - code)
+            valueOffset[length] = Int32(k - code)
             if n > 0 {
                 for _ in 0 ..< n {
                     if length <= Self.lookaheadBits {
                         let shift = Self.lookaheadBits - length
                         let entry = Int32(length << 8) | Int32(table.symbols[k])
-                        for fill in 0 ..< (1 << shift) { base[(code << shift) | fill] = entry }
+                        for fill in 0 ..< (1 << shift) { lookaheadTable[(code << shift) | fill] = entry }
                     }
                     code += 1
                     k += 1
                 }
-                base[512 + length] = Int32(code - 1)
+                maxCode[length] = Int32(code - 1)
             } else {
-                base[512 + length] = -1
+                maxCode[length] = -1
             }
             code <<= 1
         }
-        base[512 + 17] = Int32.max
-        for (i, symbol) in table.symbols.enumerated() { base[548 + i] = Int32(symbol) }
+        maxCode[17] = Int32.max
+        for (i, symbol) in table.symbols.enumerated() { values[i] = Int32(symbol) }
         guard !isDC else { return }
+        let coefficients = base + Layout.coefficients, skips = base + Layout.skips
         let lookahead = Self.lookaheadBits
         for index in 0 ..< 1 << lookahead {
-            let entry = Int(base[index])
+            let entry = Int(lookaheadTable[index])
             guard entry != 0 else { continue }
             let length = entry >> 8, run = (entry >> 4) & 15, size = entry & 15
             if size == 0 {
-                base[804 + index] = Int32(run << 8 | length)
+                coefficients[index] = Int32(run << 8 | length)
             } else if length + size <= lookahead {
                 let bits = (index >> (lookahead - length - size)) & ((1 << size) - 1)
                 let value = bits < 1 << (size - 1) ? bits - (1 << size) + 1 : bits
-                base[804 + index] = Int32(value) << 16 | Int32(0x1000 | run << 8 | (length + size))
+                coefficients[index] = Int32(value) << 16 | Int32(0x1000 | run << 8 | (length + size))
             }
         }
         let window = Self.skipBits
@@ -180,7 +198,7 @@ final class HuffmanDecodingTable {
                 // The codes come from the 9-bit lookahead, the bits past the window read as 0:
                 // an entry counts only if its code and extra bits lie inside the window.
                 let ahead = ((index << lookahead) >> (window - used)) & ((1 << lookahead) - 1)
-                let entry = Int(base[ahead])
+                let entry = Int(lookaheadTable[ahead])
                 guard entry != 0 else { break }
                 let length = entry >> 8, run = (entry >> 4) & 15, size = entry & 15
                 guard used + length + size <= window else { break }
@@ -194,7 +212,7 @@ final class HuffmanDecodingTable {
                     break
                 }
             }
-            base[1316 + index] = Int32(positions << 8 | (endsWithEOB ? 0x20 : 0) | used)
+            skips[index] = Int32(positions << 8 | (endsWithEOB ? 0x20 : 0) | used)
         }
     }
 
@@ -202,11 +220,17 @@ final class HuffmanDecodingTable {
 }
 
 /// A borrowed view of a `HuffmanDecodingTable` for the entropy decoder's inner loop: plain
-/// pointers, so that no reference counting happens per symbol.
+/// pointers, so that no reference counting happens per symbol. Each part is described at
+/// `HuffmanDecodingTable.Layout`.
 struct HuffmanPointers {
+    typealias Layout = HuffmanDecodingTable.Layout
     let base: UnsafePointer<Int32>
-    /// The AC lookahead of coefficient values (see `HuffmanDecodingTable`).
-    var coefficients: UnsafePointer<Int32> { base + 804 }
-    /// The AC pass-over entries (see `HuffmanDecodingTable`).
-    var skips: UnsafePointer<Int32> { base + 1316 }
+    @inline(__always) var lookahead: UnsafePointer<Int32> { base + Layout.lookahead }
+    @inline(__always) var maxCode: UnsafePointer<Int32> { base + Layout.maxCode }
+    @inline(__always) var valueOffset: UnsafePointer<Int32> { base + Layout.valueOffset }
+    @inline(__always) var values: UnsafePointer<Int32> { base + Layout.values }
+    /// AC tables only.
+    @inline(__always) var coefficients: UnsafePointer<Int32> { base + Layout.coefficients }
+    /// AC tables only.
+    @inline(__always) var skips: UnsafePointer<Int32> { base + Layout.skips }
 }

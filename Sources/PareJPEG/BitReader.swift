@@ -79,6 +79,9 @@ struct BitReader {
         count += 8
     }
 
+    /// The bits `decode` consumes for a pattern that is no code.
+    static let badCodeBits = 17
+
     @inline(__always)
     mutating func ensure(_ bits: Int) throws(JPEGError) {
         if count < bits && !(marker == nil && stream.loadPlainBytes(into: &buffer, count: &count)) { try refill() }
@@ -105,10 +108,10 @@ struct BitReader {
     }
 
     /// DECODE (T.81 F.2.2.3, Figure F.16): one symbol. Needs 17 bits available. A bit pattern
-    /// that is no code returns nil after consuming 17 bits, as libjpeg does.
+    /// that is no code returns nil after consuming 17 bits (`badCodeBits`), as libjpeg does.
     @inline(__always)
     mutating func decode(_ table: HuffmanPointers) -> Int? {
-        let entry = Int(table.base[peek(HuffmanDecodingTable.lookaheadBits)])
+        let entry = Int(table.lookahead[peek(HuffmanDecodingTable.lookaheadBits)])
         if entry != 0 {
             skip(entry &>> 8)
             return entry & 0xFF
@@ -120,16 +123,31 @@ struct BitReader {
     mutating func decodeLong(_ table: HuffmanPointers) -> Int? {
         var length = HuffmanDecodingTable.lookaheadBits + 1
         var code = peek(length)
-        while code > Int(table.base[512 + length]) {
+        while code > Int(table.maxCode[length]) {
             length += 1
             code = peek(length)
         }
         guard length <= 16 else {
-            skip(17)
+            skip(Self.badCodeBits)
             return nil
         }
         skip(length)
-        return Int(table.base[548 + ((Int(table.base[530 + length]) &+ code) & 0xFF)])
+        return Int(table.values[(Int(table.valueOffset[length]) &+ code) & 0xFF])
+    }
+
+    /// The input offset of the byte that holds the bit `bitsBack` bits before the next unread
+    /// one: the buffered bits are counted back from the end of the data loaded so far, a
+    /// stuffed 0xFF00 as one byte. For reporting where a bad code lies; not for hot paths.
+    func offset(bitsBack: Int) -> Int {
+        let end = marker == nil ? stream.position : markerOffset
+        let bits = count - padding + bitsBack
+        guard bits > 0 else { return end }
+        var index = end - stream.windowOffset
+        for _ in 0 ..< (bits + 7) / 8 {
+            guard index > 0, index <= stream.fill else { return max(0, end - (bits + 7) / 8) }
+            index -= index >= 2 && stream.base[index - 1] == 0 && stream.base[index - 2] == 0xFF ? 2 : 1
+        }
+        return stream.windowOffset + index
     }
 
     /// Forgets buffered bits, as at a restart marker (T.81 F.2.2.5: the data before a marker

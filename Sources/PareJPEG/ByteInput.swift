@@ -92,6 +92,22 @@ struct ByteInput {
         return true
     }
 
+    /// True when the window holds at least `n` (≤ `windowSize`) more bytes; when it does not
+    /// and the input has more than the window, the window is first reloaded to start at the
+    /// next byte.
+    @inline(__always)
+    mutating func hasAhead(_ n: Int) throws(JPEGError) -> Bool {
+        if fill &- cursor >= n { return true }
+        return try reloadAhead(n)
+    }
+
+    @inline(never)
+    mutating func reloadAhead(_ n: Int) throws(JPEGError) -> Bool {
+        guard windowOffset + fill < count else { return false }
+        try load(at: position)
+        return fill - cursor >= n
+    }
+
     /// Passes over entropy-coded data without decoding it (T.81 B.1.1.5: inside a scan 0xFF is
     /// followed by a stuffed 0x00, by fill 0xFF bytes, or by a marker): stops after the first
     /// marker that is not RSTn and returns its code and the offset of its 0xFF, or nil at the

@@ -158,6 +158,11 @@ public struct JPEGDecoder<Source: ByteSource> {
     var decodedMCUs = 0
     /// Output rows of the last `decode` sent as copies of a flat row once the data ran out.
     var repeatedRows = 0
+    /// The block decoder of sequential scans: `automatic` in use; tests force the plain or
+    /// the fast path (see `ScanDecoder.decodeRow`) and compare `coefficientDigest`.
+    var entropyPath = EntropyPath.automatic
+    /// With a forced `entropyPath`: a digest of every block the last `decode` entropy decoded.
+    var coefficientDigest: UInt64 = 0
 
     /// Decodes the image at `scale` into `sink`: `begin` with the output size and format, then
     /// every row once, top to bottom. May be called again (for another scale).
@@ -168,6 +173,7 @@ public struct JPEGDecoder<Source: ByteSource> {
         segmentCount = info.segments.count
         decodedMCUs = 0
         repeatedRows = 0
+        coefficientDigest = 0
         bandSetup = nil
         defer {
             warnings = log.warnings
@@ -199,6 +205,7 @@ public struct JPEGDecoder<Source: ByteSource> {
                                           buffers: &buffers, output: &output, into: &sink, log: &log)
             try scan.finish(log: &log)
             decodedMCUs = scan.decodedMCUs
+            coefficientDigest = scan.coefficientDigest
             reader = scan.reader
         } else {
             var tables = self.tables
@@ -235,6 +242,7 @@ public struct JPEGDecoder<Source: ByteSource> {
                 }
                 try scan.finish(log: &log)
                 decodedMCUs += scan.decodedMCUs
+                coefficientDigest = coefficientDigest &* 31 &+ scan.coefficientDigest
                 for component in scanHeader.components { coded[component.index] = true }
                 reader = scan.reader
                 guard let next = try nextScan(tables: &tables, restartInterval: &restartInterval, log: &log) else { break }
@@ -363,8 +371,10 @@ public struct JPEGDecoder<Source: ByteSource> {
                                   horizontal: p.horizontal, vertical: p.vertical,
                                   plane: buffers[c].storage.baseAddress, stride: p.stride, rowStart: 1))
         }
-        return ScanDecoder(reader: reader, units: units, scanNumber: number, restartInterval: restartInterval,
-                           scratch: scratch, quantizerBuffers: quantizerBuffers, huffmanTables: huffman)
+        var scan = ScanDecoder(reader: reader, units: units, scanNumber: number, restartInterval: restartInterval,
+                               scratch: scratch, quantizerBuffers: quantizerBuffers, huffmanTables: huffman)
+        scan.path = entropyPath
+        return scan
     }
 }
 

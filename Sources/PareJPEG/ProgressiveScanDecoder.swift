@@ -120,10 +120,11 @@ struct ProgressiveScanDecoder {
         return 0
     }
 
-    mutating func badCode(log: inout WarningLog) throws(JPEGError) {
+    /// `bitsBack`: how far back the offending code starts (see `BitReader.offset(bitsBack:)`).
+    mutating func badCode(log: inout WarningLog, bitsBack: Int = BitReader.badCodeBits) throws(JPEGError) {
         if !warnedBadCode {
             warnedBadCode = true
-            try log.add(.invalidHuffmanCode(scan: scanNumber, offset: reader.stream.position))
+            try log.add(.invalidHuffmanCode(scan: scanNumber, offset: reader.offset(bitsBack: bitsBack)))
         }
     }
 
@@ -227,7 +228,7 @@ struct ProgressiveScanDecoder {
                 var newValue: Int16 = 0
                 if size != 0 {
                     // Size must be 1 here; libjpeg warns and reads it as 1.
-                    if size != 1 { try badCode(log: &log) }
+                    if size != 1 { try badCode(log: &log, bitsBack: 0) }
                     newValue = try bits(1) != 0 ? p1 : m1
                 } else if run != 15 {
                     endOfBandRun = (1 << run) + (try bits(run))

@@ -1,16 +1,8 @@
 import PareCore
 
-/// Warnings collected during a decode, capped, or thrown at once in strict mode.
-struct WarningLog {
-    var warnings: [JPEGWarning] = []
-    var dropped = 0
-    let strict: Bool
-    let limit: Int
-
-    mutating func add(_ warning: JPEGWarning) throws(JPEGError) {
-        if strict { throw .strict(warning) }
-        if warnings.count < limit { warnings.append(warning) } else { dropped += 1 }
-    }
+/// The block decoders of `ScanDecoder`.
+enum EntropyPath: Sendable {
+    case automatic, plain, fast
 }
 
 /// One component as a scan decodes it: its tables (as raw pointers into buffers the decoder
@@ -59,6 +51,14 @@ struct ScanDecoder {
     var decodedMCUs = 0
     /// Whether every block of the last `decodeRow` came out flat.
     var lastRowWasFlat = false
+    /// Which block decoder runs: `automatic` chooses per MCU (see `decodeRow`); a test forces
+    /// one or the other to check that they agree.
+    var path = EntropyPath.automatic
+    /// With a forced `path`, a digest of every decoded block's coefficients.
+    var coefficientDigest: UInt64 = 0xCBF2_9CE4_8422_2325
+    /// The bytes the fast path wants in the window before an MCU: 512 a block, libjpeg-turbo's
+    /// bound (63 codes of 16 bits with 16-bit values, every byte possibly stuffed).
+    let fastPathBytes: Int
     /// The buffers the units' pointers point into, kept alive as long as the scan.
     let scratch: ScanScratch
     let quantizerBuffers: [LedgerBuffer<Int32>]
@@ -71,6 +71,7 @@ struct ScanDecoder {
         self.scanNumber = scanNumber
         self.restartInterval = restartInterval
         self.restartsToGo = restartInterval
+        self.fastPathBytes = 512 * units.reduce(0) { $0 + $1.horizontal * $1.vertical }
         self.scratch = scratch
         self.coefficients = scratch.coefficients.baseAddress
         self.workspace = scratch.workspace.baseAddress
@@ -92,6 +93,11 @@ struct ScanDecoder {
 
     /// Decodes the MCUs `first ..< columns` of one MCU row into the units' buffers at their
     /// `rowStart`. A band decode starts mid-row, where a restart interval begins.
+    ///
+    /// Each MCU takes the fast path (`decodeBlockFast`) when the window holds enough bytes for
+    /// its worst case and no marker has ended the data, else the plain one (`decodeBlock`),
+    /// as libjpeg-turbo chooses between decode_mcu_fast and decode_mcu_slow. Both consume the
+    /// same bits and give the same coefficients.
     mutating func decodeRow(columns: Int, from first: Int = 0, log: inout WarningLog) throws(JPEGError) {
         let decodedBefore = decodedMCUs
         defer { lastRowWasFlat = decodedMCUs == decodedBefore }
@@ -103,23 +109,60 @@ struct ScanDecoder {
             if !insufficient {
                 if reader.isExhausted { try noteExhausted(log: &log) } else { decodedMCUs &+= 1 }
             }
-            for i in 0 ..< units.count {
-                var unit = units[i]
-                let size = unit.blockSize
-                var row = unit.plane + unit.rowStart * unit.stride + column * unit.horizontal * size
-                for _ in 0 ..< unit.vertical {
-                    var block = row
-                    for _ in 0 ..< unit.horizontal {
-                        if insufficient {
-                            InverseDCT.fill(128, size: size, output: block, stride: unit.stride)
-                        } else {
-                            try decodeBlock(&unit, into: block, log: &log)
-                        }
-                        block += size
-                    }
-                    row += size * unit.stride
+            if insufficient {
+                fillMCU(column: column)
+            } else if path != .automatic {
+                try decodeMCUChecked(column: column, log: &log)
+            } else if reader.marker == nil, try reader.stream.hasAhead(fastPathBytes) {
+                try decodeMCU(column: column, fast: true, digest: false, log: &log)
+            } else {
+                try decodeMCU(column: column, fast: false, digest: false, log: &log)
+            }
+        }
+    }
+
+    /// One MCU's blocks in the order of T.81 A.2.3, each entropy decoded by the path chosen
+    /// and written through the inverse DCT. With `digest`, each block's coefficients are
+    /// folded into `coefficientDigest` first.
+    @inline(__always)
+    mutating func decodeMCU(column: Int, fast: Bool, digest: Bool, log: inout WarningLog) throws(JPEGError) {
+        for i in 0 ..< units.count {
+            var unit = units[i]
+            let size = unit.blockSize
+            var row = unit.plane + unit.rowStart * unit.stride + column * unit.horizontal * size
+            for _ in 0 ..< unit.vertical {
+                var block = row
+                for _ in 0 ..< unit.horizontal {
+                    let decoded = fast ? try decodeBlockFast(&unit, log: &log) : try decodeBlock(&unit, log: &log)
+                    if digest { fold(decoded, unit) }
+                    reconstruct(decoded, unit, into: block)
+                    block += size
                 }
-                units[i].predictor = unit.predictor
+                row += size * unit.stride
+            }
+            units[i].predictor = unit.predictor
+        }
+    }
+
+    /// `decodeMCU` on the path a test forced, with the digest.
+    @inline(never)
+    mutating func decodeMCUChecked(column: Int, log: inout WarningLog) throws(JPEGError) {
+        try decodeMCU(column: column, fast: path == .fast, digest: true, log: &log)
+    }
+
+    /// An MCU of a restart interval whose data ran out: flat blocks, mid-gray (as libjpeg
+    /// leaves their coefficients zero).
+    mutating func fillMCU(column: Int) {
+        for unit in units {
+            let size = unit.blockSize
+            var row = unit.plane + unit.rowStart * unit.stride + column * unit.horizontal * size
+            for _ in 0 ..< unit.vertical {
+                var block = row
+                for _ in 0 ..< unit.horizontal {
+                    InverseDCT.fill(128, size: size, output: block, stride: unit.stride)
+                    block += size
+                }
+                row += size * unit.stride
             }
         }
     }
@@ -142,22 +185,73 @@ struct ScanDecoder {
         if let value = reader.decode(table) { return value }
         if !warnedBadCode {
             warnedBadCode = true
-            try log.add(.invalidHuffmanCode(scan: scanNumber, offset: reader.stream.position))
+            try log.add(.invalidHuffmanCode(scan: scanNumber, offset: reader.offset(bitsBack: BitReader.badCodeBits)))
         }
         return 0
     }
 
-    /// One block: the DC difference and the AC run/size pairs (T.81 F.2.2.1, F.2.2.2).
-    /// Coefficients the unit's reduced IDCT does not use are read and dropped; at size 1 the AC
-    /// values are skipped without being extended or stored.
+    /// What the entropy decoding of one block leaves for `reconstruct`: the coefficients
+    /// themselves are in `coefficients` (natural order), the DC value in the unit's predictor.
+    struct DecodedBlock {
+        /// Some coefficient the unit's IDCT reads, other than DC, is nonzero.
+        var stored = false
+        /// Some such coefficient lies below the block's first row.
+        var belowFirstRow = false
+    }
+
+    /// The plain path: one block as T.81 F.2.2.1 and F.2.2.2 describe it. The DC difference
+    /// (Figure F.12) is DECODE (Figure F.16) of a category T, then RECEIVE(T) bits made
+    /// signed by EXTEND; it is added to the predictor. Then decode_AC_coefficients (Figure
+    /// F.13): each DECODE gives RS = RRRR·16 + SSSS; SSSS = 0 is EOB, or ZRL (sixteen zero
+    /// coefficients) when RRRR = 15; otherwise RRRR zero coefficients are passed and ZZ(K) is
+    /// EXTEND(RECEIVE(SSSS)) (Figure F.14). ZZ(K) goes to its natural position (T.81 A.3.6,
+    /// Figure A.6) through the unit's `keep` map, which sends the coefficients a reduced IDCT
+    /// does not read to a scratch slot; a run past coefficient 63 lands on 63, as in libjpeg.
+    /// At 1/8 scale only the DC value is used and the AC values are read to pass over them.
+    ///
+    /// The bit buffer is refilled, when it holds under 32 bits, before the DC code and before
+    /// each AC code, as `decodeBlockFast` does, so that both read the input alike.
+    mutating func decodeBlock(_ unit: inout ScanUnit, log: inout WarningLog) throws(JPEGError) -> DecodedBlock {
+        try reader.ensure(32)
+        let t = try symbol(unit.dc, log: &log)
+        let difference = t == 0 ? 0 : reader.receiveExtend(t)
+        unit.predictor = unit.predictor &+ Int32(truncatingIfNeeded: difference)
+        var decoded = DecodedBlock()
+        var k = 1
+        while k < 64 {
+            try reader.ensure(32)
+            let rs = try symbol(unit.ac, log: &log)
+            let rrrr = rs >> 4, ssss = rs & 15
+            if ssss == 0 {
+                if rrrr != 15 { break }
+                k += 16
+                continue
+            }
+            k += rrrr
+            let value = reader.receiveExtend(ssss)
+            if unit.blockSize != 1 {
+                let index = Int(unit.keep[k])
+                coefficients[index] = Int16(truncatingIfNeeded: value)
+                decoded.stored = decoded.stored || index < 64
+                decoded.belowFirstRow = decoded.belowFirstRow || (index >= 8 && index < 64)
+            }
+            k += 1
+        }
+        return decoded
+    }
+
+    /// The fast path: the same result as `decodeBlock` with fewer steps per coefficient. The
+    /// bit buffer stays in locals; the AC table's `coefficients` part resolves a code and
+    /// its value in one lookup when both fit in the lookahead; at 1/8 scale the `skips` part
+    /// passes over several codes at once. Codes the tables do not resolve take the plain
+    /// steps. Correct anywhere (the refill handles stuffing, markers and the window's end),
+    /// fastest where `decodeRow` uses it.
     @inline(__always)
-    mutating func decodeBlock(_ unit: inout ScanUnit, into output: UnsafeMutablePointer<UInt8>,
-                              log: inout WarningLog) throws(JPEGError) {
+    mutating func decodeBlockFast(_ unit: inout ScanUnit, log: inout WarningLog) throws(JPEGError) -> DecodedBlock {
         try reader.ensure(32)
         let category = try symbol(unit.dc, log: &log)
         let difference = category == 0 ? 0 : reader.receiveExtend(category)
         unit.predictor = unit.predictor &+ Int32(truncatingIfNeeded: difference)
-        let dc = Int16(truncatingIfNeeded: unit.predictor)
         // The bit buffer lives in locals through the AC loop so that it stays in registers.
         let ac = unit.ac, fast = ac.coefficients
         let storing = unit.blockSize != 1
@@ -194,7 +288,7 @@ struct ScanDecoder {
                         continue
                     }
                 }
-                let code = Int(ac.base[lookahead])
+                let code = Int(ac.lookahead[lookahead])
                 if code != 0 {
                     let rs = code & 0xFF, size = rs & 15
                     let used = (code &>> 8) + size
@@ -246,12 +340,21 @@ struct ScanDecoder {
         }
         reader.buffer = buffer
         reader.count = count
-        if !storing {
+        return DecodedBlock(stored: stored, belowFirstRow: belowFirstRow)
+    }
+
+    /// The block's samples from its coefficients (T.81 A.3.3, through `InverseDCT` at the
+    /// unit's size): a block with only a DC value is one flat level; `coefficients` is left
+    /// all zero again.
+    @inline(__always)
+    func reconstruct(_ decoded: DecodedBlock, _ unit: ScanUnit, into output: UnsafeMutablePointer<UInt8>) {
+        let dc = Int16(truncatingIfNeeded: unit.predictor)
+        let size = unit.blockSize
+        if size == 1 {
             output.pointee = InverseDCT.dcSample(dc, unit.quantizers[0], size: 1)
             return
         }
-        let size = unit.blockSize
-        if !stored {
+        if !decoded.stored {
             InverseDCT.fill(InverseDCT.dcSample(dc, unit.quantizers[0], size: size), size: size, output: output, stride: unit.stride)
             return
         }
@@ -259,7 +362,7 @@ struct ScanDecoder {
         switch size {
         case 8:
             InverseDCT.transform8(coefficients, unit.quantizers, output: output, stride: unit.stride,
-                                  workspace: lanes, firstRowOnly: !belowFirstRow)
+                                  workspace: lanes, firstRowOnly: !decoded.belowFirstRow)
         case 4:
             InverseDCT.transform4(coefficients, unit.quantizers, output: output, stride: unit.stride,
                                   workspace: workspace)
@@ -268,6 +371,18 @@ struct ScanDecoder {
                                   workspace: workspace)
         }
         coefficients.update(repeating: 0, count: 64)
+    }
+
+    /// Folds a decoded block (DC, the coefficients the IDCT will read, the flags) into
+    /// `coefficientDigest`, for the test that both paths agree.
+    mutating func fold(_ decoded: DecodedBlock, _ unit: ScanUnit) {
+        var h = coefficientDigest
+        @inline(__always) func mix(_ v: Int) { h = (h ^ UInt64(bitPattern: Int64(v))) &* 0x100_0000_01B3 }
+        mix(Int(unit.predictor))
+        mix(decoded.stored ? 1 : 0)
+        mix(decoded.belowFirstRow ? 1 : 0)
+        for i in 1 ..< 64 { mix(Int(coefficients[i])) }
+        coefficientDigest = h
     }
 
     /// End of a restart interval (T.81 E.2.4): see `RestartSync`; the DC predictors reset.
@@ -280,94 +395,5 @@ struct ScanDecoder {
         restartsToGo = restartInterval
         for i in 0 ..< units.count { units[i].predictor = 0 }
         insufficient = reader.marker != nil && wasExhausted
-    }
-}
-
-/// The marker at the end of a restart interval (T.81 E.2.4), shared by the sequential and
-/// progressive scan decoders.
-enum RestartSync {
-    /// Drops the padding bits and expects RSTn with n = `next` (the modulo-8 sequence). A
-    /// wrong marker is handled as libjpeg's jpeg_resync_to_restart does: a restart one or two
-    /// ahead, or any other marker, is left for later (the interval decodes as flat blocks);
-    /// one or two behind means stray data, so scan on to the next marker; anything else is
-    /// taken as the expected one.
-    static func expect(_ next: Int, reader: inout BitReader, log: inout WarningLog) throws(JPEGError) {
-        reader.discardBits()
-        let expected = Marker.rst0 + UInt8(next)
-        var found: UInt8, offset: Int
-        if let marker = reader.marker {
-            found = marker
-            offset = reader.markerOffset
-        } else {
-            (found, offset) = try nextMarker(&reader, log: &log)
-        }
-        if found == expected {
-            reader.marker = nil
-            return
-        }
-        try log.add(.restartResync(expected: expected, found: found, offset: offset))
-        while true {
-            let ahead1 = Marker.rst0 + UInt8((next + 1) & 7), ahead2 = Marker.rst0 + UInt8((next + 2) & 7)
-            let behind1 = Marker.rst0 + UInt8((next + 7) & 7), behind2 = Marker.rst0 + UInt8((next + 6) & 7)
-            if found < 0xC0 || found == behind1 || found == behind2 {
-                (found, offset) = try nextMarker(&reader, log: &log)
-            } else if !Marker.isRestart(found) || found == ahead1 || found == ahead2 {
-                reader.marker = found
-                reader.markerOffset = offset
-                return
-            } else {
-                reader.marker = nil
-                return
-            }
-        }
-    }
-
-    /// The next marker in the stream (after the bit reader's position), EOI at the end.
-    static func nextMarker(_ reader: inout BitReader, log: inout WarningLog) throws(JPEGError) -> (UInt8, Int) {
-        guard let marker = try MarkerReader.next(&reader.stream) else {
-            return (Marker.eoi, reader.stream.position)
-        }
-        if marker.discarded > 0 {
-            try log.add(.extraneousBytes(count: marker.discarded, marker: marker.code, offset: marker.offset))
-        }
-        return (marker.code, marker.offset)
-    }
-}
-
-/// Working memory of the block decoder, allocated once per decode.
-final class ScanScratch {
-    /// One block of coefficients in natural order, plus a scratch slot at 64.
-    let coefficients: LedgerBuffer<Int16>
-    /// The IDCT's intermediate 8×8 values: scalar for the reduced transforms, lanes for the full one.
-    let workspace: LedgerBuffer<Int32>
-    let lanes: LedgerBuffer<InverseDCT.Lanes>
-    /// For each IDCT size 8, 4, 2 (rows 0, 1, 2): zig-zag index → natural index if the
-    /// reduced transform reads that coefficient, else 64. Indices 64…79 stand for runs past the block's end, which libjpeg
-    /// lands on coefficient 63.
-    let keep: LedgerBuffer<Int32>
-
-    init(ledger: MemoryLedger) throws(JPEGError) {
-        coefficients = try core { () throws(CoreError) in try ledger.allocate(Int16.self, count: 65, initialValue: 0) }
-        workspace = try core { () throws(CoreError) in try ledger.allocate(Int32.self, count: 64, initialValue: 0) }
-        lanes = try core { () throws(CoreError) in
-            try ledger.allocate(InverseDCT.Lanes.self, count: 8, initialValue: InverseDCT.Lanes(repeating: 0))
-        }
-        keep = try core { () throws(CoreError) in try ledger.allocate(Int32.self, count: 3 * 80, initialValue: 64) }
-        let order = ZigZag.naturalOrder
-        // Frequencies each transform reads, per axis (see InverseDCT.transform4/transform2).
-        let used: [[Bool]] = [[true, true, true, true, true, true, true, true],
-                              [true, true, true, true, false, true, true, true],
-                              [true, true, false, true, false, true, false, true]]
-        for row in 0 ..< 3 {
-            for k in 0 ..< 80 {
-                let natural = k < 64 ? order[k] : 63
-                if used[row][natural & 7] && used[row][natural >> 3] { keep[row * 80 + k] = Int32(natural) }
-            }
-        }
-    }
-
-    func keepMap(blockSize: Int) -> UnsafePointer<Int32> {
-        let row = blockSize == 8 ? 0 : (blockSize == 4 ? 1 : 2)
-        return UnsafePointer(keep.baseAddress + row * 80)
     }
 }

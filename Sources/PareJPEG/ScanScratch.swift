@@ -1,0 +1,39 @@
+import PareCore
+
+/// Working memory of the block decoder, allocated once per decode.
+final class ScanScratch {
+    /// One block of coefficients in natural order, plus a scratch slot at 64.
+    let coefficients: LedgerBuffer<Int16>
+    /// The IDCT's intermediate 8×8 values: scalar for the reduced transforms, lanes for the full one.
+    let workspace: LedgerBuffer<Int32>
+    let lanes: LedgerBuffer<InverseDCT.Lanes>
+    /// For each IDCT size 8, 4, 2 (rows 0, 1, 2): zig-zag index → natural index if the
+    /// reduced transform reads that coefficient, else 64. Indices 64…79 stand for runs past the block's end, which libjpeg
+    /// lands on coefficient 63.
+    let keep: LedgerBuffer<Int32>
+
+    init(ledger: MemoryLedger) throws(JPEGError) {
+        coefficients = try core { () throws(CoreError) in try ledger.allocate(Int16.self, count: 65, initialValue: 0) }
+        workspace = try core { () throws(CoreError) in try ledger.allocate(Int32.self, count: 64, initialValue: 0) }
+        lanes = try core { () throws(CoreError) in
+            try ledger.allocate(InverseDCT.Lanes.self, count: 8, initialValue: InverseDCT.Lanes(repeating: 0))
+        }
+        keep = try core { () throws(CoreError) in try ledger.allocate(Int32.self, count: 3 * 80, initialValue: 64) }
+        let order = ZigZag.naturalOrder
+        // Frequencies each transform reads, per axis (see InverseDCT.transform4/transform2).
+        let used: [[Bool]] = [[true, true, true, true, true, true, true, true],
+                              [true, true, true, true, false, true, true, true],
+                              [true, true, false, true, false, true, false, true]]
+        for row in 0 ..< 3 {
+            for k in 0 ..< 80 {
+                let natural = k < 64 ? order[k] : 63
+                if used[row][natural & 7] && used[row][natural >> 3] { keep[row * 80 + k] = Int32(natural) }
+            }
+        }
+    }
+
+    func keepMap(blockSize: Int) -> UnsafePointer<Int32> {
+        let row = blockSize == 8 ? 0 : (blockSize == 4 ? 1 : 2)
+        return UnsafePointer(keep.baseAddress + row * 80)
+    }
+}

@@ -5,7 +5,7 @@ import Darwin
 #endif
 import Dispatch
 import PareCore
-import PareJPEG
+@_spi(Bands) import PareJPEG
 
 /// Decodes a sequential JPEG with restart markers on several cores and streams its rows, in
 /// order, into one sink; any other JPEG is decoded serially by `JPEGDecoder`.

@@ -401,3 +401,18 @@ struct TableSet {
         }
     }
 }
+
+extension JPEGDecoder where Source == MemoryByteSource {
+    /// Decodes a whole JPEG held in memory into an `Image` at `scale` (the raw decode: no
+    /// orientation, no resampling), gray8 or rgb8 as `outputFormat` says. Warnings are
+    /// dropped; use `JPEGDecoder` itself to see them.
+    public static func decodeImage(_ bytes: [UInt8], scale: JPEGScale = .full, ledger: MemoryLedger,
+                                   options: JPEGOptions = JPEGOptions()) throws(JPEGError) -> Image {
+        var decoder = try JPEGDecoder(source: MemoryByteSource(bytes), ledger: ledger, options: options)
+        var builder = ImageBuilder(ledger: ledger)
+        try decoder.decode(scale: scale, into: &builder)
+        // `decode` begins the sink before it returns; without a beginning there is no image.
+        guard let image = builder.image else { throw .missingScan(offset: decoder.bytesRead) }
+        return image
+    }
+}

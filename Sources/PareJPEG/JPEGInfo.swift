@@ -134,7 +134,7 @@ public enum JPEGProcess: Sendable, Equatable {
 /// an Adobe APP14 transform flag says RGB/YCbCr (3 components) or CMYK/YCCK (4); otherwise
 /// component ids 'R','G','B' mean RGB, and 4 components without Adobe mean CMYK.
 public enum JPEGColorSpace: Sendable, Equatable {
-    case gray, yCbCr, rgb, cmyk, ycck, unknown
+    case gray, yCbCr, rgb, cmyk, ycck
 }
 
 /// One frame component (T.81 B.2.2, Table B.2).

@@ -16,7 +16,11 @@ import PareCore
 /// that is not RSTn. Anything else (a marker missing or extra, out of order, data that ends
 /// without a marker) gives no index, and the caller decodes serially, so that a damaged file
 /// is repaired exactly as `decode(scale:into:)` repairs it.
-public struct RestartIndex {
+///
+/// The band API (`restartLayout`, `restartIndex`, `outputRows(ofBand:scale:)`, `decodeBand`)
+/// serves a caller that runs bands on threads of its own (Pare's `ParallelJPEGDecoder`):
+/// it is `@_spi(Bands)`, imported as `@_spi(Bands) import PareJPEG`.
+@_spi(Bands) public struct RestartIndex {
     /// Ri: MCUs per restart interval.
     public let restartInterval: Int
     public let mcusPerLine: Int
@@ -36,7 +40,7 @@ extension JPEGDecoder {
     /// when the image cannot have one (it is not one interleaved sequential scan with a
     /// restart interval), so that a caller can prepare its bands before `restartIndex()`
     /// reads the scan.
-    public func restartLayout() throws(JPEGError) -> (mcusPerLine: Int, mcuRows: Int)? {
+    @_spi(Bands) public func restartLayout() throws(JPEGError) -> (mcusPerLine: Int, mcuRows: Int)? {
         guard info.restartInterval > 0, frame.process == .baseline || frame.process == .extendedSequential,
               firstScan.components.count == frame.components.count else { return nil }
         let plan = try ScalePlan(frame: frame, scale: .eighth, offset: firstScan.offset)
@@ -48,7 +52,7 @@ extension JPEGDecoder {
     /// Indexes the restart intervals of the first scan (see `RestartIndex`): nil when the
     /// image is not one interleaved sequential scan with restart markers in perfect order.
     /// Reads the whole scan once, byte by byte; allocates one `Int` per MCU row.
-    public mutating func restartIndex() throws(JPEGError) -> RestartIndex? {
+    @_spi(Bands) public mutating func restartIndex() throws(JPEGError) -> RestartIndex? {
         guard let (mcusPerLine, mcuRows) = try restartLayout() else { return nil }
         let ri = info.restartInterval, total = mcusPerLine * mcuRows
         let intervals = (total - 1) / ri + 1
@@ -74,7 +78,7 @@ extension JPEGDecoder {
     /// The output rows at `scale` that the band of MCU rows `band` produces: the rows the
     /// streaming decode emits while it decodes those MCU rows. Consecutive bands give
     /// consecutive, disjoint row ranges that together cover the image.
-    public func outputRows(ofBand band: Range<Int>, scale: JPEGScale) throws(JPEGError) -> Range<Int> {
+    @_spi(Bands) public func outputRows(ofBand band: Range<Int>, scale: JPEGScale) throws(JPEGError) -> Range<Int> {
         let plan = try ScalePlan(frame: frame, scale: scale, offset: firstScan.offset)
         let first = plan.rowsCompleted(byMCURows: band.lowerBound)
         return first ..< max(first, plan.rowsCompleted(byMCURows: band.upperBound))
@@ -99,7 +103,7 @@ extension JPEGDecoder {
     ///
     /// `index` may be nil for a band that starts at the top, which starts where the scan does,
     /// so that its decode need not wait for the index.
-    public mutating func decodeBand<Sink: RowSink>(scale: JPEGScale, mcuRows band: Range<Int>, index: RestartIndex?,
+    @_spi(Bands) public mutating func decodeBand<Sink: RowSink>(scale: JPEGScale, mcuRows band: Range<Int>, index: RestartIndex?,
                                                    into sink: inout Sink) throws(JPEGError) {
         var log = WarningLog(warnings: headerWarnings, dropped: headerDroppedWarnings, strict: options.strict,
                              limit: options.maxWarnings)

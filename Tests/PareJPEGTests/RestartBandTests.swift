@@ -1,7 +1,7 @@
 import PareCore
 import TestSupport
 import Testing
-@testable import PareJPEG
+@_spi(Bands) @testable import PareJPEG
 
 /// Band decoding from restart intervals (`JPEGDecoder.restartIndex`, `decodeBand`): bands
 /// decoded on their own and put end to end must be the serial decode, byte for byte.

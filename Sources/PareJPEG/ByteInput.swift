@@ -92,9 +92,9 @@ struct ByteInput {
         return true
     }
 
-    /// True when the window holds at least `n` (≤ `windowSize`) more bytes; when it does not
-    /// and the input has more than the window, the window is first reloaded to start at the
-    /// next byte.
+    /// True when the window holds at least `n` more bytes; when it does not, and the window
+    /// is large enough and the input has more than the window, the window is first reloaded
+    /// to start at the next byte.
     @inline(__always)
     mutating func hasAhead(_ n: Int) throws(JPEGError) -> Bool {
         if fill &- cursor >= n { return true }
@@ -103,7 +103,7 @@ struct ByteInput {
 
     @inline(never)
     mutating func reloadAhead(_ n: Int) throws(JPEGError) -> Bool {
-        guard windowOffset + fill < count else { return false }
+        guard n <= capacity, windowOffset + fill < count else { return false }
         try load(at: position)
         return fill - cursor >= n
     }

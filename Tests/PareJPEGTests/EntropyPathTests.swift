@@ -97,9 +97,9 @@ import TestSupport
         #expect(compared >= 220)
     }
 
-    @Test(.enabled(if: Corpus.root != nil, Comment(rawValue: Corpus.missingMessage)))
+    @Test(.requiresCorpus)
     func corpusAgrees() throws {
-        let root = try #require(Corpus.root)
+        let root = Corpus.path
         let files = Self.jpegFiles(under: root + "/jpeg") + Self.jpegFiles(under: root + "/exif")
         #expect(files.count >= 300)
         let compared = try Self.compare(files, scales: [.full, .eighth])

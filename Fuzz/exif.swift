@@ -12,6 +12,7 @@ func touch(_ metadata: EXIFMetadata, source: MemoryByteSource) {
             let n = min(entry.valueCount, 4)
             for i in 0 ..< n {
                 _ = entry.integer(at: i)
+                _ = entry.unsignedInteger(at: i)
                 _ = entry.rational(at: i)
                 _ = entry.double(at: i)
             }

@@ -22,8 +22,9 @@ public struct JPEGCoefficientSnapshot: Sendable {
         public let quantizers: [Int32]
         /// The quantised DC coefficient of every block, raster order.
         public let dc: [Int16]
-        /// Per block, the slot of its 64 coefficients in `full`, or −1 when only DC was kept.
-        let slots: [Int32]
+        /// Which blocks kept all 64 coefficients: every one, or those listed (raster indices,
+        /// ascending, in `full`'s order).
+        let selection: BlockSelection
         /// 64 quantised coefficients, natural order, per kept block.
         let full: [Int16]
 
@@ -31,8 +32,7 @@ public struct JPEGCoefficientSnapshot: Sendable {
         /// only its DC coefficient was kept.
         public func coefficients(row: Int, column: Int) -> [Int16]? {
             guard row >= 0, column >= 0, row < blocksHigh, column < blocksWide else { return nil }
-            let slot = Int(slots[row * blocksWide + column])
-            guard slot >= 0 else { return nil }
+            guard let slot = selection.slot(of: row * blocksWide + column) else { return nil }
             return Array(full[slot * 64 ..< slot * 64 + 64])
         }
 
@@ -65,8 +65,7 @@ public struct JPEGCoefficientSnapshot: Sendable {
         /// resolution (`width` × `height`) when every block was kept, else one sample per
         /// block (its DC term: the plane at 1/8).
         public func plane() -> (width: Int, height: Int, samples: [UInt8]) {
-            let keptAll = slots.allSatisfy { $0 >= 0 }
-            guard keptAll else {
+            guard case .all = selection else {
                 var samples = [UInt8](repeating: 0, count: dc.count)
                 for i in 0 ..< dc.count { samples[i] = InverseDCT.dcSample(dc[i], quantizers[0], size: 1) }
                 return (blocksWide, blocksHigh, samples)
@@ -74,7 +73,7 @@ public struct JPEGCoefficientSnapshot: Sendable {
             var samples = [UInt8](repeating: 0, count: width * height)
             for row in 0 ..< blocksHigh {
                 for column in 0 ..< blocksWide {
-                    let slot = Int(slots[row * blocksWide + column])
+                    let slot = row * blocksWide + column
                     let block = Self.transform(Array(full[slot * 64 ..< slot * 64 + 64]), quantizers)
                     for y in 0 ..< 8 where row * 8 + y < height {
                         for x in 0 ..< 8 where column * 8 + x < width {
@@ -90,13 +89,36 @@ public struct JPEGCoefficientSnapshot: Sendable {
     public let components: [Component]
 }
 
+/// The blocks whose every coefficient a snapshot keeps: all, or a few listed, so that a
+/// large frame costs two bytes a block (its DC term) and no more.
+enum BlockSelection: Sendable {
+    case all
+    /// Raster block indices, ascending and distinct.
+    case listed([Int])
+
+    /// Where block `index`'s coefficients are, nil when it is not kept whole.
+    func slot(of index: Int) -> Int? {
+        switch self {
+        case .all: return index
+        case .listed(let indices):
+            var low = 0, high = indices.count
+            while low < high {
+                let middle = (low + high) / 2
+                if indices[middle] < index { low = middle + 1 } else { high = middle }
+            }
+            return low < indices.count && indices[low] == index ? low : nil
+        }
+    }
+}
+
 extension JPEGDecoder {
     /// Decodes every scan into coefficients instead of samples: sequential scans by the plain
     /// reader of T.81 F.2.2 (`PlainBlockReader`), progressive ones into the decoder's own
-    /// `CoefficientStore` at full size. Keeps every block's 64 coefficients when `keepAll`,
-    /// else those of the blocks listed in `chosen` (per component, raster indices) and DC
-    /// for the rest. Memory: a progressive frame holds its whole store from the ledger, as a
-    /// full-size decode does.
+    /// `CoefficientStore` at full size. Keeps every block's 64 coefficients when `keepAll`
+    /// and they fit `options.maxExactCoefficientBytes`, else those of the blocks listed in
+    /// `chosen` (per component, raster indices) and DC for the rest. Memory: a progressive
+    /// frame holds its whole store from the ledger, as a full-size decode does; the snapshot
+    /// itself two bytes a block plus 128 per block kept whole.
     @_spi(Explain)
     public mutating func coefficientSnapshot(keepAll: Bool, chosen: [[Int]]) throws(JPEGError) -> JPEGCoefficientSnapshot {
         var log = WarningLog(warnings: headerWarnings, dropped: headerDroppedWarnings, strict: options.strict,
@@ -118,21 +140,25 @@ extension JPEGDecoder {
             let height = (frame.height * component.vertical + vMax - 1) / vMax
             layouts.append((width, height, (width + 7) / 8, (height + 7) / 8))
         }
-        var keep: [[Int32]] = []
+        // Every block whole only while that fits the budget of a progressive store kept exact.
+        let totalBlocks = layouts.reduce(0) { $0 + $1.wide * $1.high }
+        let keepAll = keepAll && totalBlocks <= options.maxExactCoefficientBytes / 128
+        var keep: [BlockSelection] = []
         var keptCount: [Int] = []
         for (c, layout) in layouts.enumerated() {
-            var slots = [Int32](repeating: -1, count: layout.wide * layout.high)
-            var next: Int32 = 0
+            let blocks = layout.wide * layout.high
             if keepAll {
-                for i in slots.indices { slots[i] = next; next += 1 }
-            } else if c < chosen.count {
-                for index in chosen[c] where slots.indices.contains(index) && slots[index] < 0 {
-                    slots[index] = next
-                    next += 1
+                keep.append(.all)
+                keptCount.append(blocks)
+            } else {
+                var listed: [Int] = []
+                for index in (c < chosen.count ? chosen[c] : []).sorted() where index >= 0 && index < blocks
+                    && listed.last != index {
+                    listed.append(index)
                 }
+                keep.append(.listed(listed))
+                keptCount.append(listed.count)
             }
-            keep.append(slots)
-            keptCount.append(Int(next))
         }
 
         // Coefficients per component in raster order over its coded blocks, written by a
@@ -153,8 +179,7 @@ extension JPEGDecoder {
                         let block = plane.values.baseAddress + (row * plane.blocksWide + column) * plane.kept
                         let index = row * layout.wide + column
                         dc[c][index] = block[0]
-                        let slot = Int(keep[c][index])
-                        guard slot >= 0 else { continue }
+                        guard let slot = keep[c].slot(of: index) else { continue }
                         for k in 0 ..< 64 { full[c][slot * 64 + plane.positions[k]] = block[k] }
                     }
                 }
@@ -196,8 +221,9 @@ extension JPEGDecoder {
                                     guard row < layouts[c].high, column < layouts[c].wide else { continue }
                                     let index = row * layouts[c].wide + column
                                     dc[c][index] = block[0]
-                                    let slot = Int(keep[c][index])
-                                    if slot >= 0 { for k in 0 ..< 64 { full[c][slot * 64 + k] = block[k] } }
+                                    if let slot = keep[c].slot(of: index) {
+                                        for k in 0 ..< 64 { full[c][slot * 64 + k] = block[k] }
+                                    }
                                 }
                             }
                         }
@@ -217,7 +243,7 @@ extension JPEGDecoder {
             let layout = layouts[c]
             components.append(.init(id: info.id, horizontal: info.horizontal, vertical: info.vertical,
                                     width: layout.width, height: layout.height, blocksWide: layout.wide,
-                                    blocksHigh: layout.high, quantizers: quantizers[c], dc: dc[c], slots: keep[c],
+                                    blocksHigh: layout.high, quantizers: quantizers[c], dc: dc[c], selection: keep[c],
                                     full: full[c]))
         }
         return JPEGCoefficientSnapshot(components: components)

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Pare
 
 /// `pare explain IN -o REPORT.html`: one self-contained page that shows a file stage by
 /// stage, for people learning the formats and people finding out why a file misbehaves.
@@ -100,17 +101,18 @@ struct ExplainPage {
     /// The whole page for `bytes`.
     static func render(_ bytes: [UInt8], name: String) -> String {
         var page = ExplainPage(name: name, fileSize: bytes.count)
-        if bytes.starts(with: [0xFF, 0xD8]) {
+        switch ImageFormat(sniffing: Array(bytes.prefix(8))) {
+        case .jpeg:
             page.format = "JPEG"
             ExplainJPEG.explain(bytes, into: &page)
-        } else if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
+        case .png:
             page.format = "PNG"
             ExplainPNG.explain(bytes, into: &page)
-        } else if bytes.starts(with: [0x49, 0x49]) || bytes.starts(with: [0x4D, 0x4D]) {
+        case .tiff:
             page.format = "TIFF"
             ExplainMetadata.explainTIFF(bytes, into: &page)
-        } else {
-            page.fail("not a JPEG, PNG or TIFF file at byte 0")
+        case nil:
+            page.fail("\(PareError.unknownFormat)")
             page.spans = [ByteSpan(offset: 0, length: bytes.count, label: "unknown", what: "bytes of no known format",
                                    kind: "k-bad", section: "error")]
         }

@@ -232,7 +232,7 @@ enum ExplainJPEG {
         page.section("scans", "Scans", intro: progressive
             ? "A progressive file sends the coefficients in several scans: first the DC terms (a blurry 1/8 picture), then bands of AC frequencies (Ss…Se in zig-zag order), often first their high bits and later the low ones (successive approximation: Ah is the bit position sent before, Al the one sent now). Each row shows the 64 zig-zag positions: orange for a first pass over a band, blue for a refinement."
             : "A sequential file sends every coefficient of every block in one pass (one scan per component when not interleaved). The row shows the 64 zig-zag positions the scan covers.") { html in
-            html.open("table", [("class", "facts")])
+            html.open("table", [("class", "facts scans")])
             html.raw("<tr><th>scan</th><th>components</th><th>Ss–Se</th><th>Ah/Al</th><th>zig-zag positions 0…63</th><th>data bytes</th><th>restarts</th></tr>")
             for scan in structure.scans {
                 let ids = scan.components.map { component -> String in
@@ -311,27 +311,24 @@ enum ExplainJPEG {
                 let widest = snapshot.components.map { $0.plane().width }.max() ?? 1
                 for (index, component) in snapshot.components.enumerated() {
                     let plane = component.plane()
-                    let share = Double(plane.width) / Double(max(1, widest))
-                    let maxWidth = max(24, Int(Double(min(ExplainPictures.pageWidth, max(plane.width, 320))) * share))
-                    let image = ExplainPictures.gray(width: plane.width, height: plane.height, samples: plane.samples,
-                                                     maximumWidth: maxWidth)
-                    var picture = image.flatMap { ExplainPictures.picture($0, minimumWidth: 1, maximumWidth: maxWidth) }
-                    if let p = picture, p.displayWidth < maxWidth, let image {
-                        picture?.displayWidth = maxWidth
-                        picture?.displayHeight = max(1, image.height * maxWidth / max(1, image.width))
-                        picture?.pixelated = true
-                        _ = p
-                    }
+                    // One scale for all planes, so that subsampled ones look as much smaller as they are.
+                    let scaleWidth = min(ExplainPictures.pageWidth, max(widest, 320))
+                    let width = max(8, scaleWidth * plane.width / max(1, widest))
+                    let picture = ExplainPictures.gray(width: plane.width, height: plane.height, samples: plane.samples,
+                                                       maximumWidth: width).flatMap { ExplainPictures.picture($0, displayWidth: width) }
                     let full = plane.width == component.width
                     html.figure(picture, caption: "\(componentName(index, count: snapshot.components.count)): \(component.width)×\(component.height) samples\(full ? "" : " (drawn from DC terms, one sample per block)")")
                 }
             }
             html.element("h3", [], "The DCT scales")
+            html.element("p", [("class", "small")], "The same picture decoded at each scale the DCT allows, drawn at one size: at 1/8 each block gives one pixel (its DC term), at 1/4 a 2×2 and at 1/2 a 4×4 inverse DCT of its lowest frequencies, at 1/1 the full 8×8.")
+            let shownWidth = min(260, structure.frames.first?.width ?? 260)
             for scale in [JPEGScale.eighth, .quarter, .half, .full] {
-                let decoded = ExplainPictures.decodeJPEG(bytes, scale: scale, maximumWidth: 280)
+                let decoded = scale == .eighth ? eighth
+                    : ExplainPictures.decodeJPEG(bytes, scale: scale, maximumWidth: shownWidth)
                 let size = decoder?.outputSize(at: scale)
-                html.figure(decoded.image.flatMap { ExplainPictures.picture($0, minimumWidth: 1, maximumWidth: 280) },
-                            caption: "1/\(8 / scale.rawValue == 1 ? "1" : "\(8 / scale.rawValue)"): \(size.map { "\($0.width)×\($0.height)" } ?? "?")" + (decoded.error.map { " — \($0)" } ?? ""))
+                html.figure(decoded.image.flatMap { ExplainPictures.picture($0, displayWidth: shownWidth) },
+                            caption: (scale == .full ? "1/1" : "1/\(8 / scale.rawValue)") + ": \(size.map { "\($0.width)×\($0.height)" } ?? "?")" + (decoded.error.map { " — \($0)" } ?? ""))
             }
             if progressive { progressiveSteps(bytes, structure: structure, into: &html) }
         }
@@ -349,13 +346,20 @@ enum ExplainJPEG {
             scale = candidate
             break
         }
+        if scale == .eighth {
+            html.element("p", [("class", "small")], "At this size one pixel is a whole block, so only the DC scans change the picture; the AC scans add detail inside the blocks.")
+        }
         let scans = structure.scans.prefix(drawnScans)
         for scan in scans {
+            let names = scan.components.map { component -> String in
+                guard let index = frame.components.firstIndex(where: { $0.id == component.id }) else { return "\(component.id)" }
+                return componentName(index, count: frame.components.count)
+            }.joined(separator: " ")
             let end = min(bytes.count, scan.dataOffset + scan.dataLength)
             let prefix = Array(bytes[0 ..< end]) + [0xFF, 0xD9]
             let decoded = ExplainPictures.decodeJPEG(prefix, scale: scale, maximumWidth: 200)
             html.figure(decoded.image.flatMap { ExplainPictures.picture($0, minimumWidth: 1, maximumWidth: 200) },
-                        caption: "after scan \(scan.number) (Ss \(scan.spectralStart)–\(scan.spectralEnd), Al \(scan.approximationLow)): \(end) bytes, \(percent(end, bytes.count))")
+                        caption: "after scan \(scan.number): \(names) \(scan.spectralStart == 0 && scan.spectralEnd == 0 ? "DC" : "AC \(scan.spectralStart)–\(scan.spectralEnd)")\(scan.approximationHigh > 0 ? " refined to bit \(scan.approximationLow)" : scan.approximationLow > 0 ? " from bit \(scan.approximationLow)" : ""); \(end) bytes read (\(percent(end, bytes.count)))")
         }
         if structure.scans.count > scans.count {
             html.element("p", [("class", "small")], "\(structure.scans.count - scans.count) more scans not drawn.")

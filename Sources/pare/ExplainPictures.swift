@@ -27,6 +27,20 @@ enum ExplainPictures {
                               displayHeight: height, pixelated: pixelated, pngBytes: png.count)
     }
 
+    /// An encoded picture shown exactly `displayWidth` wide: shrunk first when larger,
+    /// enlarged without smoothing when smaller, so that pictures of different sizes can be
+    /// compared side by side at one scale.
+    static func picture(_ image: Image, displayWidth: Int) -> ExplainPicture? {
+        guard var picture = picture(shrink(image, maximumWidth: displayWidth), minimumWidth: 1,
+                                    maximumWidth: displayWidth) else { return nil }
+        if picture.displayWidth < displayWidth {
+            picture.pixelated = true
+            picture.displayHeight = max(1, (picture.displayHeight * displayWidth + picture.displayWidth / 2) / picture.displayWidth)
+            picture.displayWidth = displayWidth
+        }
+        return picture
+    }
+
     /// A one-channel plane as a gray picture.
     static func gray(width: Int, height: Int, samples: [UInt8], maximumWidth: Int = pageWidth) -> Image? {
         guard width > 0, height > 0, samples.count >= width * height,

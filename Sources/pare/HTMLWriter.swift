@@ -93,7 +93,7 @@ struct HTMLWriter {
         } else {
             element("div", [("class", "missing")], "no picture")
         }
-        element("figcaption", [], caption)
+        element("figcaption", [("style", "max-width:\(max(picture?.displayWidth ?? 120, 150))px")], caption)
         close("figure")
     }
 
@@ -122,6 +122,7 @@ struct HTMLWriter {
         table{border-collapse:collapse;margin:6px 0 12px;font-size:13px}
         th,td{border:1px solid var(--line);padding:2px 8px;text-align:left;vertical-align:top}
         th{background:#f2f4f8;font-weight:600}
+        table.scans td{white-space:nowrap}
         td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
         code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}
         figure{display:inline-block;margin:6px 14px 10px 0;vertical-align:top}
@@ -188,7 +189,8 @@ struct HTMLWriter {
           for(var k=0;k<64;k++){zig.push(c[zz[k]]);maxq=Math.max(maxq,Math.abs(c[zz[k]]));}
           for(var i=0;i<64;i++){deq.push(c[i]*q[i]);maxd=Math.max(maxd,Math.abs(c[i]*q[i]));}
           var h='<div class="small">'+b.label+'</div>';
-          h+='<div class="small">quantised coefficients in zig-zag order (the order the entropy coder sent them): '+zig.join(' ')+'</div>';
+          var last=63;while(last>0&&zig[last]===0)last--;
+          h+='<div class="small">quantised coefficients in zig-zag order, as the entropy decoder produced them: <span class="mono">'+zig.slice(0,last+1).join(' ')+(last<63?' EOB (the other '+(63-last)+' are zero)':'')+'</span></div>';
           h+=grid('quantised (natural order)',c,maxq,false)+grid('dequantised = quantised × Q',deq,maxd,false)+grid('IDCT output (+128, clamped)',b.s,255,true);
           document.getElementById(target).innerHTML=h;};
         document.querySelectorAll('script[type="application/json"][data-blocks]').forEach(function(tag){

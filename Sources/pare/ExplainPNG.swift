@@ -3,7 +3,7 @@ import PareCore
 
 /// The PNG section of `pare explain` (`id="chunks"`, PNG 3rd ed.): the chunk list with each
 /// CRC checked (§5.3), IHDR decoded (§11.2.1), the filter type of every scanline as a strip
-/// beside the picture (§7.3, §9), the seven Adam7 passes as pictures (§8.2), the palette and
+/// beside the picture (§7.3, §9), the picture after each of the seven Adam7 passes (§8.2), the palette and
 /// its transparency (§11.2.3, §11.3.1.1) and the text chunks (§11.3.3); then the metadata.
 enum ExplainPNG {
     static let colorTypes = [0: "gray", 2: "RGB", 3: "palette", 4: "gray + alpha", 6: "RGBA"]
@@ -99,26 +99,32 @@ enum ExplainPNG {
         html.close("div")
     }
 
-    /// The pixels of each pass taken from the decoded image, each pass at its own size.
+    /// The picture as a viewer shows it after each pass: every pixel not yet sent takes the
+    /// value of the sent one at the top left of its cell. After pass p the pixels sent form a
+    /// regular grid (8×8 after pass 1, then 4×8, 4×4, 2×4, 2×2, 1×2 and 1×1), so the cell is
+    /// that grid's. Drawn by nearest-pixel sampling at the page's size, so a large image
+    /// costs no more than a small one.
     static func adam7(_ image: Image, into html: inout HTMLWriter) {
         html.element("h3", [], "Adam7 passes")
-        html.element("p", [("class", "small")], "An interlaced PNG sends the pixels in seven passes on an 8×8 grid: pass 1 has one pixel in 64, each later pass doubles the count, so a viewer can show a coarse picture early.")
+        html.element("p", [("class", "small")], "An interlaced PNG sends its pixels in seven passes over an 8×8 grid: pass 1 sends one pixel in 64, and each later pass doubles the count, so a viewer can draw a coarse picture early and refine it. Each picture is the image after that pass, every pixel not yet sent filled from the nearest sent one above and to the left.")
+        let cells = [(8, 8), (4, 8), (4, 4), (2, 4), (2, 2), (1, 2), (1, 1)]
         let bpp = image.format.bytesPerPixel
+        let (drawnWidth, drawnHeight) = ExplainPictures.fitted(image.width, image.height, 200)
         for (number, pass) in Adam7Pass.passes.enumerated() {
-            let width = pass.width(of: image.width), height = pass.height(of: image.height)
-            guard width > 0, height > 0, let small = try? Image(width: width, height: height, format: image.format, ledger: MemoryLedger()) else {
-                html.figure(nil, caption: "pass \(number + 1): empty")
-                continue
-            }
-            for y in 0 ..< height {
-                let source = image.row(pass.yOrigin + y * pass.yStep), target = small.row(y)
-                for x in 0 ..< width {
-                    let from = (pass.xOrigin + x * pass.xStep) * bpp
-                    for b in 0 ..< bpp { target[x * bpp + b] = source[from + b] }
+            let (cellWidth, cellHeight) = cells[number]
+            guard let partial = try? Image(width: drawnWidth, height: drawnHeight, format: image.format,
+                                           ledger: MemoryLedger()) else { continue }
+            for dy in 0 ..< drawnHeight {
+                let y = dy * image.height / drawnHeight
+                let source = image.row(y - y % cellHeight), target = partial.row(dy)
+                for dx in 0 ..< drawnWidth {
+                    let x = dx * image.width / drawnWidth
+                    let from = (x - x % cellWidth) * bpp
+                    for b in 0 ..< bpp { target[dx * bpp + b] = source[from + b] }
                 }
             }
-            let picture = ExplainPictures.picture(ExplainPictures.shrink(small, maximumWidth: 150), minimumWidth: 60, maximumWidth: 150)
-            html.figure(picture, caption: "pass \(number + 1): \(width)×\(height)")
+            html.figure(ExplainPictures.picture(partial, displayWidth: max(drawnWidth, 112)),
+                        caption: "after pass \(number + 1): \(pass.width(of: image.width))×\(pass.height(of: image.height)) pixels sent")
         }
     }
 

@@ -11,6 +11,8 @@ public enum PareError: Error, Sendable {
     case png(PNGError)
     case exif(EXIFError)
     case core(CoreError)
+    /// Writing a JPEG failed (an option out of range, a refused buffer).
+    case jpegEncoding(JPEGEncodingError)
     /// The first bytes are not those of a format Pare reads.
     case unknownFormat
     /// The format is recognised but Pare cannot make pixels from it (e.g. TIFF image data).
@@ -26,6 +28,7 @@ extension PareError: CustomStringConvertible {
         case let .png(error): return "\(error)"
         case let .exif(error): return "\(error)"
         case let .core(error): return "Pare: \(error)"
+        case let .jpegEncoding(error): return "\(error)"
         case .unknownFormat: return "Pare: not a JPEG, PNG or TIFF file at byte 0"
         case let .unsupported(what): return "Pare: unsupported: \(what)"
         case let .io(path, reason): return "Pare: cannot read \(path): \(reason)"

@@ -6,10 +6,17 @@ import Darwin
 import Dispatch
 import Pare
 import ParePNG
+import PareJPEG
+import PareCore
 
-/// `pare thumbnail IN... --size N [-o OUT | --out-dir DIR] [--recursive] [--format png|ppm]
-/// [--embedded auto|never|always] [--filter lanczos3|triangle|area] [--no-rotate] [--jobs N]
-/// [--json] [--stats]`.
+/// `pare thumbnail IN... --size N [-o OUT | --out-dir DIR] [--recursive] [--format jpeg|png|ppm]
+/// [--quality N] [--embedded auto|never|always] [--filter lanczos3|triangle|area] [--no-rotate]
+/// [--jobs N] [--json] [--stats]`.
+///
+/// The output format is `--format`'s, else OUT's extension (.jpg/.jpeg, .png, .ppm/.pgm/.pam;
+/// any other is a usage error); with `--out-dir` and no `--format`, JPEG for an opaque
+/// thumbnail and PNG for one with alpha. JPEGs are written at `--quality` (default 85, see
+/// `JPEGEncoderOptions.thumbnail`) with cjpeg's other defaults.
 ///
 /// Inputs may be files or directories (their image files; `--recursive` descends). Each
 /// input is handled on its own (its own `ImageSource` and ledger), `--jobs` at once. A
@@ -20,8 +27,9 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
     let arguments: Arguments
     do {
         arguments = try Arguments(
-            raw, valued: ["--size", "--output", "--out-dir", "--format", "--embedded", "--jobs", "--filter"],
-            boolean: ["--no-rotate", "--json", "--stats", "--recursive"],
+            raw, valued: ["--size", "--output", "--out-dir", "--format", "--embedded", "--jobs", "--filter",
+                          "--quality", "--sampling", "--restart"],
+            boolean: ["--no-rotate", "--json", "--stats", "--recursive", "--optimize", "--progressive", "--baseline"],
             aliases: ["-o": "--output", "-s": "--size", "-j": "--jobs", "-r": "--recursive"])
     } catch {
         return usageError(error.message)
@@ -49,12 +57,20 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
     let output = arguments.value("--output"), outDir = arguments.value("--out-dir")
     guard (output == nil) != (outDir == nil) else { return usageError("thumbnail needs exactly one of -o OUT and --out-dir DIR") }
     let format: OutputFormat
-    let defaultFormat = output.map { [".ppm", ".pgm", ".pam"].contains(where: $0.lowercased().hasSuffix) ? "ppm" : "png" } ?? "png"
-    switch arguments.value("--format") ?? defaultFormat {
-    case "png": format = .png
-    case "ppm": format = .ppm
-    default: return usageError("--format takes png or ppm")
+    if output == nil && arguments.value("--format") == nil {
+        format = .byAlpha
+    } else {
+        switch outputFormat(named: arguments.value("--format"), path: output ?? "") {
+        case let .success(chosen): format = .fixed(chosen)
+        case let .failure(error): return usageError(error.message)
+        }
     }
+    var jpeg = JPEGEncoderOptions.thumbnail
+    switch jpegOptions(arguments, defaultQuality: JPEGEncoderOptions.thumbnail.quality, into: &jpeg) {
+    case .success: break
+    case let .failure(error): return usageError(error.message)
+    }
+    let jpegOptions = jpeg
     var jobs = POSIX.processorCount
     if let jobsText = arguments.value("--jobs") {
         guard let parsed = Int(jobsText), parsed >= 1 else { return usageError("--jobs takes a whole number ≥ 1") }
@@ -84,7 +100,8 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
             let item = work[next]
             next += 1
             group.addTask {
-                let outcome = makeThumbnail(item, format: format, options: immutableOptions, inFlight: inFlight)
+                let outcome = makeThumbnail(item, format: format, options: immutableOptions, jpeg: jpegOptions,
+                                            inFlight: inFlight)
                 report.record(item, outcome)
             }
         }
@@ -95,10 +112,28 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
     return report.failures == 0 ? 0 : 1
 }
 
-enum OutputFormat {
-    case png, ppm
+/// What `pare thumbnail` writes: one format, or (for --out-dir without --format) JPEG
+/// for opaque thumbnails and PNG for those with alpha.
+enum OutputFormat: Sendable {
+    case fixed(ImageFileFormat)
+    case byAlpha
 
-    var fileExtension: String { self == .png ? "png" : "ppm" }
+    /// The extension planned before decoding; `byAlpha` outputs switch to .png if they turn
+    /// out to have alpha.
+    var fileExtension: String {
+        switch self {
+        case .fixed(.jpeg), .byAlpha: return "jpg"
+        case .fixed(.png): return "png"
+        case .fixed(.netpbm): return "ppm"
+        }
+    }
+
+    func format(for image: Image) -> ImageFileFormat {
+        switch self {
+        case let .fixed(format): return format
+        case .byAlpha: return image.format.hasAlpha ? .png : .jpeg
+        }
+    }
 }
 
 /// One input and where its thumbnail goes.
@@ -176,24 +211,26 @@ final class InFlightFiles: @unchecked Sendable {
 }
 
 enum Outcome {
-    case made(Thumbnail, milliseconds: Double)
+    case made(Thumbnail, format: ImageFileFormat, bytes: Int, milliseconds: Double)
     case failed(String)
 }
 
 private func makeThumbnail(_ item: WorkItem, format: OutputFormat, options: ThumbnailOptions,
-                           inFlight: InFlightFiles) -> Outcome {
+                           jpeg: JPEGEncoderOptions, inFlight: InFlightFiles) -> Outcome {
     let start = POSIX.now()
     let thumbnail: Thumbnail
     let encoded: [UInt8]
+    let chosen: ImageFileFormat
     do {
         let source = try ImageSource(path: item.input)
         thumbnail = try source.thumbnail(options: options)
-        switch format {
-        case .png: encoded = try PNGEncoder().encode(thumbnail.image)
-        case .ppm: encoded = netpbm(thumbnail.image)
-        }
+        chosen = format.format(for: thumbnail.image)
+        encoded = try ImageEncoding.encode(thumbnail.image, as: chosen, jpeg: jpeg)
     } catch {
         return .failed("\(error)")
+    }
+    if case .byAlpha = format, chosen == .png {
+        item.destination = Path.deletingExtension(item.destination) + ".png"
     }
     let directory = Path.directory(item.destination)
     if !directory.isEmpty { POSIX.createDirectories(directory) }
@@ -203,7 +240,7 @@ private func makeThumbnail(_ item: WorkItem, format: OutputFormat, options: Thum
         temporary = name
     }
     guard written else { return .failed("cannot write \(item.destination)") }
-    return .made(thumbnail, milliseconds: Double(POSIX.now() - start) / 1_000_000)
+    return .made(thumbnail, format: chosen, bytes: encoded.count, milliseconds: Double(POSIX.now() - start) / 1_000_000)
 }
 
 /// What the user sees: one JSON line per file (`--json`), a progress bar on a terminal, a
@@ -236,7 +273,7 @@ final class BatchReport: @unchecked Sendable {
         done += 1
         if progress { POSIX.writeStandardError("\r\u{1B}[K") }
         switch outcome {
-        case let .made(thumbnail, milliseconds):
+        case let .made(thumbnail, format, bytes, milliseconds):
             sources[thumbnail.source.name, default: 0] += 1
             if json {
                 // Values are rendered here, not as JSONValues, to keep the documented line
@@ -245,6 +282,7 @@ final class BatchReport: @unchecked Sendable {
                     ("input", JSONValue.quoted(item.input)), ("output", JSONValue.quoted(item.destination)),
                     ("source", JSONValue.quoted(thumbnail.source.name)),
                     ("width", "\(thumbnail.image.width)"), ("height", "\(thumbnail.image.height)"),
+                    ("format", JSONValue.quoted(format.rawValue)), ("bytes", "\(bytes)"),
                     ("ms", fixed(milliseconds, 2)),
                 ]
                 if stats {
@@ -282,17 +320,4 @@ final class BatchReport: @unchecked Sendable {
         printError("pare: \(done - failures) done, \(failures) failed, \(fixed(elapsed, 2)) s; sources: "
             + (used.isEmpty ? "none" : used))
     }
-}
-
-/// PGM (P5) for gray, PPM (P6) for RGB, PAM (P7) for RGBA: the binary Netpbm formats.
-func netpbm(_ image: Image) -> [UInt8] {
-    let header: String
-    switch image.format.channels {
-    case 1: header = "P5\n\(image.width) \(image.height)\n255\n"
-    case 3: header = "P6\n\(image.width) \(image.height)\n255\n"
-    default:
-        header = "P7\nWIDTH \(image.width)\nHEIGHT \(image.height)\nDEPTH \(image.format.channels)\nMAXVAL 255\n"
-            + "TUPLTYPE \(image.format.channels == 4 ? "RGB_ALPHA" : "GRAYSCALE_ALPHA")\nENDHDR\n"
-    }
-    return Array(header.utf8) + image.bytes
 }

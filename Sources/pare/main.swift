@@ -17,6 +17,12 @@ let usage = """
                      [--embedded auto|never|always] [--filter lanczos3|triangle|area]
                      [--no-rotate] [--jobs N] [--json] [--stats]
             IN may be files or directories; with --out-dir, outputs keep their relative paths.
+      pare convert IN -o OUT [--quality N] [--sampling 4:2:0|4:2:2|4:4:4] [--optimize]
+                   [--progressive] [--restart N|NB] [--baseline]
+            decodes IN (JPEG, PNG, PGM/PPM/PAM) at full size and writes the format OUT's
+            extension names (.jpg/.jpeg, .png, .ppm/.pgm/.pam); JPEG output defaults to
+            cjpeg's settings (quality 75, 4:2:0, standard tables); --restart N puts a
+            restart marker every N MCU rows, NB every N MCUs.
       pare decode IN [--scale 1/8|1/4|1/2|1] -o OUT
       pare exif IN --json
       pare inspect IN [--json]
@@ -52,6 +58,8 @@ case "thumbnail":
     status = await runThumbnail(rest)
 case "decode":
     status = runDecode(rest)
+case "convert":
+    status = runConvert(rest)
 case "exif":
     status = runExif(rest)
 case "inspect":

@@ -3,7 +3,7 @@
 # copied from ../shared/corpus, with --jobs 2:
 #   1. every good file gives a thumbnail, every bad one a failure line on stderr, exit 1;
 #   2. interrupted midway (SIGINT, then SIGTERM), no partial output file is left and every
-#      thumbnail present is a whole PNG.
+#      thumbnail present is a whole PNG (alpha) or JPEG (opaque).
 # Usage: Tests/cli/batch-corpus.sh PATH/TO/pare. Prints "N passed, M failed".
 set -u
 pare=${1:?usage: batch-corpus.sh PATH/TO/pare}
@@ -53,7 +53,8 @@ total=$(find "$work/in" -type f | wc -l)
 status=$?
 made=$(grep -c '"source"' "$work/stdout")
 reported=$(grep -c "^pare: $work/in" "$work/stderr")
-outputs=$(find "$work/out" -type f -name '*.png' | wc -l)
+# Opaque thumbnails are written as JPEG, those with alpha as PNG.
+outputs=$(find "$work/out" -type f \( -name '*.png' -o -name '*.jpg' \) | wc -l)
 check "exit status 1 when some inputs are bad (got $status)" $([ "$status" = 1 ]; echo $?)
 check "every input is a thumbnail or a reported failure ($made + $reported of $total)" \
     $([ $((made + reported)) = "$total" ]; echo $?)
@@ -75,7 +76,7 @@ for signal in INT TERM; do
         > /dev/null 2>&1 &
     pid=$!
     for _ in $(seq 200); do
-        [ "$(find "$work/out" -type f -name '*.png' 2>/dev/null | wc -l)" -ge 5 ] && break
+        [ "$(find "$work/out" -type f \( -name '*.png' -o -name '*.jpg' \) 2>/dev/null | wc -l)" -ge 5 ] && break
         sleep 0.01
     done
     kill -s "$signal" "$pid" 2>/dev/null
@@ -86,10 +87,13 @@ for signal in INT TERM; do
     while IFS= read -r png; do
         tail -c 8 "$png" | od -An -c | grep -q 'I   E   N   D' || broken=$((broken + 1))
     done < <(find "$work/out" -type f -name '*.png' 2>/dev/null)
-    done_count=$(find "$work/out" -type f -name '*.png' 2>/dev/null | wc -l)
+    while IFS= read -r jpg; do
+        [ "$(tail -c 2 "$jpg" | od -An -tx1 | tr -d ' ')" = ffd9 ] || broken=$((broken + 1))
+    done < <(find "$work/out" -type f -name '*.jpg' 2>/dev/null)
+    done_count=$(find "$work/out" -type f \( -name '*.png' -o -name '*.jpg' \) 2>/dev/null | wc -l)
     echo "SIG$signal: status $code after $done_count files"
     check "SIG$signal: interrupted (status $code)" $([ "$code" -gt 128 ]; echo $?)
-    check "SIG$signal: stopped with status $code after $done_count files, no partial file ($partial), no broken PNG ($broken)" \
+    check "SIG$signal: stopped with status $code after $done_count files, no partial file ($partial), no broken PNG or JPEG ($broken)" \
         $([ "$partial" = 0 ] && [ "$broken" = 0 ]; echo $?)
 done
 

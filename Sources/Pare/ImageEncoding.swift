@@ -1,0 +1,111 @@
+import PareCore
+import PareJPEG
+import ParePNG
+
+/// The file formats Pare writes.
+public enum ImageFileFormat: String, Sendable, CaseIterable {
+    /// JFIF JPEG (T.81 baseline, or progressive on request). Alpha is dropped.
+    case jpeg
+    /// PNG, with alpha when the image has it.
+    case png
+    /// Binary Netpbm: PGM (P5) for gray, PPM (P6) for RGB, PAM (P7) with alpha.
+    case netpbm
+
+    /// The format a file name's extension names: .jpg/.jpeg, .png, .ppm/.pgm/.pam; nil for
+    /// any other.
+    public init?(fileName: String) {
+        let lower = fileName.lowercased()
+        if lower.hasSuffix(".jpg") || lower.hasSuffix(".jpeg") {
+            self = .jpeg
+        } else if lower.hasSuffix(".png") {
+            self = .png
+        } else if lower.hasSuffix(".ppm") || lower.hasSuffix(".pgm") || lower.hasSuffix(".pam") {
+            self = .netpbm
+        } else {
+            return nil
+        }
+    }
+
+    /// The extension written for an image of `format` (without the dot).
+    public func fileExtension(for format: PixelFormat) -> String {
+        switch self {
+        case .jpeg: return "jpg"
+        case .png: return "png"
+        case .netpbm: return format.channels == 1 ? "pgm" : format.channels == 3 ? "ppm" : "pam"
+        }
+    }
+}
+
+/// A thumbnail and its encoded file.
+public struct EncodedThumbnail {
+    public var thumbnail: Thumbnail
+    public var format: ImageFileFormat
+    public var bytes: [UInt8]
+}
+
+extension JPEGEncoderOptions {
+    /// What thumbnails are written with: cjpeg's defaults but quality 85. A thumbnail is
+    /// looked at pixel for pixel, where quality 75's ringing around edges and blocking in
+    /// smooth skies show; 85 removes most of it for about a third more bytes, and a 256-px
+    /// JPEG at 85 is still a fraction of the PNG's size (Benchmarks/README.md).
+    public static var thumbnail: JPEGEncoderOptions { JPEGEncoderOptions(quality: 85) }
+}
+
+/// One call from an image to its file's bytes.
+public enum ImageEncoding {
+    public static func encode(_ image: Image, as format: ImageFileFormat,
+                              jpeg: JPEGEncoderOptions = .thumbnail,
+                              ledger: MemoryLedger = MemoryLedger()) throws(PareError) -> [UInt8] {
+        switch format {
+        case .jpeg:
+            do {
+                var encoder = try JPEGEncoder(options: jpeg, ledger: ledger, sink: ByteArraySink())
+                try encoder.encode(image)
+                return encoder.sink.bytes
+            } catch {
+                throw .jpegEncoding(error)
+            }
+        case .png:
+            do {
+                return try PNGEncoder(ledger: ledger).encode(image)
+            } catch {
+                throw .png(error)
+            }
+        case .netpbm:
+            return NetpbmEncoder.encode(image)
+        }
+    }
+}
+
+/// The binary Netpbm formats: PGM (P5) for gray, PPM (P6) for RGB, PAM (P7) for gray+alpha
+/// and RGBA; MAXVAL 255, or 65535 for 16-bit samples (stored big-endian, as `Image` holds them).
+public enum NetpbmEncoder {
+    public static func header(width: Int, height: Int, channels: Int, maxValue: Int = 255) -> [UInt8] {
+        let text: String
+        switch channels {
+        case 1: text = "P5\n\(width) \(height)\n\(maxValue)\n"
+        case 3: text = "P6\n\(width) \(height)\n\(maxValue)\n"
+        default:
+            text = "P7\nWIDTH \(width)\nHEIGHT \(height)\nDEPTH \(channels)\nMAXVAL \(maxValue)\n"
+                + "TUPLTYPE \(channels == 4 ? "RGB_ALPHA" : "GRAYSCALE_ALPHA")\nENDHDR\n"
+        }
+        return Array(text.utf8)
+    }
+
+    public static func encode(_ image: Image) -> [UInt8] {
+        header(width: image.width, height: image.height, channels: image.format.channels,
+               maxValue: image.format.bytesPerSample == 2 ? 65535 : 255) + image.bytes
+    }
+}
+
+extension ImageSource {
+    /// A thumbnail encoded as `format`: `thumbnail(options:)`, then the encoder, counting
+    /// both into one ledger.
+    public func encodedThumbnail(options: ThumbnailOptions, format: ImageFileFormat,
+                                 jpeg: JPEGEncoderOptions = .thumbnail) throws(PareError) -> EncodedThumbnail {
+        let ledger = MemoryLedger(limit: options.memoryLimit)
+        let thumbnail = try self.thumbnail(options: options, ledger: ledger)
+        let bytes = try ImageEncoding.encode(thumbnail.image, as: format, jpeg: jpeg, ledger: ledger)
+        return EncodedThumbnail(thumbnail: thumbnail, format: format, bytes: bytes)
+    }
+}

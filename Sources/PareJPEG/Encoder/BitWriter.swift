@@ -1,0 +1,104 @@
+import PareCore
+
+/// The entropy coder's output (T.81 F.1.2.3 and B.1.1.5): codes are packed most significant
+/// bit first; every 0xFF byte of entropy-coded data is followed by a stuffed 0x00 so that
+/// it cannot be read as a marker; the last byte before a marker is padded with 1-bits
+/// (T.81 F.1.2.3, "byte alignment"). Bytes collect in a ledger-counted buffer and go to the
+/// sink when it fills, so the whole file is never held.
+struct BitWriter<Sink: ByteSink> {
+    var sink: Sink
+    /// The buffered output. 16 KiB: large enough that the sink is called rarely.
+    let buffer: LedgerBuffer<UInt8>
+    var fill = 0
+    /// Bits not yet written, right-aligned; `bitCount` of them are valid (fewer than 32
+    /// between calls).
+    var accumulator: UInt64 = 0
+    var bitCount = 0
+    /// Bytes handed to the sink so far.
+    var bytesWritten = 0
+
+    static var bufferSize: Int { 16 * 1024 }
+
+    init(sink: Sink, ledger: MemoryLedger) throws(CoreError) {
+        self.sink = sink
+        buffer = try ledger.allocate(UInt8.self, count: Self.bufferSize, initialValue: 0)
+    }
+
+    /// Appends the low `length` bits of `bits` (length ≤ 32, no bits above it set).
+    @inline(__always)
+    mutating func write(_ bits: UInt32, length: Int) {
+        accumulator = accumulator << UInt64(length) | UInt64(bits)
+        bitCount += length
+        if bitCount >= 32 { flushWord() }
+    }
+
+    /// Moves the oldest 32 bits into the buffer as four bytes, each 0xFF followed by 0x00.
+    @inline(__always)
+    mutating func flushWord() {
+        bitCount -= 32
+        let word = UInt32(truncatingIfNeeded: accumulator >> UInt64(bitCount))
+        if fill > Self.bufferSize - 8 { drain() }
+        // SAFETY: fill ≤ bufferSize − 8 after the drain above, and at most 8 bytes are written.
+        let out = buffer.baseAddress + fill
+        // A byte is 0xFF exactly when its complement is zero; most words have none.
+        let inverted = ~word
+        if (inverted & 0xFF00_0000) != 0 && (inverted & 0x00FF_0000) != 0
+            && (inverted & 0x0000_FF00) != 0 && (inverted & 0x0000_00FF) != 0 {
+            out[0] = UInt8(truncatingIfNeeded: word >> 24)
+            out[1] = UInt8(truncatingIfNeeded: word >> 16)
+            out[2] = UInt8(truncatingIfNeeded: word >> 8)
+            out[3] = UInt8(truncatingIfNeeded: word)
+            fill += 4
+            return
+        }
+        var n = 0
+        for shift in stride(from: 24, through: 0, by: -8) {
+            let byte = UInt8(truncatingIfNeeded: word >> UInt32(shift))
+            out[n] = byte
+            n += 1
+            if byte == 0xFF {
+                out[n] = 0
+                n += 1
+            }
+        }
+        fill += n
+    }
+
+    /// Pads the last partial byte with 1-bits and writes out every whole byte (T.81 F.1.2.3),
+    /// as before a marker or at the end of a scan.
+    mutating func alignToByte() {
+        let partial = bitCount & 7
+        if partial != 0 { write((1 << UInt32(8 - partial)) - 1, length: 8 - partial) }
+        while bitCount > 0 {
+            bitCount -= 8
+            let byte = UInt8(truncatingIfNeeded: accumulator >> UInt64(bitCount))
+            writeByte(byte)
+            if byte == 0xFF { writeByte(0) }
+        }
+        accumulator = 0
+    }
+
+    /// One byte outside entropy-coded data (markers and their segments): no stuffing.
+    mutating func writeByte(_ byte: UInt8) {
+        if fill >= Self.bufferSize { drain() }
+        buffer.baseAddress[fill] = byte
+        fill += 1
+    }
+
+    mutating func writeBytes(_ bytes: [UInt8]) {
+        for byte in bytes { writeByte(byte) }
+    }
+
+    mutating func writeUInt16(_ value: Int) {
+        writeByte(UInt8(truncatingIfNeeded: value >> 8))
+        writeByte(UInt8(truncatingIfNeeded: value))
+    }
+
+    /// Hands the buffered bytes to the sink.
+    mutating func drain() {
+        guard fill > 0 else { return }
+        sink.write(UnsafeRawBufferPointer(start: buffer.baseAddress, count: fill))
+        bytesWritten += fill
+        fill = 0
+    }
+}

@@ -1,0 +1,187 @@
+import PareCore
+
+/// The code of every symbol of one Huffman table, for encoding: EHUFCO and EHUFSI of T.81
+/// C.2 (Figures C.1–C.3, then C.3's reordering by symbol). Entry `symbol` holds the code in
+/// its upper 24 bits and the length in its low 8; a symbol the table lacks has length 0.
+struct HuffmanCodes {
+    let entries: LedgerBuffer<UInt32>
+
+    init(_ table: HuffmanTable, ledger: MemoryLedger) throws(CoreError) {
+        entries = try ledger.allocate(UInt32.self, count: 256, initialValue: 0)
+        var code: UInt32 = 0, k = 0
+        for length in 1 ... 16 {
+            for _ in 0 ..< Int(table.counts[length - 1]) {
+                entries[Int(table.symbols[k])] = code << 8 | UInt32(length)
+                code += 1
+                k += 1
+            }
+            code <<= 1
+        }
+    }
+}
+
+/// How often each symbol of one table occurs in a scan: the statistics pass of T.81 K.2
+/// (and of libjpeg's `-optimize`). Index 256 is the reserved pseudo-symbol that keeps every
+/// real code from being all 1-bits.
+struct SymbolCounts {
+    var counts = [Int](repeating: 0, count: 257)
+
+    mutating func add(_ symbol: Int) { counts[symbol] += 1 }
+
+    var isEmpty: Bool { !counts.contains { $0 > 0 } }
+}
+
+extension HuffmanTable {
+    /// A table built here from lengths already known to form a prefix code.
+    init(generatedCounts counts: [UInt8], symbols: [UInt8]) {
+        self.counts = counts
+        self.symbols = symbols
+    }
+
+    /// The optimal table for `statistics`, as T.81 K.2 constructs it: Huffman's procedure
+    /// (Figure K.1) over the symbols that occur plus one reserved symbol of frequency 1, so
+    /// that no code is all 1-bits; code lengths counted (Figure K.2), limited to 16 bits
+    /// (Figure K.3), the reserved symbol's code removed, and the symbols sorted by code
+    /// length (Figure K.4). Ties between equal frequencies go to the larger symbol value,
+    /// which is libjpeg's choice and so gives its tables.
+    static func optimal(for statistics: SymbolCounts) -> HuffmanTable {
+        var frequency = statistics.counts
+        frequency[256] = 1
+        var codeSize = [Int](repeating: 0, count: 257)
+        var others = [Int](repeating: -1, count: 257)
+        while true {
+            // V1: least frequency, the larger symbol on ties; V2: the next least.
+            var v1 = -1, least = Int.max
+            for i in 0 ... 256 where frequency[i] > 0 && frequency[i] <= least {
+                least = frequency[i]
+                v1 = i
+            }
+            var v2 = -1
+            least = Int.max
+            for i in 0 ... 256 where frequency[i] > 0 && frequency[i] <= least && i != v1 {
+                least = frequency[i]
+                v2 = i
+            }
+            if v2 < 0 { break }
+            frequency[v1] += frequency[v2]
+            frequency[v2] = 0
+            // Every symbol in V1's and V2's trees gets one bit longer; V2's chain joins V1's.
+            codeSize[v1] += 1
+            var c = v1
+            while others[c] >= 0 {
+                c = others[c]
+                codeSize[c] += 1
+            }
+            others[c] = v2
+            c = v2
+            codeSize[c] += 1
+            while others[c] >= 0 {
+                c = others[c]
+                codeSize[c] += 1
+            }
+        }
+        // BITS up to the longest length Huffman's procedure can give for 257 symbols.
+        var bits = [Int](repeating: 0, count: 258)
+        for i in 0 ... 256 where codeSize[i] > 0 { bits[codeSize[i]] += 1 }
+        // Figure K.3: move pairs of the longest codes up until none is over 16 bits.
+        var length = 257
+        while length > 16 {
+            while bits[length] > 0 {
+                var j = length - 2
+                while bits[j] == 0 { j -= 1 }
+                bits[length] -= 2
+                bits[length - 1] += 1
+                bits[j + 1] += 2
+                bits[j] -= 1
+            }
+            length -= 1
+        }
+        // The reserved symbol has the longest code: drop one code of the longest length.
+        while bits[length] == 0 { length -= 1 }
+        bits[length] -= 1
+        var symbols: [UInt8] = []
+        for size in 1 ... 257 {
+            for symbol in 0 ..< 256 where codeSize[symbol] == size { symbols.append(UInt8(symbol)) }
+        }
+        return HuffmanTable(generatedCounts: (1 ... 16).map { UInt8(bits[$0]) }, symbols: symbols)
+    }
+}
+
+/// SSSS of T.81 F.1.2.1.1 (Table F.1): the number of bits of |value|.
+@inline(__always)
+func magnitudeCategory(_ value: Int32) -> Int {
+    let magnitude = UInt32(bitPattern: value < 0 ? -value : value)
+    return 32 - magnitude.leadingZeroBitCount
+}
+
+/// The additional bits after a symbol (T.81 F.1.2.1.1): the value itself when positive,
+/// value − 1 (its ones' complement in `size` bits) when negative.
+@inline(__always)
+func additionalBits(_ value: Int32, size: Int) -> UInt32 {
+    let bits = value < 0 ? value - 1 : value
+    return UInt32(bitPattern: bits) & ((1 << UInt32(size)) - 1)
+}
+
+/// Sequential Huffman coding of one block (T.81 F.1.2.1 and F.1.2.2): the DC difference
+/// as SSSS and its bits, then the AC coefficients as RRRRSSSS run/size symbols with ZRL for
+/// runs of 16 zeros and EOB after the last non-zero coefficient.
+enum SequentialHuffman {
+    /// Writes one block, given in zig-zag order.
+    @inline(__always)
+    static func encode<S>(_ block: UnsafePointer<Int16>, dcDifference: Int32, dc: HuffmanCodes, ac: HuffmanCodes,
+                          to out: inout BitWriter<S>) {
+        // SAFETY: the tables have 256 entries and every index below is a byte.
+        let dcCodes = UnsafePointer(dc.entries.baseAddress), acCodes = UnsafePointer(ac.entries.baseAddress)
+        let size = magnitudeCategory(dcDifference)
+        let dcEntry = dcCodes[size]
+        out.write((dcEntry >> 8) << UInt32(size) | additionalBits(dcDifference, size: size),
+                  length: Int(dcEntry & 0xFF) + size)
+        // Bit k of the mask is set when coefficient k (1…63) is non-zero: the runs of zeros
+        // are then the gaps between set bits, found a word at a time.
+        var mask: UInt64 = 0
+        // SAFETY: block has 64 entries; k runs over 1…63.
+        for k in 1 ..< 64 where block[k] != 0 { mask |= 1 << UInt64(k) }
+        var previous = 0
+        while mask != 0 {
+            let k = mask.trailingZeroBitCount
+            mask &= mask - 1
+            var run = k - previous - 1
+            previous = k
+            while run >= 16 {
+                let zrl = acCodes[0xF0]
+                out.write(zrl >> 8, length: Int(zrl & 0xFF))
+                run -= 16
+            }
+            let value = Int32(block[k])
+            let size = magnitudeCategory(value)
+            let entry = acCodes[run << 4 | size]
+            out.write((entry >> 8) << UInt32(size) | additionalBits(value, size: size),
+                      length: Int(entry & 0xFF) + size)
+        }
+        if previous != 63 {
+            let eob = acCodes[0]
+            out.write(eob >> 8, length: Int(eob & 0xFF))
+        }
+    }
+
+    /// Counts the symbols `encode` would write for the block (the K.2 statistics pass).
+    static func count(_ block: UnsafePointer<Int16>, dcDifference: Int32, dc: inout SymbolCounts,
+                      ac: inout SymbolCounts) {
+        dc.add(magnitudeCategory(dcDifference))
+        var run = 0
+        for k in 1 ..< 64 {
+            let value = Int32(block[k])
+            if value == 0 {
+                run += 1
+                continue
+            }
+            while run >= 16 {
+                ac.add(0xF0)
+                run -= 16
+            }
+            ac.add(run << 4 | magnitudeCategory(value))
+            run = 0
+        }
+        if run > 0 { ac.add(0) }
+    }
+}

@@ -1,0 +1,179 @@
+import Pare
+import PareCore
+import PareJPEG
+import ParePNG
+
+/// `pare convert IN -o OUT [--quality N] [--sampling 4:2:0|4:2:2|4:4:4] [--optimize]
+/// [--progressive] [--restart N|NB]`: decodes IN (JPEG, PNG, PGM/PPM/PAM; sniffed from its
+/// first bytes) at full size, with no orientation applied, and writes the format OUT's
+/// extension names. JPEG output streams, row by row from the decoder into the encoder;
+/// with no options it is what `cjpeg` writes from the same pixels (quality 75, 4:2:0,
+/// standard tables, baseline). `--restart N` puts a restart marker every N MCU rows,
+/// `--restart NB` every N MCUs, as cjpeg's `-restart` does.
+func runConvert(_ raw: [String]) -> Int32 {
+    let arguments: Arguments
+    do {
+        arguments = try Arguments(raw, valued: ["--output", "--quality", "--sampling", "--restart", "--format"],
+                                  boolean: ["--optimize", "--progressive", "--baseline"], aliases: ["-o": "--output"])
+    } catch {
+        return usageError(error.message)
+    }
+    guard arguments.positionals.count == 1, let output = arguments.value("--output") else {
+        return usageError("convert needs one input and -o OUT")
+    }
+    let format: ImageFileFormat
+    switch outputFormat(named: arguments.value("--format"), path: output) {
+    case let .success(chosen): format = chosen
+    case let .failure(error): return usageError(error.message)
+    }
+    var options = JPEGEncoderOptions()
+    switch jpegOptions(arguments, defaultQuality: 75, into: &options) {
+    case .success: break
+    case let .failure(error): return usageError(error.message)
+    }
+    let input = arguments.positionals[0]
+    let source: InputBytes
+    do {
+        source = try InputBytes(path: input)
+    } catch {
+        return reportInputError(input, error)
+    }
+    let ledger = MemoryLedger()
+    let file = OutputFile(path: output)
+    do throws(PareError) {
+        if format == .jpeg {
+            guard file.open() else {
+                printError("pare: \(output): cannot write the file")
+                return 1
+            }
+            var encoder: JPEGEncoder<FileByteSink>
+            do {
+                encoder = try JPEGEncoder(options: options, ledger: ledger, sink: FileByteSink(file: file))
+            } catch {
+                throw .jpegEncoding(error)
+            }
+            try decodeFullSize(input: input, source: source, ledger: ledger, into: &encoder)
+            do {
+                try encoder.finish()
+            } catch {
+                throw .jpegEncoding(error)
+            }
+        } else {
+            var builder = ImageBuilder(ledger: ledger)
+            try decodeFullSize(input: input, source: source, ledger: ledger, into: &builder)
+            guard let image = builder.image else { throw .unsupported("the decoder produced no rows") }
+            guard file.open() else {
+                printError("pare: \(output): cannot write the file")
+                return 1
+            }
+            file.write(try ImageEncoding.encode(image, as: format, ledger: ledger))
+        }
+    } catch {
+        file.abandon()
+        return reportInputError(input, error)
+    }
+    guard file.commit() else {
+        printError("pare: \(output): cannot write the file")
+        return 1
+    }
+    return 0
+}
+
+/// Writes encoder output into an `OutputFile`.
+struct FileByteSink: ByteSink {
+    let file: OutputFile
+
+    mutating func write(_ bytes: UnsafeRawBufferPointer) {
+        file.write(bytes)
+    }
+}
+
+/// The output format from `--format`, else from the file name; a usage error names the choices.
+func outputFormat(named name: String?, path: String) -> Result<ImageFileFormat, Arguments.UsageError> {
+    if let name {
+        switch name {
+        case "jpeg", "jpg": return .success(.jpeg)
+        case "png": return .success(.png)
+        case "ppm", "pgm", "pam", "netpbm": return .success(.netpbm)
+        default: return .failure(.init(message: "--format takes jpeg, png or ppm"))
+        }
+    }
+    guard let format = ImageFileFormat(fileName: path) else {
+        return .failure(.init(message: "cannot tell the output format from '\(path)': name it .jpg or .jpeg (JPEG), "
+            + ".png (PNG), .ppm, .pgm or .pam (Netpbm), or give --format jpeg|png|ppm"))
+    }
+    return .success(format)
+}
+
+/// --quality, --sampling, --optimize, --progressive, --restart and --baseline into encoder options.
+func jpegOptions(_ arguments: Arguments, defaultQuality: Int,
+                 into options: inout JPEGEncoderOptions) -> Result<Void, Arguments.UsageError> {
+    options.quality = defaultQuality
+    if let text = arguments.value("--quality") {
+        guard let quality = Int(text), (1 ... 100).contains(quality) else {
+            return .failure(.init(message: "--quality takes a whole number from 1 to 100"))
+        }
+        options.quality = quality
+    }
+    if let text = arguments.value("--sampling") {
+        guard let sampling = ChromaSampling(rawValue: text) else {
+            return .failure(.init(message: "--sampling takes 4:2:0, 4:2:2 or 4:4:4"))
+        }
+        options.sampling = sampling
+    }
+    options.optimizeHuffmanTables = arguments.flag("--optimize")
+    options.progressive = arguments.flag("--progressive")
+    options.forceBaseline = arguments.flag("--baseline")
+    if var text = arguments.value("--restart") {
+        let blocks = text.hasSuffix("B") || text.hasSuffix("b")
+        if blocks { text.removeLast() }
+        guard let n = Int(text), (0 ... 65535).contains(n) else {
+            return .failure(.init(message: "--restart takes N (MCU rows) or NB (MCUs), N from 0 to 65535"))
+        }
+        if n > 0 { options.restartInterval = blocks ? .mcus(n) : .mcuRows(n) }
+    }
+    return .success(())
+}
+
+/// Decodes any input Pare reads at full size into `sink`, printing the decoder's warnings.
+func decodeFullSize<Sink: RowSink>(input: String, source: InputBytes, ledger: MemoryLedger,
+                                   into sink: inout Sink) throws(PareError) {
+    let magic: [UInt8]
+    do {
+        magic = try source.bytes(at: 0, count: min(4, source.count))
+    } catch {
+        throw .core(error)
+    }
+    if magic.starts(with: [0xFF, 0xD8]) {
+        do {
+            let outcome = try ParallelJPEGDecoder.decode(source: source, scale: .full, ledger: ledger, into: &sink)
+            for warning in outcome.warnings { printError("pare: \(input): warning: \(warning)") }
+        } catch {
+            throw .jpeg(error)
+        }
+    } else if magic.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
+        do {
+            var decoder = try PNGDecoder(source: source, ledger: ledger)
+            if decoder.header.interlaced {
+                // Adam7's passes revisit every row: collect them, then stream the rows out.
+                var builder = ImageBuilder(ledger: ledger)
+                try decoder.decode(into: &builder)
+                guard let image = builder.image else { throw PNGError.core(.sizeOverflow) }
+                try sink.begin(RowStreamHeader(width: image.width, height: image.height, format: image.format))
+                for y in 0 ..< image.height {
+                    sink.consume(UnsafeBufferPointer(image.row(y)), at: RowPlacement(y: y, width: image.width))
+                }
+            } else {
+                try decoder.decode(into: &sink)
+            }
+        } catch let error as PNGError {
+            throw .png(error)
+        } catch {
+            throw .unsupported("\(error)")
+        }
+    } else if magic.count >= 2, magic[0] == UInt8(ascii: "P"), (UInt8(ascii: "5") ... UInt8(ascii: "7")).contains(magic[1]) {
+        try NetpbmDecoder(source: source, ledger: ledger).decode(into: &sink)
+    } else {
+        throw .unknownFormat
+    }
+}

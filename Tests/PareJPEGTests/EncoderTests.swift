@@ -1,0 +1,330 @@
+import PareCore
+import TestSupport
+import Testing
+@testable import PareJPEG
+
+/// The encoder's stages against their plain definitions, and whole encodes decoded again.
+/// Byte-for-byte agreement with cjpeg is checked by Tests/cli/encoder-vs-cjpeg.sh, which
+/// needs cjpeg; these tests need nothing but Pare.
+@Suite struct EncoderTests {
+    /// A deterministic picture with edges, gradients and noise, `channels` bytes a pixel.
+    static func picture(width: Int, height: Int, format: PixelFormat, seed: UInt64 = 1) throws -> Image {
+        let image = try Image(width: width, height: height, format: format, ledger: MemoryLedger())
+        var state = seed
+        for y in 0 ..< height {
+            let row = image.row(y)
+            for i in 0 ..< row.count {
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                let noise = Int(state >> 61)
+                let x = i / format.bytesPerPixel
+                let edge = (x / 5 + y / 7) % 2 == 0 ? 60 : 0
+                // Gradients that wrap together in every channel: the colour changes slowly.
+                row[i] = UInt8((x * 3 + y * 2) % 160 + (i % format.bytesPerPixel) * 20 + edge / 3 * 2 + noise)
+            }
+        }
+        return image
+    }
+
+    static func encode(_ image: Image, _ options: JPEGEncoderOptions = JPEGEncoderOptions(),
+                       ledger: MemoryLedger = MemoryLedger()) throws -> [UInt8] {
+        var encoder = try JPEGEncoder(options: options, ledger: ledger, sink: ByteArraySink())
+        try encoder.encode(image)
+        return encoder.sink.bytes
+    }
+
+    static func decode(_ bytes: [UInt8]) throws -> Image {
+        let ledger = MemoryLedger()
+        var decoder = try JPEGDecoder(source: MemoryByteSource(bytes), ledger: ledger)
+        #expect(decoder.warnings.isEmpty)
+        var builder = ImageBuilder(ledger: ledger)
+        try decoder.decode(scale: .full, into: &builder)
+        #expect(decoder.warnings.isEmpty)
+        return try #require(builder.image)
+    }
+
+    /// Mean squared error per sample; 205 is a PSNR of 25 dB.
+    static func meanSquaredError(_ a: Image, _ b: Image) -> Double {
+        var sum = 0.0
+        for y in 0 ..< a.height {
+            let ra = a.row(y), rb = b.row(y)
+            for i in 0 ..< ra.count {
+                let d = Double(ra[i]) - Double(rb[i])
+                sum += d * d
+            }
+        }
+        return sum / Double(a.height * a.rowStride)
+    }
+
+    // MARK: stages
+
+    @Test func colourRowAgreesWithPlainFormula() {
+        var pixels: [UInt8] = []
+        for r in stride(from: 0, through: 255, by: 15) {
+            for g in stride(from: 0, through: 255, by: 17) {
+                for b in [0, 1, 127, 128, 254, 255] { pixels += [UInt8(r), UInt8(g), UInt8(b)] }
+            }
+        }
+        let count = pixels.count / 3
+        var y = [UInt8](repeating: 0, count: count), cb = y, cr = y
+        pixels.withUnsafeBufferPointer { p in
+            ForwardColor.convertRow(p.baseAddress!, channels: 3, count: count, y: &y, cb: &cb, cr: &cr)
+        }
+        for i in 0 ..< count {
+            let plain = ForwardColor.convert(r: pixels[3 * i], g: pixels[3 * i + 1], b: pixels[3 * i + 2])
+            #expect(plain.y == y[i] && plain.cb == cb[i] && plain.cr == cr[i])
+        }
+        // White, black and pure colours at the range's ends (JFIF's equations, rounded).
+        #expect(ForwardColor.convert(r: 255, g: 255, b: 255) == (255, 128, 128))
+        #expect(ForwardColor.convert(r: 0, g: 0, b: 0) == (0, 128, 128))
+        #expect(ForwardColor.convert(r: 0, g: 0, b: 255) == (29, 255, 107))
+        #expect(ForwardColor.convert(r: 255, g: 0, b: 0) == (76, 85, 255))
+    }
+
+    @Test func downsamplingBiasAlternates() {
+        let top: [UInt8] = [1, 2, 1, 2, 3, 3, 255, 255], bottom: [UInt8] = [1, 1, 1, 1, 4, 4, 255, 255]
+        var out = [UInt8](repeating: 0, count: 4)
+        Downsampling.h2v2(top, bottom, &out, outputCount: 4)
+        // (5 + 1) >> 2, (5 + 2) >> 2, (14 + 1) >> 2, (1020 + 2) >> 2
+        #expect(out == [1, 1, 3, 255])
+        Downsampling.h2v1(top, &out, outputCount: 4)
+        // (3 + 0) >> 1, (3 + 1) >> 1, (6 + 0) >> 1, (510 + 1) >> 1
+        #expect(out == [1, 2, 3, 255])
+        var row: [UInt8] = [9, 8, 7, 0, 0, 0]
+        Downsampling.expandRightEdge(&row, width: 3, paddedWidth: 6)
+        #expect(row == [9, 8, 7, 7, 7, 7])
+    }
+
+    /// A flat block has only a DC term, 8 × 8 × (sample − 128) in the transform's ×8 scale;
+    /// a horizontal ramp has only row-0 terms.
+    @Test func forwardDCTOfSimpleBlocks() {
+        var flat = [UInt8](repeating: 200, count: 64), out = [Int32](repeating: 0, count: 64)
+        ForwardDCT.transform(&flat, stride: 8, into: &out)
+        #expect(out[0] == 8 * 8 * 72)
+        #expect(out[1...].allSatisfy { $0 == 0 })
+        var ramp = (0 ..< 64).map { UInt8(100 + ($0 % 8) * 8) }
+        ForwardDCT.transform(&ramp, stride: 8, into: &out)
+        #expect(out[8...].allSatisfy { $0 == 0 })
+        #expect(out[1] < 0 && out[2] == 0 && out[3] < 0 && out[4] == 0)
+    }
+
+    @Test func qualityScalingIsLibjpegs() {
+        #expect(Quantization.scale(quality: 50) == 100)
+        #expect(Quantization.scale(quality: 75) == 50)
+        #expect(Quantization.scale(quality: 10) == 500)
+        #expect(Quantization.scaled(Quantization.luminanceK1, quality: 50, forceBaseline: false) == Quantization.luminanceK1)
+        #expect(Quantization.scaled(Quantization.luminanceK1, quality: 100, forceBaseline: false).allSatisfy { $0 == 1 })
+        // cjpeg -quality 75: 8 6 5 8 12 20 26 31 …
+        #expect(Array(Quantization.scaled(Quantization.luminanceK1, quality: 75, forceBaseline: false).prefix(8))
+                == [8, 6, 5, 8, 12, 20, 26, 31])
+        let q1 = Quantization.scaled(Quantization.chrominanceK2, quality: 1, forceBaseline: false)
+        #expect(q1.max() == 4950)
+        #expect(Quantization.scaled(Quantization.chrominanceK2, quality: 1, forceBaseline: true).max() == 255)
+    }
+
+    /// The reciprocal quantiser equals rounded division for every |x| < 2^15 and every
+    /// divisor the quality scaling can make (8 × 1 … 8 × 6050), sampled above 255.
+    @Test func reciprocalQuantizationEqualsDivision() throws {
+        let ledger = MemoryLedger()
+        var workspace = [Int32](repeating: 0, count: 64), block = [Int16](repeating: 0, count: 64)
+        let order = (0 ..< 64).map { UInt8($0) }
+        var mismatches = 0
+        for q in Array(1 ... 255) + Array(stride(from: 256, through: 6050, by: 97)) + [6050] {
+            let table = [UInt16](repeating: UInt16(q), count: 64)
+            let divisors = try Divisors(table, ledger: ledger)
+            for base in stride(from: -32767, through: 32767, by: 64) {
+                for i in 0 ..< 64 { workspace[i] = Int32(max(-32767, min(32767, base + i))) }
+                divisors.quantize(workspace, into: &block, naturalOrder: order)
+                for i in 0 ..< 64 where block[i] != Quantization.quantize(workspace[i], q: UInt16(q)) { mismatches += 1 }
+            }
+        }
+        #expect(mismatches == 0)
+    }
+
+    @Test func bitWriterStuffsAndPads() throws {
+        var writer = try BitWriter(sink: ByteArraySink(), ledger: MemoryLedger())
+        writer.write(0xFF, length: 8)
+        writer.write(0x1, length: 1)
+        writer.write(0x3FFF_FFFF, length: 30)
+        writer.alignToByte()
+        writer.drain()
+        // FF → FF 00; then 1 + thirty 1-bits + one pad bit = 32 ones: FF 00 ×4.
+        #expect(writer.sink.bytes == [0xFF, 0, 0xFF, 0, 0xFF, 0, 0xFF, 0, 0xFF, 0])
+        var second = try BitWriter(sink: ByteArraySink(), ledger: MemoryLedger())
+        second.write(0b101, length: 3)
+        second.alignToByte()
+        second.drain()
+        #expect(second.sink.bytes == [0b1011_1111])
+    }
+
+    /// K.2's tables: a prefix code (HuffmanTable's own check), no code longer than 16 bits
+    /// even for a very skewed distribution, and shorter codes for more frequent symbols.
+    @Test func optimalTablesAreLimitedPrefixCodes() throws {
+        var counts = SymbolCounts()
+        // Fibonacci frequencies make Huffman's procedure build codes far over 16 bits.
+        var a = 1, b = 1
+        for symbol in 0 ..< 40 {
+            counts.counts[symbol] = a
+            (a, b) = (b, a + b)
+        }
+        let table = HuffmanTable.optimal(for: counts)
+        _ = try HuffmanTable(counts: table.counts, symbols: table.symbols, offset: 0)
+        #expect(table.symbols.count == 40)
+        #expect(table.counts.reduce(0) { $0 + Int($1) } == 40)
+        // Symbols come in order of code length: the most frequent well before the rarest.
+        #expect(try #require(table.symbols.firstIndex(of: 39)) < 4)
+        #expect(try #require(table.symbols.firstIndex(of: 0)) > 30)
+        var small = SymbolCounts()
+        small.counts[5] = 10
+        let single = HuffmanTable.optimal(for: small)
+        // One symbol and the reserved one: a 1-bit code each, the reserved one dropped.
+        #expect(single.counts[0] == 1 && single.symbols == [5])
+    }
+
+    // MARK: whole encodes
+
+    /// Every sampling and size round-trips through Pare's decoder at a quality-appropriate
+    /// fidelity, and the files are what the options say (SOF marker, sampling factors).
+    @Test(arguments: ChromaSampling.allCases)
+    func roundTripsAtEverySampling(_ sampling: ChromaSampling) throws {
+        for (width, height) in [(1, 1), (7, 9), (17, 33), (1023, 1), (64, 48)] {
+            let image = try Self.picture(width: width, height: height, format: .rgb8)
+            var options = JPEGEncoderOptions(quality: 95, sampling: sampling)
+            let bytes = try Self.encode(image, options)
+            #expect(Array(bytes.prefix(4)) == [0xFF, 0xD8, 0xFF, 0xE0])
+            #expect(Array(bytes.suffix(2)) == [0xFF, 0xD9])
+            let decoded = try Self.decode(bytes)
+            #expect(decoded.width == width && decoded.height == height && decoded.format == .rgb8)
+            // Chroma subsampling loses the picture's one-pixel colour detail; 4:4:4 keeps it.
+            if width * height >= 64 {
+                let error = Self.meanSquaredError(image, decoded)
+                #expect(error < (sampling == .s444 ? 10 : 40), "MSE \(error)")
+            }
+            // Optimized tables and progressive scans code the same coefficients: the same pixels.
+            options.optimizeHuffmanTables = true
+            let optimized = try Self.encode(image, options)
+            #expect(optimized.count <= bytes.count)
+            #expect(try Self.decode(optimized).bytes == decoded.bytes)
+            options.optimizeHuffmanTables = false
+            options.progressive = true
+            #expect(try Self.decode(try Self.encode(image, options)).bytes == decoded.bytes)
+            options.restartInterval = .mcus(2)
+            #expect(try Self.decode(try Self.encode(image, options)).bytes == decoded.bytes)
+            options.progressive = false
+            options.restartInterval = .mcuRows(1)
+            #expect(try Self.decode(try Self.encode(image, options)).bytes == decoded.bytes)
+        }
+    }
+
+    @Test func grayAndAlphaAndSixteenBitInputs() throws {
+        let gray = try Self.picture(width: 40, height: 30, format: .gray8)
+        let bytes = try Self.encode(gray)
+        let decoded = try Self.decode(bytes)
+        #expect(decoded.format == .gray8)
+        #expect(Self.meanSquaredError(gray, decoded) < 205)
+        // RGBA drops alpha: the same file as the RGB pixels.
+        let rgb = try Self.picture(width: 40, height: 30, format: .rgb8)
+        let rgba = try Image(width: 40, height: 30, format: .rgba8, ledger: MemoryLedger())
+        let rgb16 = try Image(width: 40, height: 30, format: .rgb16, ledger: MemoryLedger())
+        for y in 0 ..< 30 {
+            for x in 0 ..< 40 {
+                for c in 0 ..< 3 {
+                    rgba.row(y)[4 * x + c] = rgb.row(y)[3 * x + c]
+                    rgb16.row(y)[6 * x + 2 * c] = rgb.row(y)[3 * x + c]
+                    rgb16.row(y)[6 * x + 2 * c + 1] = rgb.row(y)[3 * x + c]
+                }
+                rgba.row(y)[4 * x + 3] = UInt8(x)
+            }
+        }
+        let reference = try Self.encode(rgb)
+        #expect(try Self.encode(rgba) == reference)
+        // v × 257 rounds back to v.
+        #expect(try Self.encode(rgb16) == reference)
+    }
+
+    /// The header bytes cjpeg writes: JFIF 1.01, aspect 1:1, then DQT 0, DQT 1, SOF0 with
+    /// Y 2×2 and chroma 1×1, four DHTs, SOS.
+    @Test func headerOrderIsCjpegs() throws {
+        let bytes = try Self.encode(try Self.picture(width: 16, height: 16, format: .rgb8))
+        #expect(Array(bytes[0 ..< 20]) == [0xFF, 0xD8, 0xFF, 0xE0, 0, 16, 0x4A, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0])
+        var markers: [UInt8] = []
+        var i = 2
+        while i + 4 <= bytes.count, bytes[i] == 0xFF {
+            markers.append(bytes[i + 1])
+            if bytes[i + 1] == 0xDA { break }
+            i += 2 + (Int(bytes[i + 2]) << 8 | Int(bytes[i + 3]))
+        }
+        #expect(markers == [0xE0, 0xDB, 0xDB, 0xC0, 0xC4, 0xC4, 0xC4, 0xC4, 0xDA])
+    }
+
+    /// ICC.1 Annex B.4: a profile over one segment's capacity is split into numbered APP2
+    /// chunks right after APP0, which join back into the profile.
+    @Test func iccProfileChunks() throws {
+        let profile = (0 ..< 150_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        var options = JPEGEncoderOptions()
+        options.iccProfile = profile
+        let bytes = try Self.encode(try Self.picture(width: 8, height: 8, format: .rgb8), options)
+        var i = 2 + 18, joined: [UInt8] = [], sequence: [UInt8] = []
+        while bytes[i] == 0xFF, bytes[i + 1] == 0xE2 {
+            let length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
+            #expect(Array(bytes[i + 4 ..< i + 16]) == Array("ICC_PROFILE".utf8) + [0])
+            sequence.append(bytes[i + 16])
+            #expect(bytes[i + 17] == 3)
+            joined += bytes[i + 18 ..< i + 2 + length]
+            i += 2 + length
+        }
+        #expect(sequence == [1, 2, 3])
+        #expect(joined == profile)
+        _ = try Self.decode(bytes)
+        options.iccProfile = [UInt8](repeating: 0, count: 255 * 65519 + 1)
+        #expect(throws: JPEGEncodingError.self) { try JPEGEncoder(options: options, ledger: MemoryLedger(), sink: ByteArraySink()) }
+    }
+
+    @Test func badOptionsAndImagesAreTypedErrors() throws {
+        #expect(throws: JPEGEncodingError.invalidOption("quality 0 is not in 1…100")) {
+            try JPEGEncoder(options: JPEGEncoderOptions(quality: 0), ledger: MemoryLedger(), sink: ByteArraySink())
+        }
+        var encoder = try JPEGEncoder(ledger: MemoryLedger(), sink: ByteArraySink())
+        try encoder.begin(RowStreamHeader(width: 70000, height: 1, format: .rgb8))
+        #expect(throws: JPEGEncodingError.unsupportedImage("size 70000×1 (each side must be 1…65535)")) {
+            try encoder.finish()
+        }
+        var short = try JPEGEncoder(ledger: MemoryLedger(), sink: ByteArraySink())
+        try short.begin(RowStreamHeader(width: 8, height: 8, format: .gray8))
+        let row = [UInt8](repeating: 0, count: 8)
+        row.withUnsafeBufferPointer { short.consume($0, at: RowPlacement(y: 0, width: 8)) }
+        #expect(throws: JPEGEncodingError.incompleteImage(rowsGiven: 1, height: 8)) { try short.finish() }
+        // A ledger limit refuses the buffers before anything is written.
+        var limited = try JPEGEncoder(ledger: MemoryLedger(limit: 20_000), sink: ByteArraySink())
+        #expect(throws: CoreError.self) { try limited.begin(RowStreamHeader(width: 4000, height: 8, format: .rgb8)) }
+    }
+
+    /// Issue 17's bound: a streamed 12 MP 4:2:0 encode with the standard tables holds at most
+    /// 1 MiB, whatever the height, and the heap agrees with the ledger.
+    @Test func streamedTwelveMegapixelEncodeStaysUnderOneMebibyte() throws {
+        let width = 4000, height = 3000
+        let ledger = MemoryLedger()
+        let (count, growth) = try HeapMeter.peakGrowth(ledger: ledger) { () throws -> Int in
+            var encoder = try JPEGEncoder(ledger: ledger, sink: ByteCountingSink())
+            try encoder.begin(RowStreamHeader(width: width, height: height, format: .rgb8))
+            var row = [UInt8](repeating: 0, count: width * 3)
+            for y in 0 ..< height {
+                for x in 0 ..< width {
+                    row[3 * x] = UInt8(truncatingIfNeeded: x &+ y)
+                    row[3 * x + 1] = UInt8(truncatingIfNeeded: x &* 3)
+                    row[3 * x + 2] = UInt8(truncatingIfNeeded: y &* 5)
+                }
+                row.withUnsafeBufferPointer { encoder.consume($0, at: RowPlacement(y: y, width: width)) }
+            }
+            try encoder.finish()
+            return encoder.sink.count
+        }
+        #expect(count > 100_000)
+        #expect(ledger.peakBytes <= 1 << 20)
+        if let growth {
+            #expect(abs(growth - ledger.peakBytes) <= ledger.peakBytes / 10 + 64 * 1024,
+                    "heap growth \(growth), ledger peak \(ledger.peakBytes)")
+        }
+        print("JPEG encoder memory: 4000x3000 4:2:0 standard tables, ledger peak \(ledger.peakBytes) B, "
+            + "heap growth \(growth.map(String.init) ?? "n/a") B")
+    }
+}

@@ -120,6 +120,15 @@ func reportInputError(_ path: String, _ error: some Error) -> Int32 {
     return 1
 }
 
+/// Finishes an output file: exit status 0, or 1 with a line on stderr if it could not be written.
+func commitOutput(_ file: OutputFile) -> Int32 {
+    guard file.commit() else {
+        printError("pare: \(file.path): cannot write the file")
+        return 1
+    }
+    return 0
+}
+
 /// Reports a usage error and returns exit status 2.
 func usageError(_ message: String) -> Int32 {
     printError("pare: \(message)")

@@ -72,11 +72,7 @@ func runConvert(_ raw: [String]) -> Int32 {
         file.abandon()
         return reportInputError(input, error)
     }
-    guard file.commit() else {
-        printError("pare: \(output): cannot write the file")
-        return 1
-    }
-    return 0
+    return commitOutput(file)
 }
 
 /// Writes encoder output into an `OutputFile`.
@@ -144,14 +140,16 @@ func decodeFullSize<Sink: RowSink>(input: String, source: InputBytes, ledger: Me
     } catch {
         throw .core(error)
     }
-    if magic.starts(with: [0xFF, 0xD8]) {
+    // ImageFormat sniffs what ImageSource reads; Netpbm, which only convert reads, is `P5`–`P7`.
+    let format = ImageFormat(sniffing: magic)
+    if format == .jpeg {
         do {
             let outcome = try ParallelJPEGDecoder.decode(source: source, scale: .full, ledger: ledger, into: &sink)
             for warning in outcome.warnings { printError("pare: \(input): warning: \(warning)") }
         } catch {
             throw .jpeg(error)
         }
-    } else if magic.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
+    } else if format == .png {
         do {
             var decoder = try PNGDecoder(source: source, ledger: ledger)
             if decoder.header.interlaced {

@@ -52,9 +52,5 @@ func runDecode(_ raw: [String]) -> Int32 {
         file.abandon()
         return status
     }
-    guard file.commit() else {
-        printError("pare: \(output): cannot write the file")
-        return 1
-    }
-    return 0
+    return commitOutput(file)
 }

@@ -128,6 +128,14 @@ struct ProgressiveHuffman<Sink: ByteSink> {
         }
     }
 
+    /// The current block's correction bits, after the symbol they follow; the EOB run's
+    /// were written with it, so the buffer starts again at 0.
+    mutating func flushBlockCorrections() {
+        correctionBits(from: blockCorrectionsStart, count: blockCorrections)
+        blockCorrectionsStart = 0
+        blockCorrections = 0
+    }
+
     mutating func finishScan() {
         flushEOBRun()
         if !gathering { out.alignToByte() }
@@ -199,9 +207,7 @@ struct ProgressiveHuffman<Sink: ByteSink> {
                 flushEOBRun()
                 symbol(0xF0, table: acTable, dc: false)
                 run -= 16
-                correctionBits(from: blockCorrectionsStart, count: blockCorrections)
-                blockCorrectionsStart = 0
-                blockCorrections = 0
+                flushBlockCorrections()
             }
             if magnitude > 1 {
                 pendingCorrections[blockCorrectionsStart + blockCorrections] = UInt8(magnitude & 1)
@@ -211,9 +217,7 @@ struct ProgressiveHuffman<Sink: ByteSink> {
             flushEOBRun()
             symbol(run << 4 | 1, table: acTable, dc: false)
             bits(coefficient < 0 ? 0 : 1, 1)
-            correctionBits(from: blockCorrectionsStart, count: blockCorrections)
-            blockCorrectionsStart = 0
-            blockCorrections = 0
+            flushBlockCorrections()
             run = 0
         }
         if run > 0 || blockCorrections > 0 {

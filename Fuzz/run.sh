@@ -3,7 +3,7 @@
 #
 #   Fuzz/run.sh TARGET SECONDS [extra libFuzzer flags...]
 #
-# TARGET is png, exif, jpeg or pipeline; SECONDS 0 only builds. The module sources are
+# TARGET is png, exif, jpeg, pipeline or encoder; SECONDS 0 only builds. The module sources are
 # compiled straight with swiftc (SwiftPM products cannot carry a fuzzer entry point) with
 # coverage and a sanitizer, together with Fuzz/TARGET.swift, into $FUZZ_ROOT/TARGET/
 # (FUZZ_ROOT defaults to /tmp/pare-fuzz). SANITIZER=address (default) or SANITIZER=undefined
@@ -16,18 +16,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-usage() { echo "usage: Fuzz/run.sh png|exif|jpeg|pipeline SECONDS [libFuzzer flags...]" >&2; exit 2; }
+usage() { echo "usage: Fuzz/run.sh png|exif|jpeg|pipeline|encoder SECONDS [libFuzzer flags...]" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 TARGET=$1; SECONDS_TO_RUN=$2; shift 2
 SANITIZER=${SANITIZER:-address}
 SWIFTC=${SWIFTC:-swiftc}
 
 # In dependency order. CZlib is the system zlib's module map, found through -I and linked
-# with -lz; the others are compiled from Sources/MODULE/*.swift.
+# with -lz; the others are compiled from every .swift file under Sources/MODULE.
 case "$TARGET" in
     png)      MODULES="CZlib PareCore ParePNG" ;;
     exif)     MODULES="PareCore PareEXIF" ;;
     jpeg)     MODULES="PareCore PareJPEG" ;;
+    encoder)  MODULES="PareCore PareJPEG" ;;
     pipeline) MODULES="CZlib PareCore PareJPEG PareEXIF ParePNG Pare" ;;
     *) usage ;;
 esac
@@ -66,7 +67,7 @@ for module in $MODULES; do
     [ "$module" = CZlib ] && continue
     echo "fuzz: compiling $module ($SANITIZER)"
     "$SWIFTC" "${FLAGS[@]}" -module-name "$module" -emit-module -emit-module-path "$BUILD/$module.swiftmodule" \
-        -c "$SRC"/Sources/"$module"/*.swift -o "$BUILD/$module.o"
+        -c $(find "$SRC/Sources/$module" -name '*.swift' | sort) -o "$BUILD/$module.o"
     OBJECTS+=("$BUILD/$module.o")
 done
 echo "fuzz: linking $BUILD/fuzz-$TARGET"
@@ -116,6 +117,17 @@ while IFS= read -r f; do
     esac
     i=$((i + 1))
 done < <(seed_files)
+# The encoder reads no file: its seeds are requests (size, quality, format, sampling,
+# coding) over bytes of the sample photo as pixels.
+if [ "$TARGET" = encoder ]; then
+    for j in $(seq 0 31); do
+        { for v in $((j * 7 % 256)) $((j * 13 % 256)) 0 $((j * 29 % 256)) $((j * 3)) $((j % 32)) $((j * 5 % 64)) 3; do
+              printf "\\x$(printf %02x "$v")"
+          done
+          head -c $((2048 + j * 64)) Fixtures/sample.jpg | tail -c 2048; } > "$SEEDS/$i"
+        i=$((i + 1))
+    done
+fi
 echo "fuzz: $i seed files; running $TARGET for $SECONDS_TO_RUN s"
 
 LOG=$WORK/fuzz-$SANITIZER.log

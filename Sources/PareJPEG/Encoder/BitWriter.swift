@@ -27,41 +27,41 @@ struct BitWriter<Sink: ByteSink> {
     /// Appends the low `length` bits of `bits` (length ≤ 32, no bits above it set).
     @inline(__always)
     mutating func write(_ bits: UInt32, length: Int) {
-        accumulator = accumulator << UInt64(length) | UInt64(bits)
-        bitCount += length
+        accumulator = accumulator &<< UInt64(truncatingIfNeeded: length) | UInt64(bits)
+        bitCount &+= length
         if bitCount >= 32 { flushWord() }
     }
 
     /// Moves the oldest 32 bits into the buffer as four bytes, each 0xFF followed by 0x00.
     @inline(__always)
     mutating func flushWord() {
-        bitCount -= 32
-        let word = UInt32(truncatingIfNeeded: accumulator >> UInt64(bitCount))
-        if fill > Self.bufferSize - 8 { drain() }
-        // SAFETY: fill ≤ bufferSize − 8 after the drain above, and at most 8 bytes are written.
-        let out = buffer.baseAddress + fill
-        // A byte is 0xFF exactly when its complement is zero; most words have none.
+        bitCount &-= 32
+        let word = UInt32(truncatingIfNeeded: accumulator &>> UInt64(bitCount))
+        // A byte is 0xFF exactly when its complement's byte is zero; most words have none.
         let inverted = ~word
-        if (inverted & 0xFF00_0000) != 0 && (inverted & 0x00FF_0000) != 0
-            && (inverted & 0x0000_FF00) != 0 && (inverted & 0x0000_00FF) != 0 {
-            out[0] = UInt8(truncatingIfNeeded: word >> 24)
-            out[1] = UInt8(truncatingIfNeeded: word >> 16)
-            out[2] = UInt8(truncatingIfNeeded: word >> 8)
-            out[3] = UInt8(truncatingIfNeeded: word)
-            fill += 4
+        let hasFF = ((inverted &- 0x0101_0101) & ~inverted & 0x8080_8080) != 0
+        if hasFF || fill > Self.bufferSize - 8 {
+            flushWordSlowly(word)
             return
         }
-        var n = 0
+        // SAFETY: fill ≤ bufferSize − 8, checked above.
+        (UnsafeMutableRawPointer(buffer.baseAddress) + fill).storeBytes(of: word.bigEndian, as: UInt32.self)
+        fill &+= 4
+    }
+
+    /// The rare cases: a full buffer, or 0xFF bytes to stuff.
+    @inline(never)
+    mutating func flushWordSlowly(_ word: UInt32) {
+        if fill > Self.bufferSize - 8 { drain() }
         for shift in stride(from: 24, through: 0, by: -8) {
             let byte = UInt8(truncatingIfNeeded: word >> UInt32(shift))
-            out[n] = byte
-            n += 1
+            buffer.baseAddress[fill] = byte
+            fill += 1
             if byte == 0xFF {
-                out[n] = 0
-                n += 1
+                buffer.baseAddress[fill] = 0
+                fill += 1
             }
         }
-        fill += n
     }
 
     /// Pads the last partial byte with 1-bits and writes out every whole byte (T.81 F.1.2.3),

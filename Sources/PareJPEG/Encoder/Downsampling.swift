@@ -19,8 +19,8 @@ enum Downsampling {
     static func h2v1(_ input: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>, outputCount: Int) {
         // SAFETY: input holds 2 × outputCount samples, output outputCount.
         for x in 0 ..< outputCount {
-            let sum = Int(input[2 * x]) + Int(input[2 * x + 1]) + (x & 1)
-            output[x] = UInt8(truncatingIfNeeded: sum >> 1)
+            let sum = Int(input[2 &* x]) &+ Int(input[2 &* x &+ 1]) &+ (x & 1)
+            output[x] = UInt8(truncatingIfNeeded: sum &>> 1)
         }
     }
 
@@ -29,8 +29,9 @@ enum Downsampling {
                      outputCount: Int) {
         // SAFETY: both input rows hold 2 × outputCount samples, output outputCount.
         for x in 0 ..< outputCount {
-            let sum = Int(top[2 * x]) + Int(top[2 * x + 1]) + Int(bottom[2 * x]) + Int(bottom[2 * x + 1]) + 1 + (x & 1)
-            output[x] = UInt8(truncatingIfNeeded: sum >> 2)
+            let sum = Int(top[2 &* x]) &+ Int(top[2 &* x &+ 1]) &+ Int(bottom[2 &* x]) &+ Int(bottom[2 &* x &+ 1])
+                &+ 1 &+ (x & 1)
+            output[x] = UInt8(truncatingIfNeeded: sum &>> 2)
         }
     }
 }

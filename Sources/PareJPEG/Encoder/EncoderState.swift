@@ -12,7 +12,6 @@ final class EncoderState {
     let blocksPerRow: [Int]
     let eightBitRow: LedgerBuffer<UInt8>?
     let workspace: LedgerBuffer<Int32>
-    let naturalOrder: LedgerBuffer<UInt8>
     let divisors: [Divisors]
     let standardCodes: (dc: [HuffmanCodes], ac: [HuffmanCodes])?
     let holdsAllCoefficients: Bool
@@ -50,8 +49,6 @@ final class EncoderState {
         eightBitRow = frame.format.bytesPerSample == 2
             ? try ledger.allocate(UInt8.self, count: frame.width * frame.format.channels, initialValue: 0) : nil
         workspace = try ledger.allocate(Int32.self, count: 64, initialValue: 0)
-        naturalOrder = try ledger.allocate(UInt8.self, count: 64, initialValue: 0)
-        for (k, i) in ZigZag.naturalOrder.enumerated() { naturalOrder[k] = UInt8(i) }
         var divisors: [Divisors] = []
         for table in frame.quantTables { divisors.append(try Divisors(table, ledger: ledger)) }
         self.divisors = divisors
@@ -162,7 +159,6 @@ final class EncoderState {
             }
         }
         let m = mcuRowsDone
-        let order = UnsafePointer(naturalOrder.baseAddress)
         for (c, component) in frame.components.enumerated() {
             let width = planeWidths[c]
             let divisor = divisors[component.quantTable]
@@ -174,7 +170,7 @@ final class EncoderState {
                     if blockY < frame.heightInBlocks[c] && blockX < frame.widthInBlocks[c] {
                         ForwardDCT.transform(planes[c].baseAddress + by * 8 * width + blockX * 8, stride: width,
                                              into: workspace.baseAddress)
-                        divisor.quantize(workspace.baseAddress, into: out, naturalOrder: order)
+                        divisor.quantize(workspace.baseAddress, into: out)
                     } else {
                         let dc = blockY < frame.heightInBlocks[c]
                             ? (out - 64)[0]

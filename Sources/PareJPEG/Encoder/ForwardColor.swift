@@ -29,13 +29,25 @@ enum ForwardColor {
     static func convertRow(_ pixels: UnsafePointer<UInt8>, channels: Int, count: Int,
                            y: UnsafeMutablePointer<UInt8>, cb: UnsafeMutablePointer<UInt8>,
                            cr: UnsafeMutablePointer<UInt8>) {
-        // SAFETY: the caller gives `count` pixels of `channels` bytes and planes of `count`.
+        // A constant stride lets the compiler vectorise the interleaved loads.
+        if channels == 3 {
+            convertPixels(pixels, stride: 3, count: count, y: y, cb: cb, cr: cr)
+        } else {
+            convertPixels(pixels, stride: 4, count: count, y: y, cb: cb, cr: cr)
+        }
+    }
+
+    @inline(__always)
+    static func convertPixels(_ pixels: UnsafePointer<UInt8>, stride: Int, count: Int,
+                              y: UnsafeMutablePointer<UInt8>, cb: UnsafeMutablePointer<UInt8>,
+                              cr: UnsafeMutablePointer<UInt8>) {
+        // SAFETY: the caller gives `count` pixels of `stride` bytes and planes of `count`.
         for x in 0 ..< count {
-            let p = pixels + x * channels
+            let p = pixels + x &* stride
             let r = Int32(p[0]), g = Int32(p[1]), b = Int32(p[2])
-            y[x] = UInt8(truncatingIfNeeded: (yR &* r &+ yG &* g &+ yB &* b &+ half) >> 16)
-            cb[x] = UInt8(truncatingIfNeeded: (cbR &* r &+ cbG &* g &+ cbB &* b &+ (chromaOffset + half - 1)) >> 16)
-            cr[x] = UInt8(truncatingIfNeeded: (crR &* r &+ crG &* g &+ crB &* b &+ (chromaOffset + half - 1)) >> 16)
+            y[x] = UInt8(truncatingIfNeeded: (yR &* r &+ yG &* g &+ yB &* b &+ half) &>> 16)
+            cb[x] = UInt8(truncatingIfNeeded: (cbR &* r &+ cbG &* g &+ cbB &* b &+ (chromaOffset + half - 1)) &>> 16)
+            cr[x] = UInt8(truncatingIfNeeded: (crR &* r &+ crG &* g &+ crB &* b &+ (chromaOffset + half - 1)) &>> 16)
         }
     }
 }

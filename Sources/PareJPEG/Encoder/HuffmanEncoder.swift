@@ -110,57 +110,57 @@ extension HuffmanTable {
 /// SSSS of T.81 F.1.2.1.1 (Table F.1): the number of bits of |value|.
 @inline(__always)
 func magnitudeCategory(_ value: Int32) -> Int {
-    let magnitude = UInt32(bitPattern: value < 0 ? -value : value)
-    return 32 - magnitude.leadingZeroBitCount
+    let sign = value &>> 31
+    let magnitude = UInt32(bitPattern: (value ^ sign) &- sign)
+    return 32 &- magnitude.leadingZeroBitCount
 }
 
 /// The additional bits after a symbol (T.81 F.1.2.1.1): the value itself when positive,
 /// value − 1 (its ones' complement in `size` bits) when negative.
 @inline(__always)
 func additionalBits(_ value: Int32, size: Int) -> UInt32 {
-    let bits = value < 0 ? value - 1 : value
-    return UInt32(bitPattern: bits) & ((1 << UInt32(size)) - 1)
+    let bits = value &+ (value &>> 31)
+    return UInt32(bitPattern: bits) & ((1 &<< UInt32(truncatingIfNeeded: size)) &- 1)
 }
 
 /// Sequential Huffman coding of one block (T.81 F.1.2.1 and F.1.2.2): the DC difference
 /// as SSSS and its bits, then the AC coefficients as RRRRSSSS run/size symbols with ZRL for
 /// runs of 16 zeros and EOB after the last non-zero coefficient.
 enum SequentialHuffman {
-    /// Writes one block, given in zig-zag order.
+    /// Writes one block, given in zig-zag order, with the code tables' entries.
     @inline(__always)
-    static func encode<S>(_ block: UnsafePointer<Int16>, dcDifference: Int32, dc: HuffmanCodes, ac: HuffmanCodes,
-                          to out: inout BitWriter<S>) {
+    static func encode<S>(_ block: UnsafePointer<Int16>, dcDifference: Int32, dc dcCodes: UnsafePointer<UInt32>,
+                          ac acCodes: UnsafePointer<UInt32>, to out: inout BitWriter<S>) {
         // SAFETY: the tables have 256 entries and every index below is a byte.
-        let dcCodes = UnsafePointer(dc.entries.baseAddress), acCodes = UnsafePointer(ac.entries.baseAddress)
         let size = magnitudeCategory(dcDifference)
         let dcEntry = dcCodes[size]
-        out.write((dcEntry >> 8) << UInt32(size) | additionalBits(dcDifference, size: size),
-                  length: Int(dcEntry & 0xFF) + size)
+        out.write((dcEntry &>> 8) &<< UInt32(truncatingIfNeeded: size) | additionalBits(dcDifference, size: size),
+                  length: Int(dcEntry & 0xFF) &+ size)
         // Bit k of the mask is set when coefficient k (1…63) is non-zero: the runs of zeros
         // are then the gaps between set bits, found a word at a time.
         var mask: UInt64 = 0
         // SAFETY: block has 64 entries; k runs over 1…63.
-        for k in 1 ..< 64 where block[k] != 0 { mask |= 1 << UInt64(k) }
+        for k in 1 ..< 64 { mask |= UInt64(block[k] != 0 ? 1 : 0) &<< UInt64(k) }
         var previous = 0
         while mask != 0 {
             let k = mask.trailingZeroBitCount
-            mask &= mask - 1
-            var run = k - previous - 1
+            mask &= mask &- 1
+            var run = k &- previous &- 1
             previous = k
             while run >= 16 {
                 let zrl = acCodes[0xF0]
-                out.write(zrl >> 8, length: Int(zrl & 0xFF))
-                run -= 16
+                out.write(zrl &>> 8, length: Int(zrl & 0xFF))
+                run &-= 16
             }
             let value = Int32(block[k])
             let size = magnitudeCategory(value)
-            let entry = acCodes[run << 4 | size]
-            out.write((entry >> 8) << UInt32(size) | additionalBits(value, size: size),
-                      length: Int(entry & 0xFF) + size)
+            let entry = acCodes[run &<< 4 | size]
+            out.write((entry &>> 8) &<< UInt32(truncatingIfNeeded: size) | additionalBits(value, size: size),
+                      length: Int(entry & 0xFF) &+ size)
         }
         if previous != 63 {
             let eob = acCodes[0]
-            out.write(eob >> 8, length: Int(eob & 0xFF))
+            out.write(eob &>> 8, length: Int(eob & 0xFF))
         }
     }
 

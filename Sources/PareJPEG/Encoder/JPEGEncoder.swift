@@ -181,28 +181,40 @@ public struct JPEGEncoder<Sink: ByteSink>: RowSink {
                             ss: 0, se: 63, ah: 0, al: 0)
         }
         guard let codes = state.standardCodes else { return }
+        // The blocks of each component's row, and its code tables, as plain pointers: the MCU
+        // loop below then touches no reference counts.
+        var lastDC = state.lastDC
+        let parts = frame.components.indices.map { c in
+            (blocks: UnsafePointer(state.block(component: c, mcuRow: row, blockRow: 0, blockX: 0)),
+             stride: state.blocksPerRow[c] &* 64, h: frame.components[c].h, v: frame.components[c].v,
+             dc: UnsafePointer(codes.dc[frame.components[c].huffmanTable].entries.baseAddress),
+             ac: UnsafePointer(codes.ac[frame.components[c].huffmanTable].entries.baseAddress))
+        }
         var mcu = state.mcuCounter
         for mcuX in 0 ..< frame.mcusPerRow {
             if restart > 0 && mcu > 0 && mcu % restart == 0 {
                 writer.alignToByte()
                 MarkerWriter.marker(Marker.rst0 + UInt8((mcu / restart - 1) & 7), to: &writer)
-                for c in 0 ..< state.lastDC.count { state.lastDC[c] = 0 }
+                for c in 0 ..< lastDC.count { lastDC[c] = 0 }
             }
-            for (c, component) in frame.components.enumerated() {
-                let table = component.huffmanTable
-                for by in 0 ..< component.v {
-                    for bx in 0 ..< component.h {
-                        let block = state.block(component: c, mcuRow: row, blockRow: by, blockX: mcuX * component.h + bx)
+            for c in 0 ..< parts.count {
+                let part = parts[c]
+                for by in 0 ..< part.v {
+                    // SAFETY: by < v and mcuX · h + bx < blocksPerRow: inside this MCU row's blocks.
+                    var block = part.blocks + by &* part.stride + mcuX &* part.h &* 64
+                    for _ in 0 ..< part.h {
                         let dc = Int32(block[0])
-                        SequentialHuffman.encode(block, dcDifference: dc - state.lastDC[c], dc: codes.dc[table],
-                                                 ac: codes.ac[table], to: &writer)
-                        state.lastDC[c] = dc
+                        SequentialHuffman.encode(block, dcDifference: dc &- lastDC[c], dc: part.dc, ac: part.ac,
+                                                 to: &writer)
+                        lastDC[c] = dc
+                        block += 64
                     }
                 }
             }
             mcu += 1
         }
         state.mcuCounter = mcu
+        state.lastDC = lastDC
     }
 
     /// Optimized tables (T.81 K.2): a statistics pass over every held block, the tables, then
@@ -231,7 +243,8 @@ public struct JPEGEncoder<Sink: ByteSink>: RowSink {
             MarkerWriter.marker(Marker.rst0 + UInt8(n & 7), to: &out)
         }) { c, block, difference in
             let table = frame.components[c].huffmanTable
-            SequentialHuffman.encode(block, dcDifference: difference, dc: dcCodes[table], ac: acCodes[table], to: &out)
+            SequentialHuffman.encode(block, dcDifference: difference, dc: dcCodes[table].entries.baseAddress,
+                                     ac: acCodes[table].entries.baseAddress, to: &out)
         }
         out.alignToByte()
         writer = out

@@ -52,54 +52,48 @@ enum Quantization {
     }
 }
 
-/// Division by 8 × Q as a multiplication by its reciprocal: for each divisor d, a 16-bit
-/// multiplier m, a correction c and a shift r with ⌊(|x| + c) · m / 2^r⌋ = ⌊(|x| + d/2) / d⌋
-/// for every |x| < 2^15 (proved for all d = 8 × Q, Q ≤ 32,767 reachable by the quality
-/// scaling, by `QuantizationTests`). m = 2^r / d rounded, with the correction taking up the
-/// rounding of m.
+/// Division by 8 × Q as a multiplication: with d = 8 × Q and m = ⌈2^32 / d⌉,
+/// ⌊(|x| + ⌊d/2⌋) · m / 2^32⌋ = ⌊(|x| + ⌊d/2⌋) / d⌋ — T.81 A.3.4's rounding — whenever the
+/// dividend and d are below 2^16 (the error n · (m − 2^32/d) / 2^32 < 2^−16 stays under the
+/// 1/d a quotient needs to change). DCT outputs of 8-bit samples are below 2^15 and the
+/// quality scaling makes d ≤ 8 × 6050, so this is exact; `QuantizationTests` checks it
+/// against `Quantization.quantize` for every reachable divisor. (libjpeg-turbo computes the
+/// same quotients with 16-bit reciprocals and per-coefficient shifts, for its SIMD code.)
 struct Divisors {
-    /// Per natural-order coefficient: multiplier, correction, shift.
-    let table: LedgerBuffer<UInt32>
+    /// Per natural-order coefficient: ⌊d/2⌋ and m (m < 2^30 since d ≥ 8); and the zig-zag order.
+    let half: LedgerBuffer<UInt32>
+    let multiplier: LedgerBuffer<UInt32>
+    let natural: LedgerBuffer<UInt8>
+    /// The quotients in natural order, before they are put in zig-zag order.
+    let scratch: LedgerBuffer<Int16>
 
     init(_ q: [UInt16], ledger: MemoryLedger) throws(CoreError) {
-        table = try ledger.allocate(UInt32.self, count: 64 * 3, initialValue: 0)
+        half = try ledger.allocate(UInt32.self, count: 64, initialValue: 0)
+        multiplier = try ledger.allocate(UInt32.self, count: 64, initialValue: 0)
+        natural = try ledger.allocate(UInt8.self, count: 64, initialValue: 0)
+        scratch = try ledger.allocate(Int16.self, count: 64, initialValue: 0)
         for i in 0 ..< 64 {
-            let (m, c, r) = Self.reciprocal(UInt32(q[i]) << 3)
-            table[3 * i] = m
-            table[3 * i + 1] = c
-            table[3 * i + 2] = r
+            let divisor = UInt64(q[i]) << 3
+            half[i] = UInt32(divisor / 2)
+            multiplier[i] = UInt32(((1 << 32) + divisor - 1) / divisor)
         }
-    }
-
-    static func reciprocal(_ divisor: UInt32) -> (multiplier: UInt32, correction: UInt32, shift: UInt32) {
-        let b = 31 - divisor.leadingZeroBitCount
-        var r = UInt32(16 + b)
-        var m = (UInt64(1) << UInt64(r)) / UInt64(divisor)
-        let remainder = (UInt64(1) << UInt64(r)) % UInt64(divisor)
-        var c = divisor / 2
-        if remainder == 0 {
-            m >>= 1
-            r -= 1
-        } else if remainder <= UInt64(divisor / 2) {
-            c += 1
-        } else {
-            m += 1
-        }
-        return (UInt32(m), c, r)
+        for (k, i) in ZigZag.naturalOrder.enumerated() { natural[k] = UInt8(i) }
     }
 
     /// Quantises the 64 DCT outputs `workspace` (natural order) into `block` in zig-zag order.
     @inline(__always)
-    func quantize(_ workspace: UnsafePointer<Int32>, into block: UnsafeMutablePointer<Int16>,
-                  naturalOrder: UnsafePointer<UInt8>) {
-        // SAFETY: the table has 192 entries, workspace and block 64; naturalOrder's entries are < 64.
-        let t = UnsafePointer(table.baseAddress)
-        for k in 0 ..< 64 {
-            let i = Int(naturalOrder[k])
+    func quantize(_ workspace: UnsafePointer<Int32>, into block: UnsafeMutablePointer<Int16>) {
+        // SAFETY: every table, the scratch block and `block` have 64 entries; natural's are < 64.
+        let h = UnsafePointer(half.baseAddress), m = UnsafePointer(multiplier.baseAddress)
+        let q = scratch.baseAddress, order = UnsafePointer(natural.baseAddress)
+        // Natural order first, a straight loop the compiler turns into vector code.
+        for i in 0 ..< 64 {
             let x = workspace[i]
-            let magnitude = UInt32(bitPattern: x < 0 ? -x : x)
-            let quotient = Int32(bitPattern: ((magnitude &+ t[3 * i + 1]) &* t[3 * i]) >> t[3 * i + 2])
-            block[k] = Int16(truncatingIfNeeded: x < 0 ? -quotient : quotient)
+            let sign = x &>> 31
+            let magnitude = UInt64(UInt32(bitPattern: (x ^ sign) &- sign) &+ h[i])
+            let quotient = Int32(truncatingIfNeeded: (magnitude &* UInt64(m[i])) &>> 32)
+            q[i] = Int16(truncatingIfNeeded: (quotient ^ sign) &- sign)
         }
+        for k in 0 ..< 64 { block[k] = q[Int(order[k])] }
     }
 }

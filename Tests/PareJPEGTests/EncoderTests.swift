@@ -300,13 +300,13 @@ import Testing
         #expect(throws: CoreError.self) { try limited.begin(RowStreamHeader(width: 4000, height: 8, format: .rgb8)) }
     }
 
-    /// Issue 17's bound: a streamed 12 MP 4:2:0 encode with the standard tables holds at most
-    /// 1 MiB, whatever the height, and the heap agrees with the ledger.
-    @Test func streamedTwelveMegapixelEncodeStaysUnderOneMebibyte() throws {
+    /// A streamed 4000×3000 RGB encode, rows made on the fly, into a counting sink: the
+    /// ledger's peak and the heap's growth.
+    static func streamedTwelveMegapixels(_ options: JPEGEncoderOptions) throws -> (peak: Int, growth: Int?, bytes: Int) {
         let width = 4000, height = 3000
         let ledger = MemoryLedger()
         let (count, growth) = try HeapMeter.peakGrowth(ledger: ledger) { () throws -> Int in
-            var encoder = try JPEGEncoder(ledger: ledger, sink: ByteCountingSink())
+            var encoder = try JPEGEncoder(options: options, ledger: ledger, sink: ByteCountingSink())
             try encoder.begin(RowStreamHeader(width: width, height: height, format: .rgb8))
             var row = [UInt8](repeating: 0, count: width * 3)
             for y in 0 ..< height {
@@ -320,13 +320,37 @@ import Testing
             try encoder.finish()
             return encoder.sink.count
         }
-        #expect(count > 100_000)
-        #expect(ledger.peakBytes <= 1 << 20)
         if let growth {
             #expect(abs(growth - ledger.peakBytes) <= ledger.peakBytes / 10 + 64 * 1024,
                     "heap growth \(growth), ledger peak \(ledger.peakBytes)")
         }
-        print("JPEG encoder memory: 4000x3000 4:2:0 standard tables, ledger peak \(ledger.peakBytes) B, "
-            + "heap growth \(growth.map(String.init) ?? "n/a") B")
+        return (ledger.peakBytes, growth, count)
+    }
+
+    /// Issue 17's bound: a streamed 12 MP 4:2:0 encode with the standard tables holds at most
+    /// 1 MiB, and the heap agrees with the ledger.
+    @Test func streamedTwelveMegapixelEncodeStaysUnderOneMebibyte() throws {
+        let result = try Self.streamedTwelveMegapixels(JPEGEncoderOptions())
+        #expect(result.bytes > 100_000)
+        #expect(result.peak <= 1 << 20)
+        print("JPEG encoder memory: 4000x3000 4:2:0 standard tables, ledger peak \(result.peak) B, "
+            + "heap growth \(result.growth.map(String.init) ?? "n/a") B")
+    }
+
+    /// Optimized tables and progressive output hold every quantised coefficient: 2 bytes per
+    /// coefficient, 1.5 coefficients per pixel at 4:2:0 (the MCU grid's padding included),
+    /// plus the streaming buffers — 36.1 MB + 0.35 MB for 12 MP.
+    @Test func optimizedAndProgressiveHoldTheCoefficients() throws {
+        let coefficients = (500 * 376 + 2 * 250 * 188) * 64 * 2
+        for (optimize, progressive) in [(true, false), (false, true)] {
+            var options = JPEGEncoderOptions()
+            options.optimizeHuffmanTables = optimize
+            options.progressive = progressive
+            let result = try Self.streamedTwelveMegapixels(options)
+            #expect(result.peak >= coefficients && result.peak <= coefficients + 512 * 1024)
+            print("JPEG encoder memory: 4000x3000 4:2:0 \(progressive ? "progressive" : "optimized tables"), "
+                + "ledger peak \(result.peak) B (coefficients \(coefficients) B), "
+                + "heap growth \(result.growth.map(String.init) ?? "n/a") B")
+        }
     }
 }

@@ -96,6 +96,25 @@ enum InverseDCT {
         return wrap16(Lanes(truncatingIfNeeded: c) &* q)
     }
 
+    /// The block's samples through the transform of its size: 8 (full scale), 4 or 2 (1/2
+    /// and 1/4, T.81 leaves the scaled output to the decoder); `lanes` is the full transform's
+    /// workspace, `workspace` the reduced ones'. `firstRowOnly`: only the first row of
+    /// coefficients holds nonzero values (used at size 8).
+    @inline(__always)
+    static func transform(size: Int, _ coefficients: UnsafePointer<Int16>, _ quantizers: UnsafePointer<Int32>,
+                          output: UnsafeMutablePointer<UInt8>, stride: Int, lanes: UnsafeMutablePointer<Lanes>,
+                          workspace: UnsafeMutablePointer<Int32>, firstRowOnly: Bool) {
+        switch size {
+        case 8:
+            transform8(coefficients, quantizers, output: output, stride: stride, workspace: lanes,
+                       firstRowOnly: firstRowOnly)
+        case 4:
+            transform4(coefficients, quantizers, output: output, stride: stride, workspace: workspace)
+        default:
+            transform2(coefficients, quantizers, output: output, stride: stride, workspace: workspace)
+        }
+    }
+
     /// The full 8×8 islow transform. `workspace` holds 8 rows of lanes. `firstRowOnly` says
     /// that rows 1…7 of the block are zero, when the first pass reduces to a shift.
     static func transform8(_ coefficients: UnsafePointer<Int16>, _ quantizers: UnsafePointer<Int32>,

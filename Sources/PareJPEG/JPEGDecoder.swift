@@ -245,16 +245,11 @@ public struct JPEGDecoder<Source: ByteSource> {
                 coefficientDigest = coefficientDigest &* 31 &+ scan.coefficientDigest
                 for component in scanHeader.components { coded[component.index] = true }
                 reader = scan.reader
-                guard let next = try nextScan(tables: &tables, restartInterval: &restartInterval, log: &log) else { break }
-                number += 1
-                guard number <= options.maxScans else {
-                    throw .limitExceeded(what: "scan count", value: number, limit: options.maxScans, offset: next.offset)
-                }
+                guard let next = try scanAfter(&number, tables: &tables, restartInterval: &restartInterval,
+                                               log: &log) else { break }
                 scanHeader = next
             }
-            for (c, wasCoded) in coded.enumerated() where !wasCoded {
-                try log.add(.componentNotCoded(id: frame.components[c].id, offset: reader.stream.position))
-            }
+            try reportUncoded(coded, log: &log)
             output.emit(buffers, availableThrough: nil, into: &sink)
         }
     }
@@ -284,6 +279,26 @@ public struct JPEGDecoder<Source: ByteSource> {
             output.keepContextRows(buffers)
         }
         return 0
+    }
+
+    /// The header of scan `number + 1` of a frame with several scans (see `nextScan`),
+    /// counted against `options.maxScans`; nil when no scan follows.
+    mutating func scanAfter(_ number: inout Int, tables: inout TableSet, restartInterval: inout Int,
+                            log: inout WarningLog) throws(JPEGError) -> ScanHeader? {
+        guard let next = try nextScan(tables: &tables, restartInterval: &restartInterval, log: &log) else { return nil }
+        number += 1
+        guard number <= options.maxScans else {
+            throw .limitExceeded(what: "scan count", value: number, limit: options.maxScans, offset: next.offset)
+        }
+        return next
+    }
+
+    /// Once the scans are done: a warning for each frame component no scan coded (it decodes
+    /// as mid-level, as in libjpeg).
+    func reportUncoded(_ coded: [Bool], log: inout WarningLog) throws(JPEGError) {
+        for (c, wasCoded) in coded.enumerated() where !wasCoded {
+            try log.add(.componentNotCoded(id: frame.components[c].id, offset: reader.stream.position))
+        }
     }
 
     /// Reads the markers between scans (T.81 B.2.1: tables and DRI may change) up to the next
@@ -341,19 +356,9 @@ public struct JPEGDecoder<Source: ByteSource> {
                   buffers: [ComponentBuffer], scratch: ScanScratch) throws(JPEGError) -> ScanDecoder {
         var units: [ScanUnit] = []
         var quantizerBuffers: [LedgerBuffer<Int32>] = []
-        var huffman: [HuffmanDecodingTable] = []
-        var built: [Int: Int] = [:]
+        var huffman = HuffmanTableCache()
         func table(_ tableClass: Int, _ id: Int) throws(JPEGError) -> HuffmanPointers {
-            let key = tableClass * 4 + id
-            if let index = built[key] { return huffman[index].pointers }
-            let defined = tableClass == 0 ? tables.dc[id] : tables.ac[id]
-            guard let spec = defined ?? HuffmanTable.standard(tableClass: tableClass, id: id) else {
-                throw .missingTable(kind: tableClass == 0 ? "DC Huffman" : "AC Huffman", id: id, offset: header.offset)
-            }
-            let decoding = try HuffmanDecodingTable(spec, isDC: tableClass == 0, ledger: ledger, offset: header.offset)
-            built[key] = huffman.count
-            huffman.append(decoding)
-            return decoding.pointers
+            try huffman.pointers(tableClass, id, tables: tables, ledger: ledger, offset: header.offset)
         }
         for component in header.components {
             let c = component.index
@@ -372,7 +377,7 @@ public struct JPEGDecoder<Source: ByteSource> {
                                   plane: buffers[c].storage.baseAddress, stride: p.stride, rowStart: 1))
         }
         var scan = ScanDecoder(reader: reader, units: units, scanNumber: number, restartInterval: restartInterval,
-                               scratch: scratch, quantizerBuffers: quantizerBuffers, huffmanTables: huffman)
+                               scratch: scratch, quantizerBuffers: quantizerBuffers, huffmanTables: huffman.built)
         scan.path = entropyPath
         return scan
     }

@@ -56,16 +56,11 @@ extension JPEGDecoder {
                 store.stoppedEarly = true
                 break
             }
-            guard let next = try nextScan(tables: &tables, restartInterval: &restartInterval, log: &log) else { break }
-            number += 1
-            guard number <= options.maxScans else {
-                throw .limitExceeded(what: "scan count", value: number, limit: options.maxScans, offset: next.offset)
-            }
+            guard let next = try scanAfter(&number, tables: &tables, restartInterval: &restartInterval,
+                                           log: &log) else { break }
             header = next
         }
-        for (c, wasCoded) in coded.enumerated() where !wasCoded {
-            try log.add(.componentNotCoded(id: frame.components[c].id, offset: reader.stream.position))
-        }
+        try reportUncoded(coded, log: &log)
     }
 
     /// MCUs per line and MCU rows of an interleaved scan (T.81 A.2.3).
@@ -80,15 +75,9 @@ extension JPEGDecoder {
     /// `locating`: the scan is decoded only to see how far its data reaches).
     func makeProgressiveScan(_ header: ScanHeader, number: Int, tables: TableSet, restartInterval: Int,
                              store: CoefficientStore, locating: Bool = false) throws(JPEGError) -> ProgressiveScanDecoder {
-        var built: [HuffmanDecodingTable] = []
+        var huffman = HuffmanTableCache()
         func table(_ tableClass: Int, _ id: Int) throws(JPEGError) -> HuffmanPointers {
-            let defined = tableClass == 0 ? tables.dc[id] : tables.ac[id]
-            guard let spec = defined ?? HuffmanTable.standard(tableClass: tableClass, id: id) else {
-                throw .missingTable(kind: tableClass == 0 ? "DC Huffman" : "AC Huffman", id: id, offset: header.offset)
-            }
-            let decoding = try HuffmanDecodingTable(spec, isDC: tableClass == 0, ledger: ledger, offset: header.offset)
-            built.append(decoding)
-            return decoding.pointers
+            try huffman.pointers(tableClass, id, tables: tables, ledger: ledger, offset: header.offset)
         }
         let isDC = header.spectralStart == 0
         let single = frame.components.count == 1
@@ -110,7 +99,7 @@ extension JPEGDecoder {
                                                      vertical: single ? 1 : info.vertical))
         }
         return ProgressiveScanDecoder(reader: reader, header: header, number: number,
-                                      restartInterval: restartInterval, units: units, tables: built)
+                                      restartInterval: restartInterval, units: units, tables: huffman.built)
     }
 
     /// Transforms the stored blocks MCU row by MCU row (dequantisation fused into the IDCT,
@@ -155,15 +144,10 @@ extension JPEGDecoder {
                         if !anyAC {
                             InverseDCT.fill(InverseDCT.dcSample(coefficients[0], quantizers[0], size: size), size: size,
                                             output: out, stride: p.stride)
-                        } else if size == 8 {
-                            InverseDCT.transform8(coefficients, quantizers, output: out, stride: p.stride,
-                                                  workspace: scratch.lanes.baseAddress, firstRowOnly: !belowFirstRow)
-                        } else if size == 4 {
-                            InverseDCT.transform4(coefficients, quantizers, output: out, stride: p.stride,
-                                                  workspace: scratch.workspace.baseAddress)
                         } else {
-                            InverseDCT.transform2(coefficients, quantizers, output: out, stride: p.stride,
-                                                  workspace: scratch.workspace.baseAddress)
+                            InverseDCT.transform(size: size, coefficients, quantizers, output: out, stride: p.stride,
+                                                 lanes: scratch.lanes.baseAddress, workspace: scratch.workspace.baseAddress,
+                                                 firstRowOnly: !belowFirstRow)
                         }
                         for natural in plane.positions { coefficients[natural] = 0 }
                     }

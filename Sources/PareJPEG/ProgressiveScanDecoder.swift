@@ -24,27 +24,20 @@ struct ProgressiveScanDecoder {
     var reader: BitReader
     var units: [Unit]
     let header: ScanHeader
-    let scanNumber: Int
-    let restartInterval: Int
-    var restartsToGo: Int
-    var nextRestart = 0
+    /// Restart intervals, data that runs out, the warnings.
+    var progress: ScanProgress
     /// EOBRUN (T.81 G.1.2.2): blocks still to pass over with their band all zero.
     var endOfBandRun = 0
-    var insufficient = false
     /// The MCU row of the last MCU begun before the data ran out (libjpeg's
     /// `last_good_iMCU_row`, which `BlockSmoothing` needs).
     private(set) var lastGoodRow = 0
-    var warnedTruncation = false
-    var warnedBadCode = false
     let tables: [HuffmanDecodingTable]
 
     init(reader: BitReader, header: ScanHeader, number: Int, restartInterval: Int, units: [Unit],
          tables: [HuffmanDecodingTable]) {
         self.reader = reader
         self.header = header
-        self.scanNumber = number
-        self.restartInterval = restartInterval
-        self.restartsToGo = restartInterval
+        self.progress = ScanProgress(scanNumber: number, restartInterval: restartInterval)
         self.units = units
         self.tables = tables
     }
@@ -56,7 +49,7 @@ struct ProgressiveScanDecoder {
             for row in 0 ..< plane.codedHigh {
                 for column in 0 ..< plane.codedWide {
                     guard try startMCU(log: &log) else { return }
-                    if insufficient { continue }
+                    if progress.insufficient { continue }
                     lastGoodRow = row / units[0].vertical
                     try decodeBlock(0, plane.values.baseAddress + (row * plane.blocksWide + column) * plane.kept,
                                     index: row * plane.blocksWide + column, log: &log)
@@ -66,7 +59,7 @@ struct ProgressiveScanDecoder {
             for mcuRow in 0 ..< mcuRows {
                 for mcu in 0 ..< mcusPerLine {
                     guard try startMCU(log: &log) else { return }
-                    if insufficient { continue }
+                    if progress.insufficient { continue }
                     lastGoodRow = mcuRow
                     for u in 0 ..< units.count {
                         let plane = units[u].plane
@@ -81,51 +74,24 @@ struct ProgressiveScanDecoder {
                 }
             }
         }
-        if !insufficient && reader.isExhausted { try noteExhausted(log: &log) }
+        try progress.finish(reader, log: &log)
     }
 
     /// Restart handling and end-of-data checks before an MCU. False once nothing more of the
     /// scan can be decoded (the data ended and no restart marker can follow).
     mutating func startMCU(log: inout WarningLog) throws(JPEGError) -> Bool {
-        if restartInterval > 0 {
-            if restartsToGo == 0 {
-                let wasExhausted = insufficient || reader.isExhausted
-                try RestartSync.expect(nextRestart, reader: &reader, log: &log)
-                nextRestart = (nextRestart + 1) & 7
-                restartsToGo = restartInterval
-                for i in 0 ..< units.count { units[i].predictor = 0 }
-                endOfBandRun = 0
-                insufficient = reader.marker != nil && wasExhausted
-            }
-            restartsToGo -= 1
+        if try progress.startMCU(&reader, log: &log) {
+            for i in 0 ..< units.count { units[i].predictor = 0 }
+            endOfBandRun = 0
         }
-        if !insufficient && reader.isExhausted { try noteExhausted(log: &log) }
         // With no restart marker ahead, every later MCU would be skipped too.
-        return !insufficient || (restartInterval > 0 && reader.marker.map(Marker.isRestart) == true)
-    }
-
-    mutating func noteExhausted(log: inout WarningLog) throws(JPEGError) {
-        insufficient = true
-        if !warnedTruncation {
-            warnedTruncation = true
-            try log.add(.truncated(scan: scanNumber, offset: reader.markerOffset))
-        }
+        return !progress.insufficient || (progress.restartInterval > 0 && reader.marker.map(Marker.isRestart) == true)
     }
 
     @inline(__always)
     mutating func symbol(_ table: HuffmanPointers, log: inout WarningLog) throws(JPEGError) -> Int {
         if reader.count < 32 { try reader.refill() }
-        if let value = reader.decode(table) { return value }
-        try badCode(log: &log)
-        return 0
-    }
-
-    /// `bitsBack`: how far back the offending code starts (see `BitReader.offset(bitsBack:)`).
-    mutating func badCode(log: inout WarningLog, bitsBack: Int = BitReader.badCodeBits) throws(JPEGError) {
-        if !warnedBadCode {
-            warnedBadCode = true
-            try log.add(.invalidHuffmanCode(scan: scanNumber, offset: reader.offset(bitsBack: bitsBack)))
-        }
+        return try progress.symbol(table, &reader, log: &log)
     }
 
     /// `n` (0…16) bits as an unsigned number.
@@ -228,7 +194,7 @@ struct ProgressiveScanDecoder {
                 var newValue: Int16 = 0
                 if size != 0 {
                     // Size must be 1 here; libjpeg warns and reads it as 1.
-                    if size != 1 { try badCode(log: &log, bitsBack: 0) }
+                    if size != 1 { try progress.badCode(reader, log: &log, bitsBack: 0) }
                     newValue = try bits(1) != 0 ? p1 : m1
                 } else if run != 15 {
                     endOfBandRun = (1 << run) + (try bits(run))

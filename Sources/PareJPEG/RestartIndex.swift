@@ -144,7 +144,7 @@ extension JPEGDecoder {
         reader.marker = nil
         var scan = setup.scan
         scan.reader = reader
-        scan.nextRestart = interval & 7
+        scan.progress.nextRestart = interval & 7
         _ = try streamRows(&scan, rows: firstMCU / plan.mcusPerLine ..< band.upperBound, firstColumn: firstMCU % plan.mcusPerLine,
                            plan: plan, buffers: &setup.buffers, output: &output, into: &sink, log: &log)
         if band.upperBound == plan.mcuRows { try scan.finish(log: &log) }

@@ -34,19 +34,12 @@ struct ScanUnit {
 struct ScanDecoder {
     var reader: BitReader
     var units: [ScanUnit]
-    let scanNumber: Int
-    let restartInterval: Int
-    var restartsToGo: Int
-    var nextRestart = 0
+    /// Restart intervals, data that runs out, the warnings.
+    var progress: ScanProgress
     /// 65 coefficients: a natural-order block plus the scratch slot; kept all zero between blocks.
     let coefficients: UnsafeMutablePointer<Int16>
     let workspace: UnsafeMutablePointer<Int32>
     let lanes: UnsafeMutablePointer<InverseDCT.Lanes>
-    /// Set once the data of the current restart interval has run out: its remaining MCUs
-    /// come out flat (mid-gray), as in libjpeg.
-    var insufficient = false
-    var warnedTruncation = false
-    var warnedBadCode = false
     /// MCUs whose blocks were entropy decoded (not filled flat), for the decoder's `decodedMCUs`.
     var decodedMCUs = 0
     /// Whether every block of the last `decodeRow` came out flat.
@@ -68,9 +61,7 @@ struct ScanDecoder {
          quantizerBuffers: [LedgerBuffer<Int32>], huffmanTables: [HuffmanDecodingTable]) {
         self.reader = reader
         self.units = units
-        self.scanNumber = scanNumber
-        self.restartInterval = restartInterval
-        self.restartsToGo = restartInterval
+        self.progress = ScanProgress(scanNumber: scanNumber, restartInterval: restartInterval)
         self.fastPathBytes = 512 * units.reduce(0) { $0 + $1.horizontal * $1.vertical }
         self.scratch = scratch
         self.coefficients = scratch.coefficients.baseAddress
@@ -85,8 +76,8 @@ struct ScanDecoder {
     /// past which `RestartSync` would search on, so every block still to come is flat (libjpeg
     /// leaves them zero, mid-gray after the IDCT). The decoder then stops calling `decodeRow`.
     var isSpent: Bool {
-        guard insufficient else { return false }
-        guard restartInterval > 0 else { return true }
+        guard progress.insufficient else { return false }
+        guard progress.restartInterval > 0 else { return true }
         guard let marker = reader.marker else { return false }
         return marker >= 0xC0 && !Marker.isRestart(marker)
     }
@@ -102,17 +93,15 @@ struct ScanDecoder {
         let decodedBefore = decodedMCUs
         defer { lastRowWasFlat = decodedMCUs == decodedBefore }
         for column in first ..< max(first, columns) {
-            if restartInterval > 0 {
-                if restartsToGo == 0 { try processRestart(log: &log) }
-                restartsToGo -= 1
+            if try progress.startMCU(&reader, log: &log) {
+                for i in 0 ..< units.count { units[i].predictor = 0 }
             }
-            if !insufficient {
-                if reader.isExhausted { try noteExhausted(log: &log) } else { decodedMCUs &+= 1 }
-            }
-            if insufficient {
+            // The rest of an interval whose data ran out comes out flat (mid-gray), as in libjpeg.
+            if progress.insufficient {
                 fillMCU(column: column)
                 continue
             }
+            decodedMCUs &+= 1
             var fast = path == .fast
             if path == .automatic, reader.marker == nil { fast = try reader.stream.hasAhead(fastPathBytes) }
             guard fast else {
@@ -176,25 +165,12 @@ struct ScanDecoder {
 
     /// To be called after the last MCU: reports data that ran out inside it.
     mutating func finish(log: inout WarningLog) throws(JPEGError) {
-        if !insufficient && reader.isExhausted { try noteExhausted(log: &log) }
-    }
-
-    mutating func noteExhausted(log: inout WarningLog) throws(JPEGError) {
-        insufficient = true
-        if !warnedTruncation {
-            warnedTruncation = true
-            try log.add(.truncated(scan: scanNumber, offset: reader.markerOffset))
-        }
+        try progress.finish(reader, log: &log)
     }
 
     @inline(__always)
     mutating func symbol(_ table: HuffmanPointers, log: inout WarningLog) throws(JPEGError) -> Int {
-        if let value = reader.decode(table) { return value }
-        if !warnedBadCode {
-            warnedBadCode = true
-            try log.add(.invalidHuffmanCode(scan: scanNumber, offset: reader.offset(bitsBack: BitReader.badCodeBits)))
-        }
-        return 0
+        try progress.symbol(table, &reader, log: &log)
     }
 
     /// What the entropy decoding of one block leaves for `reconstruct`: the coefficients
@@ -372,17 +348,8 @@ struct ScanDecoder {
             return
         }
         coefficients[0] = dc
-        switch size {
-        case 8:
-            InverseDCT.transform8(coefficients, unit.quantizers, output: output, stride: unit.stride,
-                                  workspace: lanes, firstRowOnly: !decoded.belowFirstRow)
-        case 4:
-            InverseDCT.transform4(coefficients, unit.quantizers, output: output, stride: unit.stride,
-                                  workspace: workspace)
-        default:
-            InverseDCT.transform2(coefficients, unit.quantizers, output: output, stride: unit.stride,
-                                  workspace: workspace)
-        }
+        InverseDCT.transform(size: size, coefficients, unit.quantizers, output: output, stride: unit.stride,
+                             lanes: lanes, workspace: workspace, firstRowOnly: !decoded.belowFirstRow)
         coefficients.update(repeating: 0, count: 64)
     }
 
@@ -397,17 +364,5 @@ struct ScanDecoder {
         mix(decoded.belowFirstRow ? 1 : 0)
         for i in 1 ..< 64 { mix(Int(coefficients[i])) }
         coefficientDigest = h
-    }
-
-    /// End of a restart interval (T.81 E.2.4): see `RestartSync`; the DC predictors reset.
-    mutating func processRestart(log: inout WarningLog) throws(JPEGError) {
-        // Data that ran out inside the interval's last MCU is reported like any other.
-        if !insufficient && reader.isExhausted { try noteExhausted(log: &log) }
-        let wasExhausted = insufficient
-        try RestartSync.expect(nextRestart, reader: &reader, log: &log)
-        nextRestart = (nextRestart + 1) & 7
-        restartsToGo = restartInterval
-        for i in 0 ..< units.count { units[i].predictor = 0 }
-        insufficient = reader.marker != nil && wasExhausted
     }
 }

@@ -108,20 +108,22 @@ struct ByteInput {
         return fill - cursor >= n
     }
 
-    /// Passes over entropy-coded data without decoding it (T.81 B.1.1.5: inside a scan 0xFF is
-    /// followed by a stuffed 0x00, by fill 0xFF bytes, or by a marker): stops after the first
-    /// marker that is not RSTn and returns its code and the offset of its 0xFF, or nil at the
-    /// end of the input.
+    /// Passes over entropy-coded data without decoding it (see `nextEntropyMarker`): stops
+    /// after the first marker that is not RSTn and returns its code and the offset of its
+    /// 0xFF, or nil at the end of the input.
     mutating func skipEntropyData() throws(JPEGError) -> (code: UInt8, offset: Int)? {
         while let marker = try nextEntropyMarker() {
-            if !Marker.isRestart(marker.code) { return marker }
+            if !Marker.isRestart(marker.code) { return (marker.code, marker.offset) }
         }
         return nil
     }
 
-    /// Passes over entropy-coded data up to and including the next marker, RSTn included:
-    /// its code and the offset of its 0xFF, or nil at the end of the input.
-    mutating func nextEntropyMarker() throws(JPEGError) -> (code: UInt8, offset: Int)? {
+    /// Passes over entropy-coded data up to and including the next marker, RSTn included
+    /// (T.81 B.1.1.5: inside a scan 0xFF is followed by a stuffed 0x00, by fill 0xFF bytes,
+    /// or by a marker): its code, the offset of its 0xFF and of the first fill byte before
+    /// it (the same when there is none), or nil at the end of the input. JPEG-LS stuffs a 0
+    /// bit instead (T.87 A.1): with `jpegLS`, 0xFF followed by a byte below 0x80 is data.
+    mutating func nextEntropyMarker(jpegLS: Bool = false) throws(JPEGError) -> (code: UInt8, offset: Int, fillStart: Int)? {
         let zero = SIMD16<UInt8>(repeating: 0)
         while true {
             // 16 bytes at a time while every 0xFF among them is a stuffed 0xFF00, so that only
@@ -141,11 +143,12 @@ struct ByteInput {
             while cursor < fill && base[cursor] != 0xFF { cursor &+= 1 }
             guard var byte = try nextByte() else { return nil }
             guard byte == 0xFF else { continue }
+            let fillStart = position - 1
             repeat {
                 guard let next = try nextByte() else { return nil }
                 byte = next
             } while byte == 0xFF
-            if byte != 0 { return (byte, position - 2) }
+            if byte != 0 && !(jpegLS && byte < 0x80) { return (byte, position - 2, fillStart) }
         }
     }
 

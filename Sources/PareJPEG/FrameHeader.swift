@@ -10,8 +10,9 @@ struct FrameHeader {
     var maxHorizontal: Int
     var maxVertical: Int
 
-    /// Parses SOFn parameters. Only 8-bit sequential and progressive Huffman frames pass: other processes
-    /// throw `unsupported` naming themselves, other precisions and DNL-defined heights throw
+    /// Checks a frame header, as `JPEGFrameRecord(parsing:marker:)` read it, for decoding.
+    /// Only 8-bit sequential and progressive Huffman frames pass: other processes throw
+    /// `unsupported` naming themselves, other precisions and DNL-defined heights throw
     /// `unsupportedFeature`, and sizes over the options' limits throw `limitExceeded`.
     init(_ bytes: [UInt8], marker: FoundMarker, options: JPEGOptions) throws(JPEGError) {
         let offset = marker.offset
@@ -19,21 +20,18 @@ struct FrameHeader {
             throw .unexpectedMarker(marker: marker.code, offset: offset)
         }
         guard process.isSupported else { throw .unsupported(process: process, offset: offset) }
-        func invalid(_ reason: String) -> JPEGError {
-            .invalidSegment(marker: marker.code, offset: offset, reason: reason)
+        if bytes.count >= 6, bytes[0] != 8 {
+            throw .unsupportedFeature(feature: "\(bytes[0])-bit samples", offset: offset)
         }
-        guard bytes.count >= 6 else { throw invalid("too short") }
-        precision = Int(bytes[0])
-        height = Int(bytes[1]) << 8 | Int(bytes[2])
-        width = Int(bytes[3]) << 8 | Int(bytes[4])
-        let count = Int(bytes[5])
-        guard precision == 8 else { throw .unsupportedFeature(feature: "\(precision)-bit samples", offset: offset) }
-        guard count >= 1 else { throw invalid("no components") }
-        guard bytes.count == 6 + 3 * count else { throw invalid("length does not match \(count) components") }
+        let record = try JPEGFrameRecord(parsing: bytes, marker: marker)
+        precision = record.precision
+        height = record.height
+        width = record.width
+        let count = record.components.count
         guard height > 0 else {
             throw .unsupportedFeature(feature: "height defined by DNL (T.81 B.2.5)", offset: offset)
         }
-        guard width > 0 else { throw invalid("width is 0") }
+        guard width > 0 else { throw .invalidSegment(marker: marker.code, offset: offset, reason: "width is 0") }
         guard width <= options.maxDimension else {
             throw .limitExceeded(what: "width", value: width, limit: options.maxDimension, offset: offset)
         }
@@ -48,11 +46,31 @@ struct FrameHeader {
         guard count == 1 || count == 3 || count == 4 else {
             throw .unsupportedFeature(feature: "\(count) components", offset: offset)
         }
-        let components = try JPEGComponentInfo.frameComponents(bytes, count: count, invalid: invalid)
         self.process = process
-        self.components = components
+        self.components = record.components
         maxHorizontal = components.map { $0.horizontal }.max() ?? 1
         maxVertical = components.map { $0.vertical }.max() ?? 1
+    }
+}
+
+extension JPEGFrameRecord {
+    /// An SOFn segment as written (T.81 B.2.2, Figure B.3), whatever the process: only the
+    /// layout is checked (the length matches Nf, sampling factors 1…4, Tq 0…3; T.87 allows
+    /// Tq 0 only but it is unused there). `FrameHeader` checks what decoding needs on top.
+    init(parsing bytes: [UInt8], marker: FoundMarker) throws(JPEGError) {
+        func invalid(_ reason: String) -> JPEGError {
+            .invalidSegment(marker: marker.code, offset: marker.offset, reason: reason)
+        }
+        guard let process = JPEGProcess(marker: marker.code) else {
+            throw .unexpectedMarker(marker: marker.code, offset: marker.offset)
+        }
+        guard bytes.count >= 6 else { throw invalid("too short") }
+        let count = Int(bytes[5])
+        guard count >= 1 else { throw invalid("no components") }
+        guard bytes.count == 6 + 3 * count else { throw invalid("length does not match \(count) components") }
+        let components = try JPEGComponentInfo.frameComponents(bytes, count: count, invalid: invalid)
+        self.init(process: process, precision: Int(bytes[0]), height: Int(bytes[1]) << 8 | Int(bytes[2]),
+                  width: Int(bytes[3]) << 8 | Int(bytes[4]), components: components)
     }
 }
 

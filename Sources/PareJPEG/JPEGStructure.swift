@@ -207,7 +207,7 @@ extension JPEGStructure {
                 warn(.extraneousBytes(count: found.discarded, marker: found.code, offset: found.offset), options)
             }
             guard markers.count < options.maxSegments else {
-                throw .limitExceeded(what: "marker count", value: markers.count + 1, limit: options.maxSegments,
+                throw .limitExceeded(what: "marker segment count", value: markers.count + 1, limit: options.maxSegments,
                                      offset: found.offset)
             }
             if Marker.isStandalone(found.code) {
@@ -224,7 +224,7 @@ extension JPEGStructure {
             var record = JPEGMarkerRecord(marker: found.code, offset: found.offset, length: length, content: .none)
             switch found.code {
             case _ where JPEGProcess(marker: found.code) != nil:
-                let frame = try Self.frame(bytes, marker: found)
+                let frame = try JPEGFrameRecord(parsing: bytes, marker: found)
                 isJPEGLS = frame.process == .jpegLS
                 sawFrame = true
                 record.content = .frame(frame)
@@ -242,7 +242,7 @@ extension JPEGStructure {
                 record.content = .restartInterval(restartInterval)
             case Marker.sos:
                 guard sawFrame else { throw .unexpectedMarker(marker: Marker.sos, offset: found.offset) }
-                var scan = try Self.scanHeader(bytes, marker: found, number: scans.count + 1)
+                var scan = try JPEGScanRecord(parsing: bytes, marker: found, number: scans.count + 1)
                 scan.restartInterval = restartInterval
                 scan.dataOffset = stream.position
                 let end = try Self.skipEntropyData(&stream, isJPEGLS: isJPEGLS, restarts: &scan.restartMarkers)
@@ -268,71 +268,21 @@ extension JPEGStructure {
         if warnings.count < options.maxWarnings { warnings.append(warning) }
     }
 
-    /// T.81 B.2.2 for every SOFn: only the layout is checked (the length matches Nf, sampling
-    /// factors 1…4, Tq 0…3; T.87 allows Tq 0 only but it is unused there).
-    static func frame(_ bytes: [UInt8], marker: FoundMarker) throws(JPEGError) -> JPEGFrameRecord {
-        func invalid(_ reason: String) -> JPEGError {
-            .invalidSegment(marker: marker.code, offset: marker.offset, reason: reason)
-        }
-        guard let process = JPEGProcess(marker: marker.code) else {
-            throw .unexpectedMarker(marker: marker.code, offset: marker.offset)
-        }
-        guard bytes.count >= 6 else { throw invalid("too short") }
-        let count = Int(bytes[5])
-        guard count >= 1 else { throw invalid("no components") }
-        guard bytes.count == 6 + 3 * count else { throw invalid("length does not match \(count) components") }
-        let components = try JPEGComponentInfo.frameComponents(bytes, count: count, invalid: invalid)
-        return JPEGFrameRecord(process: process, precision: Int(bytes[0]),
-                               height: Int(bytes[1]) << 8 | Int(bytes[2]), width: Int(bytes[3]) << 8 | Int(bytes[4]),
-                               components: components)
-    }
-
-    /// T.81 B.2.3: Ns 1…4, the length matching it; selectors are shown as written.
-    static func scanHeader(_ bytes: [UInt8], marker: FoundMarker, number: Int) throws(JPEGError) -> JPEGScanRecord {
-        func invalid(_ reason: String) -> JPEGError {
-            .invalidSegment(marker: Marker.sos, offset: marker.offset, reason: reason)
-        }
-        guard let first = bytes.first else { throw invalid("empty") }
-        let count = Int(first)
-        guard (1 ... 4).contains(count) else { throw invalid("\(count) components") }
-        guard bytes.count == 4 + 2 * count else { throw invalid("length does not match \(count) components") }
-        var components: [JPEGScanRecord.Component] = []
-        for i in 0 ..< count {
-            let tables = bytes[2 + 2 * i]
-            components.append(.init(id: Int(bytes[1 + 2 * i]), dcTable: Int(tables >> 4), acTable: Int(tables & 15)))
-        }
-        let tail = 1 + 2 * count
-        return JPEGScanRecord(number: number, components: components, spectralStart: Int(bytes[tail]),
-                              spectralEnd: Int(bytes[tail + 1]), approximationHigh: Int(bytes[tail + 2] >> 4),
-                              approximationLow: Int(bytes[tail + 2] & 15), restartInterval: 0, dataOffset: 0,
-                              dataLength: 0, restartMarkers: 0)
-    }
-
-    /// Passes over entropy-coded data (T.81 B.1.1.5): 0xFF 0x00 is a stuffed 0xFF, RSTn
-    /// belong to the scan, 0xFF fill bytes may precede a marker; any other marker ends the
-    /// scan. JPEG-LS stuffs a 0 bit instead (T.87 A.1), so there 0xFF followed by a byte
-    /// below 0x80 is data. Returns the offset of the ending marker (the stream is left on
-    /// it), or nil when the file ends first.
+    /// Passes over a scan's entropy-coded data (`ByteInput.nextEntropyMarker`), counting its
+    /// RSTn markers; any other marker ends the scan. Returns the offset where the data ends
+    /// (fill bytes before the marker, B.1.1.2, belong to neither the data nor the marker) and
+    /// leaves the stream on the marker's 0xFF; nil when the file ends first.
     static func skipEntropyData(_ stream: inout ByteInput, isJPEGLS: Bool,
                                 restarts: inout Int) throws(JPEGError) -> Int? {
-        while true {
-            guard var byte = try stream.nextByte() else { return nil }
-            guard byte == 0xFF else { continue }
-            let markerStart = stream.position - 1
-            repeat {
-                guard let next = try stream.nextByte() else { return nil }
-                byte = next
-            } while byte == 0xFF
-            if byte == 0 || (isJPEGLS && byte < 0x80) { continue }
-            if Marker.isRestart(byte) {
+        while let marker = try stream.nextEntropyMarker(jpegLS: isJPEGLS) {
+            if Marker.isRestart(marker.code) {
                 restarts += 1
                 continue
             }
-            // Back to the last 0xFF, so that the marker reader finds the marker itself; fill
-            // bytes before it (B.1.1.2) belong to neither the data nor the marker.
-            stream.seek(to: stream.position - 2)
-            return markerStart
+            stream.seek(to: marker.offset)
+            return marker.fillStart
         }
+        return nil
     }
 
     /// Names an APPn segment and reads the fields of the common ones.

@@ -20,12 +20,54 @@ struct ScanHeader {
     var approximationHigh: Int
     var approximationLow: Int
 
-    /// Parses SOS parameters against the frame. Ss, Se, Ah and Al are fixed for sequential
-    /// scans (0, 63, 0, 0) and, like libjpeg, not enforced there; in a progressive frame they
-    /// must follow T.81 G.1.1.1.1 (a DC band alone, AC bands of one component, Ah = 0 or
-    /// Al + 1, Al ≤ 13), as libjpeg insists.
+    /// Checks a scan header, as `JPEGScanRecord(parsing:marker:number:)` read it, against the
+    /// frame. Ss, Se, Ah and Al are fixed for sequential scans (0, 63, 0, 0) and, like
+    /// libjpeg, not enforced there; in a progressive frame they must follow T.81 G.1.1.1.1 (a
+    /// DC band alone, AC bands of one component, Ah = 0 or Al + 1, Al ≤ 13), as libjpeg
+    /// insists.
     init(_ bytes: [UInt8], marker: FoundMarker, frame: FrameHeader) throws(JPEGError) {
         offset = marker.offset
+        func invalid(_ reason: String) -> JPEGError {
+            .invalidSegment(marker: Marker.sos, offset: marker.offset, reason: reason)
+        }
+        let record = try JPEGScanRecord(parsing: bytes, marker: marker, number: 0)
+        var components: [Component] = []
+        var blocksInMCU = 0
+        for component in record.components {
+            let id = component.id
+            guard let index = frame.components.indices.first(where: { frame.components[$0].id == id }) else {
+                throw invalid("component \(id) is not in the frame")
+            }
+            guard !components.contains(where: { $0.index == index }) else {
+                throw invalid("component \(id) appears twice")
+            }
+            let dc = component.dcTable, ac = component.acTable
+            guard dc <= 3, ac <= 3 else { throw invalid("Huffman table selector out of range") }
+            components.append(Component(index: index, dcTable: dc, acTable: ac))
+            blocksInMCU += frame.components[index].horizontal * frame.components[index].vertical
+        }
+        let count = components.count
+        // T.81 B.2.3: an interleaved MCU holds at most 10 blocks.
+        guard count == 1 || blocksInMCU <= 10 else { throw invalid("\(blocksInMCU) blocks per MCU (at most 10)") }
+        self.components = components
+        spectralStart = record.spectralStart
+        spectralEnd = record.spectralEnd
+        approximationHigh = record.approximationHigh
+        approximationLow = record.approximationLow
+        guard frame.process == .progressive else { return }
+        let ss = spectralStart, se = spectralEnd, ah = approximationHigh, al = approximationLow
+        let valid = ss == 0 ? se == 0 : (se >= ss && se <= 63 && count == 1)
+        guard valid, al <= 13, ah == 0 || ah == al + 1 else {
+            throw invalid("progression parameters Ss=\(ss) Se=\(se) Ah=\(ah) Al=\(al) for \(count) components")
+        }
+    }
+}
+
+extension JPEGScanRecord {
+    /// An SOS segment as written (T.81 B.2.3, Figure B.4): Ns 1…4, the length matching it;
+    /// selectors and the band are kept as written. `ScanHeader` checks them against the
+    /// frame for decoding. `number` is the scan's place in the file.
+    init(parsing bytes: [UInt8], marker: FoundMarker, number: Int) throws(JPEGError) {
         func invalid(_ reason: String) -> JPEGError {
             .invalidSegment(marker: Marker.sos, offset: marker.offset, reason: reason)
         }
@@ -34,33 +76,14 @@ struct ScanHeader {
         guard (1 ... 4).contains(count) else { throw invalid("\(count) components") }
         guard bytes.count == 4 + 2 * count else { throw invalid("length does not match \(count) components") }
         var components: [Component] = []
-        var blocksInMCU = 0
         for i in 0 ..< count {
-            let id = Int(bytes[1 + 2 * i]), tables = bytes[2 + 2 * i]
-            guard let index = frame.components.indices.first(where: { frame.components[$0].id == id }) else {
-                throw invalid("component \(id) is not in the frame")
-            }
-            guard !components.contains(where: { $0.index == index }) else {
-                throw invalid("component \(id) appears twice")
-            }
-            let dc = Int(tables >> 4), ac = Int(tables & 15)
-            guard dc <= 3, ac <= 3 else { throw invalid("Huffman table selector out of range") }
-            components.append(Component(index: index, dcTable: dc, acTable: ac))
-            blocksInMCU += frame.components[index].horizontal * frame.components[index].vertical
+            let tables = bytes[2 + 2 * i]
+            components.append(.init(id: Int(bytes[1 + 2 * i]), dcTable: Int(tables >> 4), acTable: Int(tables & 15)))
         }
-        // T.81 B.2.3: an interleaved MCU holds at most 10 blocks.
-        guard count == 1 || blocksInMCU <= 10 else { throw invalid("\(blocksInMCU) blocks per MCU (at most 10)") }
-        self.components = components
         let tail = 1 + 2 * count
-        spectralStart = Int(bytes[tail])
-        spectralEnd = Int(bytes[tail + 1])
-        approximationHigh = Int(bytes[tail + 2] >> 4)
-        approximationLow = Int(bytes[tail + 2] & 15)
-        guard frame.process == .progressive else { return }
-        let ss = spectralStart, se = spectralEnd, ah = approximationHigh, al = approximationLow
-        let valid = ss == 0 ? se == 0 : (se >= ss && se <= 63 && count == 1)
-        guard valid, al <= 13, ah == 0 || ah == al + 1 else {
-            throw invalid("progression parameters Ss=\(ss) Se=\(se) Ah=\(ah) Al=\(al) for \(count) components")
-        }
+        self.init(number: number, components: components, spectralStart: Int(bytes[tail]),
+                  spectralEnd: Int(bytes[tail + 1]), approximationHigh: Int(bytes[tail + 2] >> 4),
+                  approximationLow: Int(bytes[tail + 2] & 15), restartInterval: 0, dataOffset: 0,
+                  dataLength: 0, restartMarkers: 0)
     }
 }

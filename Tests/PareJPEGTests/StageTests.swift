@@ -192,15 +192,16 @@ private func reader(_ bytes: [UInt8]) throws -> BitReader {
         #expect(bits.markerOffset == writer.bytes.count)
     }
 
-    /// Every marker, offset for offset, as a byte-by-byte reading of T.81 B.1.1.5 finds it.
-    static func referenceMarkers(_ bytes: [UInt8]) -> [(UInt8, Int)] {
-        var found: [(UInt8, Int)] = [], i = 0
+    /// Every marker, offset for offset, as a byte-by-byte reading of T.81 B.1.1.5 finds it:
+    /// its code, the offset of its 0xFF and of the first fill byte before it.
+    static func referenceMarkers(_ bytes: [UInt8]) -> [(UInt8, Int, Int)] {
+        var found: [(UInt8, Int, Int)] = [], i = 0
         while i < bytes.count {
             guard bytes[i] == 0xFF else { i += 1; continue }
             var j = i + 1
             while j < bytes.count && bytes[j] == 0xFF { j += 1 }
             guard j < bytes.count else { break }
-            if bytes[j] != 0 { found.append((bytes[j], j - 1)) }
+            if bytes[j] != 0 { found.append((bytes[j], j - 1, i)) }
             i = j + 1
         }
         return found
@@ -215,11 +216,12 @@ private func reader(_ bytes: [UInt8]) throws -> BitReader {
                 var bytes = Array(stuffed[..<split]) + [UInt8](repeating: 0xFF, count: fill) + [0xFF, 0xD0 + UInt8(split & 7)]
                 bytes += stuffed[split...] + [0xFF, 0xD9]
                 var input = try ByteInput(source: MemoryByteSource(bytes), ledger: MemoryLedger())
-                var found: [(UInt8, Int)] = []
+                var found: [(UInt8, Int, Int)] = []
                 while let marker = try input.nextEntropyMarker() { found.append(marker) }
                 let expected = Self.referenceMarkers(bytes)
                 #expect(found.map(\.0) == expected.map(\.0), "marker after \(split) bytes, \(fill) fill bytes")
                 #expect(found.map(\.1) == expected.map(\.1), "marker after \(split) bytes, \(fill) fill bytes")
+                #expect(found.map(\.2) == expected.map(\.2), "marker after \(split) bytes, \(fill) fill bytes")
             }
         }
     }

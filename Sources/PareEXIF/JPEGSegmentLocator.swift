@@ -107,23 +107,24 @@ struct JPEGSegmentLocator {
     }
 
     /// How many bytes from `position` to the next 0xFF that starts a marker, or nil when
-    /// none comes within `limit` bytes or before `end`. Reads 4 KiB at a time: one read per
-    /// byte made every stray byte cost an allocation.
+    /// none comes within `limit` bytes (a marker right after `limit` bytes is found) or
+    /// before `end`. Reads 4 KiB at a time: one read per byte made every stray byte cost an
+    /// allocation.
     private static func skipToMarker(_ read: (Int, Int) -> [UInt8]?, from position: Int, end: Int,
                                      limit: Int) -> Int? {
         var scanned = 0
-        while scanned < limit {
+        while true {
+            // Candidates for the marker's 0xFF: scanned … scanned + wanted; the byte after the
+            // last one is read too, to see what follows it.
             let wanted = min(4096, limit - scanned)
             let available = end - position - scanned
-            // One byte past the window, to see what follows a 0xFF at its edge.
-            guard available > 0, let chunk = read(position + scanned, min(wanted + 1, available)) else { return nil }
-            for i in 0 ..< min(wanted, chunk.count - 1) where chunk[i] == 0xFF && chunk[i + 1] != 0x00 {
+            guard available >= 2, let chunk = read(position + scanned, min(wanted + 2, available)) else { return nil }
+            for i in 0 ..< min(wanted + 1, chunk.count - 1) where chunk[i] == 0xFF && chunk[i + 1] != 0x00 {
                 return scanned + i
             }
-            if chunk.count <= wanted { return nil }
+            if scanned + wanted >= limit || chunk.count < wanted + 2 { return nil }
             scanned += wanted
         }
-        return nil
     }
 
     /// The frame size of the JPEG stream in `start..<end`, or nil when it has no readable

@@ -1,8 +1,8 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-/// Pare: a portable thumbnailer. See README.md for the module map; PareCore, PareJPEG and
-/// PareEXIF must stay Embedded-ready (no Foundation, typed throws, no existentials), which
+/// Pare: a portable thumbnailer. See README.md for the module map; PareCore, PareJPEG,
+/// PareEXIF and PareICC must stay Embedded-ready (no Foundation, typed throws, no existentials), which
 /// `.ci/run` checks by compiling them with `-enable-experimental-feature Embedded`.
 ///
 /// The default build runs on any CPU of its architecture. `PARE_TARGET_CPU` (for example
@@ -36,14 +36,15 @@ let package = Package(
         .target(name: "PareCore", swiftSettings: codecSettings),
         .target(name: "PareJPEG", dependencies: ["PareCore"], swiftSettings: codecSettings),
         .target(name: "PareEXIF", dependencies: ["PareCore"], swiftSettings: codecSettings),
+        .target(name: "PareICC", dependencies: ["PareCore"], swiftSettings: codecSettings),
         .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
         .target(name: "ParePNG", dependencies: ["PareCore", "CZlib"], swiftSettings: codecSettings),
-        .target(name: "Pare", dependencies: ["PareCore", "PareJPEG", "PareEXIF", "ParePNG"], swiftSettings: codecSettings),
-        .executableTarget(name: "pare", dependencies: ["Pare", "PareCore", "PareJPEG", "PareEXIF", "ParePNG"],
+        .target(name: "Pare", dependencies: ["PareCore", "PareJPEG", "PareEXIF", "PareICC", "ParePNG"], swiftSettings: codecSettings),
+        .executableTarget(name: "pare", dependencies: ["Pare", "PareCore", "PareJPEG", "PareEXIF", "PareICC", "ParePNG"],
                           swiftSettings: codecSettings, linkerSettings: pareLinkerSettings),
 
         .systemLibrary(name: "CMallocInfo", path: "Tests/CMallocInfo"),
@@ -51,6 +52,7 @@ let package = Package(
         .testTarget(name: "PareCoreTests", dependencies: ["PareCore", "TestSupport"]),
         .testTarget(name: "PareJPEGTests", dependencies: ["PareJPEG", "TestSupport"]),
         .testTarget(name: "PareEXIFTests", dependencies: ["PareEXIF", "TestSupport"]),
+        .testTarget(name: "PareICCTests", dependencies: ["PareICC", "TestSupport"]),
         .testTarget(name: "ParePNGTests", dependencies: ["ParePNG", "TestSupport"]),
         .testTarget(name: "PareTests", dependencies: ["Pare", "TestSupport"]),
     ],

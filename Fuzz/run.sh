@@ -3,7 +3,7 @@
 #
 #   Fuzz/run.sh TARGET SECONDS [extra libFuzzer flags...]
 #
-# TARGET is png, exif, jpeg, pipeline or encoder; SECONDS 0 only builds. The module sources are
+# TARGET is png, exif, jpeg, icc, pipeline or encoder; SECONDS 0 only builds. The module sources are
 # compiled straight with swiftc (SwiftPM products cannot carry a fuzzer entry point) with
 # coverage and a sanitizer, together with Fuzz/TARGET.swift, into $FUZZ_ROOT/TARGET/
 # (FUZZ_ROOT defaults to /tmp/pare-fuzz). SANITIZER=address (default) or SANITIZER=undefined
@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-usage() { echo "usage: Fuzz/run.sh png|exif|jpeg|pipeline|encoder SECONDS [libFuzzer flags...]" >&2; exit 2; }
+usage() { echo "usage: Fuzz/run.sh png|exif|jpeg|icc|pipeline|encoder SECONDS [libFuzzer flags...]" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 TARGET=$1; SECONDS_TO_RUN=$2; shift 2
 SANITIZER=${SANITIZER:-address}
@@ -28,8 +28,9 @@ case "$TARGET" in
     png)      MODULES="CZlib PareCore ParePNG" ;;
     exif)     MODULES="PareCore PareEXIF" ;;
     jpeg)     MODULES="PareCore PareJPEG" ;;
+    icc)      MODULES="PareCore PareICC" ;;
     encoder)  MODULES="PareCore PareJPEG" ;;
-    pipeline) MODULES="CZlib PareCore PareJPEG PareEXIF ParePNG Pare" ;;
+    pipeline) MODULES="CZlib PareCore PareJPEG PareEXIF PareICC ParePNG Pare" ;;
     *) usage ;;
 esac
 
@@ -96,6 +97,15 @@ seed_files() {
                    \( -name '*.jpg' -o -name '*.jpeg' -o -name '*.tif' -o -name '*.tiff' -o -name '*.JPG' \) 2>/dev/null ;;
         jpeg) find Fixtures "$CORPUS/jpeg/conformance" "$CORPUS/jpeg/malformed" "$CORPUS/jpeg/unsupported" \
                    "$CORPUS/exif/orientation" -type f \( -name '*.jpg' -o -name '*.jpeg' -o -name '*.JPG' \) -size -256k 2>/dev/null ;;
+        # The profiles Debian installs, and each corpus file's embedded profile.
+        icc) find /usr/share/color/icc -type f \( -iname '*.icc' -o -iname '*.icm' \) -size -64k 2>/dev/null
+             find "$CORPUS" -type f \( -name '*.jpg' -o -name '*.png' -o -name '*.tif*' \) 2>/dev/null |
+                 while IFS= read -r f; do
+                     out=$WORK/profiles/$(basename "$f").icc
+                     mkdir -p "$WORK/profiles"
+                     exiftool -q -q -b -icc_profile "$f" > "$out" 2>/dev/null || true
+                     [ -s "$out" ] && echo "$out" || rm -f "$out"
+                 done ;;
         # Every kind the pipeline sniffs: JPEG (baseline, progressive, with EXIF and MPF), PNG, TIFF.
         pipeline) find Fixtures "$CORPUS/jpeg/conformance" "$CORPUS/jpeg/malformed" "$CORPUS/exif" "$CORPUS/png" \
                        -type f \( -name '*.jpg' -o -name '*.jpeg' -o -name '*.JPG' -o -name '*.png' -o -name '*.tif' \

@@ -53,12 +53,17 @@ extension JPEGEncoderOptions {
 
 /// One call from an image to its file's bytes.
 public enum ImageEncoding {
+    /// `colour` is what the file declares: a carried profile goes into JPEG APP2 chunks
+    /// (ICC.1 B.4) or PNG iCCP byte for byte, sRGB into a PNG sRGB chunk (a JPEG without a
+    /// profile is read as sRGB); Netpbm has no place for either.
     public static func encode(_ image: Image, as format: ImageFileFormat,
-                              jpeg: JPEGEncoderOptions = .thumbnail,
+                              jpeg: JPEGEncoderOptions = .thumbnail, colour: OutputColour = .untagged,
                               ledger: MemoryLedger = MemoryLedger()) throws(PareError) -> [UInt8] {
         switch format {
         case .jpeg:
             do {
+                var jpeg = jpeg
+                if case let .profile(profile) = colour { jpeg.iccProfile = profile.bytes }
                 var encoder = try JPEGEncoder(options: jpeg, ledger: ledger, sink: ByteArraySink())
                 try encoder.encode(image)
                 return encoder.sink.bytes
@@ -67,7 +72,14 @@ public enum ImageEncoding {
             }
         case .png:
             do {
-                return try PNGEncoder(ledger: ledger).encode(image)
+                var encoder = PNGEncoder(ledger: ledger)
+                switch colour {
+                case .untagged: break
+                // Relative colorimetric, the intent of the conversion to sRGB.
+                case .sRGB: encoder.srgbIntent = 1
+                case let .profile(profile): encoder.iccProfile = profile.bytes
+                }
+                return try encoder.encode(image)
             } catch {
                 throw .png(error)
             }
@@ -105,7 +117,8 @@ extension ImageSource {
                                  jpeg: JPEGEncoderOptions = .thumbnail) throws(PareError) -> EncodedThumbnail {
         let ledger = MemoryLedger(limit: options.memoryLimit)
         let thumbnail = try self.thumbnail(options: options, ledger: ledger)
-        let bytes = try ImageEncoding.encode(thumbnail.image, as: format, jpeg: jpeg, ledger: ledger)
+        let bytes = try ImageEncoding.encode(thumbnail.image, as: format, jpeg: jpeg, colour: thumbnail.colour,
+                                             ledger: ledger)
         return EncodedThumbnail(thumbnail: thumbnail, format: format, bytes: bytes)
     }
 }

@@ -1,6 +1,7 @@
 import PareCore
 import PareJPEG
 import PareEXIF
+import PareICC
 import ParePNG
 
 /// The container formats Pare recognises, sniffed from the first bytes, never the name.
@@ -61,6 +62,10 @@ public struct ImageProperties: Sendable {
     public var previews: [EmbeddedImageInfo]
     /// Why metadata could not be used, when it could not (the image itself may still be fine).
     public var metadataWarning: String?
+    /// The embedded ICC profile or the colour space the tags imply.
+    public var colour = SourceColour()
+    /// The embedded ICC profile, parsed.
+    public var iccProfile: ICCProfile? { colour.profile }
 }
 
 /// One input image, the counterpart of ImageIO's `CGImageSource`: created from a path or
@@ -126,6 +131,7 @@ public final class ImageSource {
                                                                      length: thumbnail.length, width: width, height: height)
                     }
                 }
+                properties.colour = SourceColour.jpeg(metadata, in: input, options: options.icc)
                 for entry in metadata.mpf where entry.offset > 0 && entry.length > 0 {
                     guard let width = entry.width, let height = entry.height, width > 0, height > 0 else { continue }
                     properties.previews.append(EmbeddedImageInfo(kind: .mpfPreview(index: entry.index), offset: entry.offset,
@@ -145,15 +151,18 @@ public final class ImageSource {
             var properties = ImageProperties(format: .png, pixelWidth: decoder.header.width,
                                              pixelHeight: decoder.header.height, orientation: .up,
                                              exifThumbnail: nil, previews: [])
+            var exif: EXIFMetadata?
             if let payload = decoder.metadata.exif {
                 do {
-                    let exif = try EXIFReader.readTIFF(payload, baseOffset: decoder.metadata.exifOffset ?? 0,
-                                                       options: options.exif)
-                    properties.orientation = exif.orientation
+                    exif = try EXIFReader.readTIFF(payload, baseOffset: decoder.metadata.exifOffset ?? 0,
+                                                   options: options.exif)
+                    properties.orientation = exif?.orientation ?? .up
                 } catch {
                     properties.metadataWarning = "\(error)"
                 }
             }
+            properties.colour = SourceColour.png(decoder.metadata, exif: exif, png: options.png, icc: options.icc,
+                                                 ledger: ledger)
             return properties
         case .tiff:
             let exif: EXIFMetadata
@@ -166,6 +175,7 @@ public final class ImageSource {
             var properties = ImageProperties(format: .tiff, pixelWidth: exif.imageWidth ?? exif.pixelWidth ?? 0,
                                              pixelHeight: exif.imageHeight ?? exif.pixelHeight ?? 0, orientation: exif.orientation,
                                              exifThumbnail: nil, previews: [])
+            properties.colour = SourceColour.tiff(exif, in: input, options: options.icc)
             if let thumbnail = exif.thumbnail, let width = thumbnail.width, let height = thumbnail.height,
                width > 0, height > 0 {
                 properties.exifThumbnail = EmbeddedImageInfo(kind: .exifThumbnail, offset: thumbnail.offset,

@@ -17,6 +17,8 @@ public struct Thumbnail {
     public var allocations: Int
     /// Recoverable problems met on the way (damaged data, unreadable metadata).
     public var warnings: [String]
+    /// What the output file should declare about colour (see `ThumbnailOptions.colour`).
+    public var colour: OutputColour = .untagged
 }
 
 extension ImageSource {
@@ -36,6 +38,7 @@ extension ImageSource {
         let plan = SourceChooser.plan(properties: properties, fileSize: input.count, options: options)
         var warnings: [String] = []
         if let warning = properties.metadataWarning { warnings.append("metadata: \(warning)") }
+        warnings += properties.colour.warnings.map { "colour: \($0)" }
 
         // The output keeps the chosen source's aspect ratio; its long side is the target.
         let long = max(plan.width, plan.height)
@@ -85,10 +88,12 @@ extension ImageSource {
 
         do {
             if image.format == .grayAlpha8 { image = try Self.expandGrayAlpha(image, ledger: ledger) }
+            let colour = ThumbnailColour.apply(options.colour, source: properties.colour, to: image, warnings: &warnings)
             let orientation = options.applyOrientation ? properties.orientation : .up
             if orientation != .up { image = try orientation.apply(to: image, ledger: ledger) }
             return Thumbnail(image: image, source: plan.source, reason: plan.reason, appliedOrientation: orientation,
-                             ledgerPeakBytes: ledger.peakBytes, allocations: ledger.allocationCount, warnings: warnings)
+                             ledgerPeakBytes: ledger.peakBytes, allocations: ledger.allocationCount, warnings: warnings,
+                             colour: colour)
         } catch {
             throw .core(error)
         }

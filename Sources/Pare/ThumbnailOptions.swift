@@ -1,6 +1,7 @@
 import PareCore
 import PareJPEG
 import PareEXIF
+import PareICC
 import ParePNG
 
 /// When an image embedded in the file (the EXIF IFD1 thumbnail, an MPF preview) may stand
@@ -16,6 +17,18 @@ public enum EmbeddedPolicy: String, Sendable, CaseIterable {
     /// Use an embedded image whenever there is one, whatever its size, and decode the main
     /// image only if there is none (`kCGImageSourceCreateThumbnailFromImageIfAbsent`).
     case always
+}
+
+/// What a thumbnail does with the source's colour space.
+public enum ColourHandling: String, Sendable, CaseIterable {
+    /// Pixels as decoded; the output carries the source's ICC profile byte for byte (when
+    /// the output's channels fit it: an RGB profile on RGB output, a gray one on gray).
+    case keep
+    /// Matrix/TRC RGB and gray TRC profiles, Adobe RGB named by EXIF, and PNG gAMA/cHRM
+    /// are converted to sRGB on the small image after resampling (`SRGBConverter`); the
+    /// output is tagged sRGB. Profiles of other kinds (LUT-based, CMYK) are not applied and
+    /// a warning says so.
+    case sRGB = "srgb"
 }
 
 /// What `ImageSource.thumbnail(options:)` makes: the counterpart of ImageIO's thumbnail
@@ -42,6 +55,11 @@ public struct ThumbnailOptions: Sendable {
     public var png = PNGOptions()
     /// Limits applied to EXIF, TIFF and MPF metadata.
     public var exif = EXIFOptions()
+    /// Limits applied to embedded ICC profiles.
+    public var icc = ICCOptions()
+    /// What happens to colour: `.keep` (the default) leaves the pixels as decoded and
+    /// carries the source's profile into the output; `.sRGB` converts them to sRGB.
+    public var colour: ColourHandling = .keep
     /// Threads that decode the bands of a JPEG with restart markers (see
     /// `ParallelJPEGDecoder`); 1 decodes serially. Default: the cores this process may use.
     public var decodeWorkers = ParallelJPEGDecoder.activeCores

@@ -1,4 +1,5 @@
 @_exported import PareCore
+@_exported import PareICC
 
 /// Pare's version, printed by `pare --version`.
 public let pareVersion = "0.1.0"

@@ -1,7 +1,7 @@
 import PareCore
 
-/// What a JPEG file's metadata segments hold: the Exif APP1, the MPF APP2 index, a JFXX
-/// thumbnail, and the primary frame's size, found in one walk from SOI to SOS.
+/// What a JPEG file's metadata segments hold: the Exif APP1, the MPF APP2 index, where the
+/// ICC profile's APP2 chunks are, a JFXX thumbnail, and the primary frame's size, found in one walk from SOI to SOS.
 public struct JPEGMetadata: Sendable {
     /// The Exif metadata, or nil when there is no APP1 "Exif\0\0" or its TIFF header is
     /// unreadable (the error is then in `warnings`).
@@ -14,6 +14,9 @@ public struct JPEGMetadata: Sendable {
     public var exifSegmentOffset: Int?
     /// The absolute offset of the APP2 marker that holds the MPF index.
     public var mpfSegmentOffset: Int?
+    /// The APP2 "ICC_PROFILE" segments in file order: where each payload starts (just after
+    /// the length field) and its length, for PareICC's `ICCChunkAssembler`.
+    public var iccChunks: [(offset: Int, length: Int)] = []
     /// A JPEG thumbnail in a JFIF extension (APP0 "JFXX", code 0x10).
     public var jfxxThumbnail: EmbeddedImage?
     /// The primary image's size from its SOF.
@@ -50,6 +53,7 @@ public enum EXIFReader {
         var result = JPEGMetadata(exif: nil, mpf: [], mpfIndex: nil, exifSegmentOffset: walk.exif?.offset,
                                   mpfSegmentOffset: walk.mpf?.offset, jfxxThumbnail: nil,
                                   width: walk.frameWidth, height: walk.frameHeight, warnings: walk.warnings)
+        result.iccChunks = walk.iccChunks.map { ($0.payloadOffset, $0.payloadLength) }
         if let segment = walk.exif {
             do {
                 let payload = try payloadBytes(segment, in: source)

@@ -9,12 +9,14 @@ struct JPEGSegment {
 }
 
 /// The small part of T.81 Annex B that metadata needs: walk the marker segments from SOI
-/// to SOS (B.1.1.2, B.2.4), note the APP1 "Exif\0\0", APP2 "MPF\0" and APP0 "JFXX\0"
-/// segments (Exif 2.32 §4.5.4, CIPA DC-007 §5.1, JFIF 1.02 §10.1) and the frame size from
+/// to SOS (B.1.1.2, B.2.4), note the APP1 "Exif\0\0", APP2 "MPF\0", APP2 "ICC_PROFILE\0"
+/// and APP0 "JFXX\0" segments (Exif 2.32 §4.5.4, CIPA DC-007 §5.1, ICC.1 B.4, JFIF 1.02 §10.1) and the frame size from
 /// the first SOFn (B.2.2). Segments are read through the source a few bytes at a time.
 struct JPEGSegmentLocator {
     var exif: JPEGSegment?
     var mpf: JPEGSegment?
+    /// APP2 "ICC_PROFILE\0" segments in file order (ICC.1 B.4), for PareICC to join.
+    var iccChunks: [JPEGSegment] = []
     /// A JFXX extension whose code is 0x10, "thumbnail coded using JPEG".
     var jfxx: JPEGSegment?
     var frameWidth: Int?
@@ -84,12 +86,14 @@ struct JPEGSegmentLocator {
                                       payloadLength: length - 2)
             switch marker {
             case 0xE0, 0xE1, 0xE2:
-                let signature = read(segment.payloadOffset, min(6, segment.payloadLength)) ?? []
-                if marker == 0xE1, exif == nil, signature == [0x45, 0x78, 0x69, 0x66, 0, 0] {
+                let signature = read(segment.payloadOffset, min(12, segment.payloadLength)) ?? []
+                if marker == 0xE1, exif == nil, signature.starts(with: [0x45, 0x78, 0x69, 0x66, 0, 0]) {
                     exif = segment
                 } else if marker == 0xE2, mpf == nil, signature.starts(with: [0x4D, 0x50, 0x46, 0]) {
                     mpf = segment
-                } else if marker == 0xE0, jfxx == nil, signature == [0x4A, 0x46, 0x58, 0x58, 0, 0x10] {
+                } else if marker == 0xE2, signature == Self.iccIdentifier {
+                    iccChunks.append(segment)
+                } else if marker == 0xE0, jfxx == nil, signature.starts(with: [0x4A, 0x46, 0x58, 0x58, 0, 0x10]) {
                     jfxx = segment
                 }
             case 0xC0 ... 0xCF where marker != 0xC4 && marker != 0xC8 && marker != 0xCC:
@@ -105,6 +109,9 @@ struct JPEGSegmentLocator {
             position += 2 + length
         }
     }
+
+    /// "ICC_PROFILE" and a null byte.
+    static let iccIdentifier: [UInt8] = [0x49, 0x43, 0x43, 0x5F, 0x50, 0x52, 0x4F, 0x46, 0x49, 0x4C, 0x45, 0]
 
     /// How many bytes from `position` to the next 0xFF that starts a marker, or nil when
     /// none comes within `limit` bytes (a marker right after `limit` bytes is found) or

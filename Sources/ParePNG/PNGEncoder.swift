@@ -5,9 +5,17 @@ import CZlib
 /// most 64 KiB, IEND. Non-interlaced, filter method 0 with a filter chosen per row by the
 /// minimum sum of absolute differences (§12.7), deflated by zlib at `compressionLevel`.
 /// Gray, gray+alpha, RGB and RGBA at 8 or 16 bits map to colour types 0, 4, 2 and 6.
+/// Before the image data it can write the colour chunks: iCCP with a profile carried byte
+/// for byte, or sRGB.
 public struct PNGEncoder {
     /// zlib's level: 0 (store) to 9 (smallest), or -1 for zlib's default.
     public var compressionLevel = 6
+    /// An ICC profile to embed as iCCP (§11.3.2.3) under the name "ICC profile"; the
+    /// profile is compressed, never altered.
+    public var iccProfile: [UInt8]?
+    /// Writes an sRGB chunk (§11.3.2.5) with this rendering intent (0–3) when set and there
+    /// is no `iccProfile` (the two exclude each other).
+    public var srgbIntent: UInt8?
     /// Counts the encoder's working buffers and zlib's state.
     public let ledger: MemoryLedger
 
@@ -46,6 +54,11 @@ public struct PNGEncoder {
         var header = bigEndian(UInt32(image.width)) + bigEndian(UInt32(image.height))
         header += [UInt8(image.format.bytesPerSample * 8), colorType, 0, 0, 0]
         appendChunk(&file, type: ChunkType.IHDR, header[...])
+        if let iccProfile {
+            appendChunk(&file, type: ChunkType.iCCP, try iccpData(iccProfile)[...])
+        } else if let srgbIntent {
+            appendChunk(&file, type: ChunkType.sRGB, [min(srgbIntent, 3)][...])
+        }
         let emit = { (data: UnsafeBufferPointer<UInt8>) in appendChunk(&file, type: ChunkType.IDAT, data) }
 
         for y in 0 ..< image.height {
@@ -68,6 +81,25 @@ public struct PNGEncoder {
         try deflater.deflate(nil, count: 0, finish: true, output: output, emit: emit)
         appendChunk(&file, type: ChunkType.IEND, [][...])
         return file
+    }
+}
+
+extension PNGEncoder {
+    /// The profile name, a null, compression method 0, then the zlib stream of the profile.
+    func iccpData(_ profile: [UInt8]) throws(PNGError) -> [UInt8] {
+        var data: [UInt8] = Array("ICC profile".utf8) + [0, 0]
+        let deflater = try Deflater(level: 9, ledger: ledger)
+        let output: LedgerBuffer<UInt8>
+        do {
+            output = try ledger.allocate(UInt8.self, count: 64 * 1024, initialValue: 0)
+        } catch {
+            throw .core(error)
+        }
+        let emit = { (piece: UnsafeBufferPointer<UInt8>) in data += piece }
+        try profile.withUnsafeBufferPointer { (bytes) throws(PNGError) in
+            try deflater.deflate(bytes.baseAddress, count: bytes.count, finish: true, output: output, emit: emit)
+        }
+        return data
     }
 }
 

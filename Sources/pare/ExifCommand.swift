@@ -4,7 +4,9 @@ import PareEXIF
 
 /// `pare exif IN --json`: the metadata as one JSON object (the fields are listed in the
 /// README's "Usage"). The container is sniffed from the first bytes (`ImageFormat`): JPEG
-/// (APP1 Exif, APP2 MPF), PNG (eXIf) or TIFF.
+/// (APP1 Exif, APP2 MPF and ICC_PROFILE), PNG (eXIf, iCCP) or TIFF. `iccProfile` is the
+/// embedded profile's description, colour space and class signatures (as in the header,
+/// "RGB ", "mntr"), version and size, or null.
 func runExif(_ raw: [String]) -> Int32 {
     let arguments: Arguments
     do {
@@ -52,8 +54,31 @@ func runExif(_ raw: [String]) -> Int32 {
     } catch {
         return reportInputError(input, error)
     }
+    json.add("iccProfile", iccSummary(bytes))
     print(json.value.text)
     return 0
+}
+
+/// The embedded profile as `ImageSource` reads it for thumbnails; a JPEG's also when its
+/// image data is of a kind Pare does not decode (12-bit, arithmetic coding).
+private func iccSummary(_ bytes: [UInt8]) -> JSONValue {
+    var profile: ICCProfile?
+    if bytes.starts(with: [0xFF, 0xD8]) {
+        let source = MemoryByteSource(bytes)
+        if let metadata = try? EXIFReader.readJPEG(source) {
+            profile = SourceColour.jpeg(metadata, in: source, options: ICCOptions()).profile
+        }
+    } else if let source = try? ImageSource(bytes: bytes) {
+        profile = (try? source.properties())?.iccProfile
+    }
+    guard let profile else { return .null }
+    var object = JSONObjectBuilder()
+    object.add("description", profile.description)
+    object.add("colorSpace", "\(profile.header.colourSpace)")
+    object.add("profileClass", "\(profile.header.profileClass)")
+    object.add("version", profile.header.version)
+    object.add("bytes", profile.bytes.count)
+    return object.value
 }
 
 /// The common fields; absent metadata reads as orientation 1 and nulls. The pixel size is

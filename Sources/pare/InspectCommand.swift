@@ -14,6 +14,7 @@ import PareEXIF
 /// - PNG: every chunk with offset, length and CRC status; IHDR; the palette size; the zlib
 ///   header of the image data; how many scanlines use each filter type; the metadata.
 /// - TIFF: the IFD tree, tags named where PareEXIF knows them.
+/// - For all three, the embedded ICC profile: header fields and tag table (ICC.1 7.2, 7.3).
 ///
 /// The report is an indented tree, or with `--json` one JSON object holding the same facts.
 ///
@@ -50,7 +51,7 @@ func runInspect(_ raw: [String]) -> Int32 {
         failure = "\(PareError.unknownFormat)"
     }
     if case let .object(members) = report {
-        report = .object([("file", .string(input))] + members)
+        report = .object([("file", .string(input))] + members + [("iccProfile", InspectICC.report(bytes))])
     }
     print(arguments.flag("--json") ? report.text : InspectText.render(report))
     if let failure {

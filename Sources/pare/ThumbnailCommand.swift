@@ -18,6 +18,11 @@ import PareCore
 /// thumbnail and PNG for one with alpha. JPEGs are written at `--quality` (default 85, see
 /// `JPEGEncoderOptions.thumbnail`) with cjpeg's other defaults.
 ///
+/// Colour (`--colour keep|srgb`): by default a JPEG or PNG output carries the source's ICC
+/// profile byte for byte (APP2 chunks, iCCP) and a PNG from a source tagged sRGB gets an
+/// sRGB chunk; Netpbm cannot carry a profile, so dropping one is reported on stderr
+/// ("pare: warning: IN: ..."). `--colour srgb` converts to sRGB and tags the PNG sRGB.
+///
 /// Inputs may be files or directories (their image files; `--recursive` descends). Each
 /// input is handled on its own (its own `ImageSource` and ledger), `--jobs` at once. A
 /// failure is reported on stderr and the rest go on; the exit status is 1 if any failed.
@@ -28,7 +33,7 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
     do {
         arguments = try Arguments(
             raw, valued: ["--size", "--output", "--out-dir", "--format", "--embedded", "--jobs", "--filter",
-                          "--quality", "--sampling", "--restart"],
+                          "--quality", "--sampling", "--restart", "--colour"],
             boolean: ["--no-rotate", "--json", "--stats", "--recursive", "--optimize", "--progressive", "--baseline"],
             aliases: ["-o": "--output", "-s": "--size", "-j": "--jobs", "-r": "--recursive"])
     } catch {
@@ -53,6 +58,10 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
         case "area": options.filter = .area
         default: return usageError("--filter takes lanczos3, triangle or area")
         }
+    }
+    if let colour = arguments.value("--colour") {
+        guard let parsed = ColourHandling(rawValue: colour) else { return usageError("--colour takes keep or srgb") }
+        options.colour = parsed
     }
     let output = arguments.value("--output"), outDir = arguments.value("--out-dir")
     guard (output == nil) != (outDir == nil) else { return usageError("thumbnail needs exactly one of -o OUT and --out-dir DIR") }
@@ -218,16 +227,23 @@ enum Outcome {
 private func makeThumbnail(_ item: WorkItem, format: OutputFormat, options: ThumbnailOptions,
                            jpeg: JPEGEncoderOptions, inFlight: InFlightFiles) -> Outcome {
     let start = POSIX.now()
-    let thumbnail: Thumbnail
+    var thumbnail: Thumbnail
     let encoded: [UInt8]
     let chosen: ImageFileFormat
     do {
         let source = try ImageSource(path: item.input)
         thumbnail = try source.thumbnail(options: options)
         chosen = format.format(for: thumbnail.image)
-        encoded = try ImageEncoding.encode(thumbnail.image, as: chosen, jpeg: jpeg)
+        encoded = try ImageEncoding.encode(thumbnail.image, as: chosen, jpeg: jpeg, colour: thumbnail.colour)
     } catch {
         return .failed("\(error)")
+    }
+    if chosen == .netpbm, case let .profile(profile) = thumbnail.colour {
+        thumbnail.warnings.append("colour: Netpbm cannot carry an ICC profile; "
+            + "\(profile.bytes.count)-byte profile '\(profile.description ?? "")' dropped")
+    }
+    for warning in thumbnail.warnings where warning.hasPrefix("colour:") {
+        printError("pare: warning: \(item.input): \(warning)")
     }
     if case .byAlpha = format, chosen == .png {
         item.destination = Path.deletingExtension(item.destination) + ".png"

@@ -1,0 +1,295 @@
+import PareCore
+
+/// Converts 8-bit pixels from a matrix/TRC RGB colour space or a gray TRC colour space to
+/// sRGB, relative colorimetric (ICC.1 F.3 and F.2, with the sRGB profile's inverse on the
+/// way out):
+///
+/// 1. each channel through its TRC to linear light, by a 256-entry table per channel;
+/// 2. the 3×3 matrix whose columns are the colorants, to PCS XYZ (D50), multiplied ahead
+///    of time by the inverse of sRGB's own matrix: sRGB's D65 primaries adapted to D50 by
+///    the linear Bradford transform (ICC.1 Annex E.3), as an sRGB profile's colorants are;
+/// 3. clipped to 0…1 and encoded with the sRGB curve (IEC 61966-2-1) by a 16,384-entry
+///    table.
+///
+/// The colorants of a profile are already relative to the PCS white (ICC.1 F.3: `chad`
+/// records how the device white was adapted to D50, and `wtpt` is D50 in v4 and in most v2
+/// display profiles), so relative colorimetric needs no further adaptation on the source
+/// side. Gray: `kTRC` gives the PCS Y of a neutral, which sRGB shows as R = G = B; the
+/// output stays gray with the sRGB curve.
+///
+/// `convertExactly` is the same arithmetic in Double without tables: the oracle the tables
+/// are tested against.
+public struct SRGBConverter: Sendable {
+    public enum Model: Sendable, Equatable {
+        /// Three curves and the matrix from linear RGB to linear sRGB.
+        case rgb
+        /// One curve, Y to sRGB gray.
+        case gray
+    }
+
+    public let model: Model
+    let curves: [ICCToneCurve]
+    /// The curves give L*/100 (gray with a Lab PCS), not linear light.
+    let lightness: Bool
+    /// Row-major, linear source RGB to linear sRGB (identity for gray).
+    let matrix: [Double]
+    /// True when every ramp of every channel (each primary alone, and gray) comes out within
+    /// one code of itself: the source is an sRGB profile (profiles of sRGB differ in their
+    /// curve tables and colorant rounding by less than that), and pixels are left untouched.
+    public private(set) var isIdentity = false
+
+    let decodeTables: [[Float]]
+    let encodeTable: [UInt8]
+    static let encodeSteps = 16384
+
+    /// A matrix/TRC RGB or gray TRC profile; nil for LUT-based, CMYK, Lab and other profiles.
+    public init?(profile: ICCProfile) {
+        if profile.isMatrixTRC, let colorants = profile.colorants, let curves = profile.rgbCurves {
+            self.init(colorants: colorants, curves: curves)
+        } else if profile.isGrayTRC, let curve = profile.grayCurve {
+            self.init(grayCurve: curve, lightness: profile.header.connectionSpace == .lab)
+        } else {
+            return nil
+        }
+    }
+
+    /// RGB with these PCS (D50-relative) colorants and tone curves.
+    public init(colorants: [ICCXYZ], curves: [ICCToneCurve]) {
+        let source = [colorants[0].x, colorants[1].x, colorants[2].x,
+                      colorants[0].y, colorants[1].y, colorants[2].y,
+                      colorants[0].z, colorants[1].z, colorants[2].z]
+        self.init(model: .rgb, curves: curves, matrix: Matrix3.multiply(Matrix3.invert(ColourPrimaries.sRGBToPCS), source))
+    }
+
+    /// Gray with this tone curve. With `lightness` (a profile whose PCS is Lab) the curve
+    /// gives L*/100, not Y (ICC.1 F.2), and Y follows from CIE 15 (L* = 116·f(Y) − 16).
+    public init(grayCurve: ICCToneCurve, lightness: Bool = false) {
+        self.init(model: .gray, curves: [grayCurve], matrix: Matrix3.identity, lightness: lightness)
+    }
+
+    /// RGB given by chromaticities (CIE xy of white, red, green, blue) and one decoding
+    /// curve for the three channels: PNG cHRM with gAMA, or a colour space an EXIF tag names.
+    public init(primaries: ColourPrimaries, curve: ICCToneCurve) {
+        let toPCS = primaries.matrixToPCS
+        let colorants = (0 ..< 3).map { ICCXYZ(toPCS[$0], toPCS[3 + $0], toPCS[6 + $0]) }
+        self.init(colorants: colorants, curves: [curve, curve, curve])
+    }
+
+    private init(model: Model, curves: [ICCToneCurve], matrix: [Double], lightness: Bool = false) {
+        self.model = model
+        self.curves = curves
+        self.matrix = matrix
+        self.lightness = lightness
+        decodeTables = curves.map { curve in
+            (0 ..< 256).map { Float(Self.linear(curve.evaluate(Double($0) / 255), lightness: lightness)) }
+        }
+        let steps = Self.encodeSteps
+        encodeTable = (0 ..< steps).map { step in
+            let encoded = SRGBCurve.encode(Double(step) / Double(steps - 1))
+            return UInt8(min(255, max(0, encoded * 255 + 0.5)))
+        }
+        isIdentity = rampsUnchanged()
+    }
+
+    /// Each channel's ramp alone and the gray ramp, through the tables, within one code.
+    private func rampsUnchanged() -> Bool {
+        func near(_ a: UInt8, _ b: UInt8) -> Bool { (Int(a) - Int(b)).magnitude <= 1 }
+        for v in 0 ... 255 {
+            let value = UInt8(v)
+            if model == .gray {
+                if !near(convert(gray: value), value) { return false }
+                continue
+            }
+            for pixel in [(value, 0, 0), (0, value, 0), (0, 0, value), (value, value, value)] as [(UInt8, UInt8, UInt8)] {
+                let out = convert(pixel.0, pixel.1, pixel.2)
+                if !near(out.0, pixel.0) || !near(out.1, pixel.1) || !near(out.2, pixel.2) { return false }
+            }
+        }
+        return true
+    }
+
+    /// One RGB pixel through the tables: what `apply` does to each pixel.
+    public func convert(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> (UInt8, UInt8, UInt8) {
+        let lr = decodeTables[0][Int(r)], lg = decodeTables[1][Int(g)], lb = decodeTables[2][Int(b)]
+        func channel(_ row: Int) -> UInt8 {
+            let m = row * 3
+            let v = Float(matrix[m]) * lr + Float(matrix[m + 1]) * lg + Float(matrix[m + 2]) * lb
+            return encodeTable[Self.encodeIndex(v)]
+        }
+        return (channel(0), channel(1), channel(2))
+    }
+
+    public func convert(gray: UInt8) -> UInt8 {
+        encodeTable[Self.encodeIndex(decodeTables[0][Int(gray)])]
+    }
+
+    @inline(__always)
+    static func encodeIndex(_ linear: Float) -> Int {
+        // NaN fails both comparisons and lands on 0.
+        let clipped = linear > 0 ? min(linear, 1) : 0
+        return Int(clipped * Float(encodeSteps - 1) + 0.5)
+    }
+
+    /// Linear light from a curve's output: itself, or Y from L*/100.
+    static func linear(_ value: Double, lightness: Bool) -> Double {
+        guard lightness else { return value }
+        let l = value * 100
+        if l <= 8 { return l / 903.2962962962963 }
+        let f = (l + 16) / 116
+        return f * f * f
+    }
+
+    /// The oracle: the same conversion in Double, without tables, rounded to 8 bits.
+    public func convertExactly(_ pixel: [UInt8]) -> [UInt8] {
+        let linear = (0 ..< pixel.count).map {
+            Self.linear(curves[min($0, curves.count - 1)].evaluate(Double(pixel[$0]) / 255), lightness: lightness)
+        }
+        let out = model == .gray ? linear : Matrix3.apply(matrix, linear)
+        return out.map { UInt8(min(255, max(0, SRGBCurve.encode(min(max($0, 0), 1)) * 255 + 0.5))) }
+    }
+
+    /// Converts `image` in place: rgb8 and rgba8 (alpha untouched) for RGB, gray8 for gray.
+    /// Returns false, leaving the image alone, when the layout does not fit the model.
+    /// With `isIdentity` it returns true at once.
+    public func apply(to image: Image) -> Bool {
+        let channels: Int
+        switch (model, image.format) {
+        case (.rgb, .rgb8): channels = 3
+        case (.rgb, .rgba8): channels = 4
+        case (.gray, .gray8): channels = 1
+        default: return false
+        }
+        if isIdentity { return true }
+        let m = matrix.map { Float($0) }
+        let steps = Float(Self.encodeSteps - 1)
+        decodeTables[0].withUnsafeBufferPointer { t0 in
+            decodeTables[min(1, decodeTables.count - 1)].withUnsafeBufferPointer { t1 in
+                decodeTables[min(2, decodeTables.count - 1)].withUnsafeBufferPointer { t2 in
+                    encodeTable.withUnsafeBufferPointer { encode in
+                        for y in 0 ..< image.height {
+                            let row = image.row(y)
+                            // SAFETY: x < width and width * channels ≤ row.count (Image's
+                            // stride); table indices are bytes (< 256 entries) or
+                            // encodeIndex, which clips to 0…encodeSteps − 1.
+                            let p = row.baseAddress!
+                            if channels == 1 {
+                                for x in 0 ..< image.width {
+                                    let v = t0[Int(p[x])]
+                                    p[x] = encode[Int((v > 0 ? min(v, 1) : 0) * steps + 0.5)]
+                                }
+                                continue
+                            }
+                            for x in 0 ..< image.width {
+                                let q = p + x * channels
+                                let r = t0[Int(q[0])], g = t1[Int(q[1])], b = t2[Int(q[2])]
+                                let o0 = m[0] * r + m[1] * g + m[2] * b
+                                let o1 = m[3] * r + m[4] * g + m[5] * b
+                                let o2 = m[6] * r + m[7] * g + m[8] * b
+                                q[0] = encode[Int((o0 > 0 ? min(o0, 1) : 0) * steps + 0.5)]
+                                q[1] = encode[Int((o1 > 0 ? min(o1, 1) : 0) * steps + 0.5)]
+                                q[2] = encode[Int((o2 > 0 ? min(o2, 1) : 0) * steps + 0.5)]
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return true
+    }
+}
+
+/// The sRGB transfer function (IEC 61966-2-1 §5.2, 5.3).
+public enum SRGBCurve {
+    /// As an ICC parametric curve, type 3 (what sRGB profiles hold in their TRC tags).
+    public static let decodingCurve = ICCToneCurve.parametric(
+        function: 3, parameters: [2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045])
+
+    /// Linear light to the encoded value, both 0…1.
+    public static func encode(_ linear: Double) -> Double {
+        linear <= 0.0031308 ? 12.92 * linear : 1.055 * ICCMath.pow(linear, 1 / 2.4) - 0.055
+    }
+}
+
+/// Chromaticities of a colour space's white and primaries (CIE 1931 xy).
+public struct ColourPrimaries: Sendable, Equatable {
+    public var white: (x: Double, y: Double)
+    public var red: (x: Double, y: Double)
+    public var green: (x: Double, y: Double)
+    public var blue: (x: Double, y: Double)
+
+    public init(white: (Double, Double), red: (Double, Double), green: (Double, Double), blue: (Double, Double)) {
+        self.white = (white.0, white.1)
+        self.red = (red.0, red.1)
+        self.green = (green.0, green.1)
+        self.blue = (blue.0, blue.1)
+    }
+
+    public static func == (a: ColourPrimaries, b: ColourPrimaries) -> Bool {
+        a.white == b.white && a.red == b.red && a.green == b.green && a.blue == b.blue
+    }
+
+    /// IEC 61966-2-1 (ITU-R BT.709 primaries, D65).
+    public static let sRGB = ColourPrimaries(white: (0.3127, 0.3290), red: (0.64, 0.33), green: (0.30, 0.60),
+                                             blue: (0.15, 0.06))
+    /// Adobe RGB (1998) §4.2: what an Exif Interoperability index "R03" names.
+    public static let adobeRGB = ColourPrimaries(white: (0.3127, 0.3290), red: (0.64, 0.33), green: (0.21, 0.71),
+                                                 blue: (0.15, 0.06))
+    /// Adobe RGB (1998) §4.3.4: gamma 563/256.
+    public static let adobeRGBCurve = ICCToneCurve.gamma(563.0 / 256)
+
+    /// The PCS illuminant, D50 (ICC.1 7.2.16).
+    static let d50 = ICCXYZ(0.9642, 1.0, 0.8249)
+
+    /// sRGB's colorants as an sRGB profile holds them.
+    static let sRGBToPCS = ColourPrimaries.sRGB.matrixToPCS
+
+    /// Linear RGB to XYZ under this white (SMPTE RP 177 §3.3: the primaries' XYZ scaled so
+    /// that RGB = 1 gives the white with Y = 1), then adapted to D50 by Bradford.
+    public var matrixToPCS: [Double] {
+        func xyz(_ c: (x: Double, y: Double)) -> [Double] { [c.x / c.y, 1, (1 - c.x - c.y) / c.y] }
+        let r = xyz(red), g = xyz(green), b = xyz(blue), w = xyz(white)
+        let primaries = [r[0], g[0], b[0], r[1], g[1], b[1], r[2], g[2], b[2]]
+        let scale = Matrix3.apply(Matrix3.invert(primaries), w)
+        let toXYZ = (0 ..< 9).map { primaries[$0] * scale[$0 % 3] }
+        return Matrix3.multiply(Bradford.adaptation(from: ICCXYZ(w[0], w[1], w[2]), to: Self.d50), toXYZ)
+    }
+}
+
+/// The linear Bradford chromatic adaptation (ICC.1:2022 Annex E.3).
+enum Bradford {
+    static let cone = [0.8951, 0.2664, -0.1614, -0.7502, 1.7135, 0.0367, 0.0389, -0.0685, 1.0296]
+
+    /// The matrix taking XYZ under `source` white to XYZ under `destination` white.
+    static func adaptation(from source: ICCXYZ, to destination: ICCXYZ) -> [Double] {
+        let s = Matrix3.apply(cone, [source.x, source.y, source.z])
+        let d = Matrix3.apply(cone, [destination.x, destination.y, destination.z])
+        let scale = [d[0] / s[0], 0, 0, 0, d[1] / s[1], 0, 0, 0, d[2] / s[2]]
+        return Matrix3.multiply(Matrix3.invert(cone), Matrix3.multiply(scale, cone))
+    }
+}
+
+/// 3×3 matrices, row-major in nine Doubles.
+enum Matrix3 {
+    static let identity: [Double] = [1, 0, 0, 0, 1, 0, 0, 0, 1]
+
+    static func multiply(_ a: [Double], _ b: [Double]) -> [Double] {
+        (0 ..< 9).map { i in
+            let row = i / 3, column = i % 3
+            return a[3 * row] * b[column] + a[3 * row + 1] * b[3 + column] + a[3 * row + 2] * b[6 + column]
+        }
+    }
+
+    static func apply(_ m: [Double], _ v: [Double]) -> [Double] {
+        (0 ..< 3).map { m[3 * $0] * v[0] + m[3 * $0 + 1] * v[1] + m[3 * $0 + 2] * v[2] }
+    }
+
+    /// By cofactors; a singular matrix gives non-finite entries, which the clipping of
+    /// `SRGBConverter` turns into 0.
+    static func invert(_ m: [Double]) -> [Double] {
+        let c0 = m[4] * m[8] - m[5] * m[7], c1 = m[5] * m[6] - m[3] * m[8], c2 = m[3] * m[7] - m[4] * m[6]
+        let det = m[0] * c0 + m[1] * c1 + m[2] * c2
+        return [c0 / det, (m[2] * m[7] - m[1] * m[8]) / det, (m[1] * m[5] - m[2] * m[4]) / det,
+                c1 / det, (m[0] * m[8] - m[2] * m[6]) / det, (m[2] * m[3] - m[0] * m[5]) / det,
+                c2 / det, (m[1] * m[6] - m[0] * m[7]) / det, (m[0] * m[4] - m[1] * m[3]) / det]
+    }
+}

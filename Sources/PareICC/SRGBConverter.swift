@@ -201,8 +201,10 @@ public struct SRGBConverter: Sendable {
 /// The sRGB transfer function (IEC 61966-2-1 §5.2, 5.3).
 public enum SRGBCurve {
     /// As an ICC parametric curve, type 3 (what sRGB profiles hold in their TRC tags).
-    public static let decodingCurve = ICCToneCurve.parametric(
-        function: 3, parameters: [2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045])
+    /// Computed, not stored: Embedded Swift 6.3 crashes emitting an enum constant with an
+    /// array payload for the host target.
+    public static var decodingCurve: ICCToneCurve { ICCToneCurve.parametric(
+        function: 3, parameters: [2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045]) }
 
     /// Linear light to the encoded value, both 0…1.
     public static func encode(_ linear: Double) -> Double {

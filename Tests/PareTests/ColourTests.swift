@@ -15,8 +15,8 @@ import TestSupport
         return list.first
     }
 
-    @Test(.enabled(if: Corpus.root != nil)) func profilesAgreeWithExifTool() throws {
-        let root = Corpus.root!
+    @Test(.requiresCorpus) func profilesAgreeWithExifTool() throws {
+        let root = Corpus.path
         var checked = 0
         for name in FileSystem.list(root + "/exif/ref") where name.hasSuffix(".json") {
             guard let ref = Self.reference("\(root)/exif/ref/\(name)"),
@@ -34,8 +34,8 @@ import TestSupport
     }
 
     /// Canon_40D carries IEC's sRGB profile: `--colour srgb` leaves every pixel as it is.
-    @Test(.enabled(if: Corpus.root != nil)) func sRGBSourceTakesTheShortcut() throws {
-        let path = Corpus.root! + "/exif/cameras/Canon_40D.jpg"
+    @Test(.requiresCorpus) func sRGBSourceTakesTheShortcut() throws {
+        let path = Corpus.path + "/exif/cameras/Canon_40D.jpg"
         var options = ThumbnailOptions(maxPixelSize: 64)
         let kept = try ImageSource(path: path).thumbnail(options: options)
         options.colour = .sRGB
@@ -54,10 +54,10 @@ import TestSupport
     }
 
     /// The CMYK file's SWOP profile is not applied and not carried, and says so.
-    @Test(.enabled(if: Corpus.root != nil)) func cmykProfileWarns() throws {
+    @Test(.requiresCorpus) func cmykProfileWarns() throws {
         var options = ThumbnailOptions(maxPixelSize: 64)
         options.colour = .sRGB
-        let thumbnail = try ImageSource(path: Corpus.root! + "/exif/edge/mx-Multiple_ICC_segments.jpg").thumbnail(options: options)
+        let thumbnail = try ImageSource(path: Corpus.path + "/exif/edge/mx-Multiple_ICC_segments.jpg").thumbnail(options: options)
         #expect(thumbnail.warnings.contains {
             $0 == "colour: the CMYK profile 'U.S. Web Coated (SWOP) v2' (A2B0 mft2) is not a matrix/TRC profile; not applied"
         })
@@ -90,8 +90,8 @@ import TestSupport
 /// regression of the ICC parser, read and (where it decodes) thumbnailed with `--colour
 /// srgb`. Errors are fine; a trap fails the run.
 @Suite struct HostileColourTests {
-    @Test(.enabled(if: Corpus.root != nil)) func malformedCorpus() {
-        let root = Corpus.root!
+    @Test(.requiresCorpus) func malformedCorpus() {
+        let root = Corpus.path
         var files = 0
         for folder in ["jpeg/malformed", "png/malformed", "exif/malformed", "exif/edge"] {
             for name in FileSystem.list("\(root)/\(folder)") {

@@ -132,7 +132,12 @@ for path in with_profile + found:
     agreements += ok
     if path.endswith((".jpg", ".png")) and "/malformed/" not in path:
         out = os.path.join(work, "carry.png")
-        kept, _ = thumbnail(path, "keep", out)
+        made = subprocess.run([pare, "thumbnail", path, "--size", "256", "-o", out], capture_output=True, text=True)
+        if made.returncode != 0:
+            # An image Pare does not decode (12-bit, arithmetic): its profile is still read above.
+            print(f"  no thumbnail: {path}: {made.stderr.strip()}")
+            continue
+        kept = Image.open(out)
         source_profile = subprocess.run(["exiftool", "-b", "-icc_profile", path], capture_output=True).stdout
         out_profile = subprocess.run(["exiftool", "-b", "-icc_profile", out], capture_output=True).stdout
         fits = (reference.get("ICC-header:ColorSpaceData") == "RGB " and kept.mode in ("RGB", "RGBA")) or \

@@ -55,7 +55,10 @@ if [ -f "$image" ] && [ -f "$stamp" ]; then
 fi
 
 swiftc_flags=(-target "$swift_target" -enable-experimental-feature Embedded -wmo -parse-as-library -Osize
+              -Xfrontend -function-sections
               -I "$out")
+# (The objects are removed first: the compiler may leave an existing one in place.)
+rm -f "$out"/*.o "$image"
 for module in PareCore PareJPEG PareEXIF; do
     echo "firmware: $module for $swift_target" >&2
     swiftc "${swiftc_flags[@]}" -module-name "$module" \
@@ -67,7 +70,6 @@ swiftc "${swiftc_flags[@]}" -enable-experimental-feature Extern -module-name Fir
     -c "$here"/Sources/*.swift -o "$out/Firmware.o"
 
 objects=("$out/Firmware.o" "$out/PareCore.o" "$out/PareJPEG.o" "$out/PareEXIF.o")
-unicode="$(dirname "$(command -v swiftc)")/../lib/swift/embedded/$swift_target/libswiftUnicodeDataTables.a"
 wrap=(-Wl,--wrap=malloc -Wl,--wrap=free -Wl,--wrap=posix_memalign)
 case "$target" in
 arm)
@@ -81,9 +83,8 @@ arm)
         -Wl,--defsym=__flash=0x0 -Wl,--defsym=__flash_size=0x400000 \
         -Wl,--defsym=__ram=0x20000000 -Wl,--defsym=__ram_size=0x100000 \
         -Wl,--defsym=__heap_end=__end+$heap_bytes \
-        -Wl,--defsym=__exidx_start=0 -Wl,--defsym=__exidx_end=0 \
         "${wrap[@]}" -Wl,--gc-sections -Wl,--no-enum-size-warning -Wl,-Map="$out/firmware.map" \
-        "$out/board.o" "${objects[@]}" "$unicode" -lm -o "$image"
+        "$out/board.o" "${objects[@]}" -lm -o "$image"
     ;;
 riscv)
     # rv32imac, ilp32 soft-float, as Swift emits for riscv32-none-none-eabi. QEMU virt: the
@@ -95,19 +96,15 @@ riscv)
         -Wl,--defsym=__ram=0x81000000 -Wl,--defsym=__ram_size=0x100000 \
         -Wl,--defsym=__heap_end=__end+$heap_bytes \
         "${wrap[@]}" -Wl,--gc-sections -Wl,-Map="$out/firmware.map" \
-        "$out/board.o" "${objects[@]}" "$unicode" -lm -o "$image"
+        "$out/board.o" "${objects[@]}" -lm -o "$image"
     ;;
 wasm)
-    # The toolchain's archive for wasm comes without a symbol index.
-    cp "$unicode" "$out/libswiftUnicodeDataTables.a"
-    "$(dirname "$(command -v swiftc)")/llvm-ranlib" "$out/libswiftUnicodeDataTables.a"
-    unicode="$out/libswiftUnicodeDataTables.a"
     sysroot=/usr
     clang --target=wasm32-wasi --sysroot="$sysroot" -I /usr/include/wasm32-wasi -Os \
         -c "$here/Board/board.c" -o "$out/board.o"
     wasm-ld -L /usr/lib/wasm32-wasi /usr/lib/wasm32-wasi/crt1-command.o \
         --wrap=malloc --wrap=free --wrap=posix_memalign --gc-sections \
-        "$out/board.o" "${objects[@]}" "$unicode" -lc -lm -o "$image"
+        "$out/board.o" "${objects[@]}" -lc -lm -o "$image"
     ;;
 esac
 rm -f "$out"/heap-*

@@ -83,7 +83,7 @@ public struct EXIFMetadata: Sendable {
 
     /// The IFD named `name` ("IFD0", "IFD1", "ExifIFD", "GPS", "InteropIFD").
     public func ifd(_ name: String) -> IFD? {
-        ifds.first { $0.name == name }
+        ifds.first { $0.isNamed(name) }
     }
 }
 
@@ -95,8 +95,8 @@ extension EXIFMetadata {
         tiffHeaderOffset = block.absoluteBase
         self.ifds = ifds
         self.warnings = warnings
-        let ifd0 = ifds.first { $0.name == "IFD0" }
-        let exif = ifds.first { $0.name == "ExifIFD" }
+        let ifd0 = ifds.first { $0.isNamed("IFD0") }
+        let exif = ifds.first { $0.isNamed("ExifIFD") }
         rawOrientation = ifd0?.entry(0x0112)?.integer().flatMap { Int(exactly: $0) }
         orientation = Orientation(exifValue: rawOrientation ?? 1)
         make = ifd0?.entry(0x010F)?.string
@@ -110,9 +110,9 @@ extension EXIFMetadata {
         imageHeight = ifd0?.entry(0x0101)?.integer().flatMap { Int(exactly: $0) }
         xResolution = ifd0?.entry(0x011A)?.double()
         yResolution = ifd0?.entry(0x011B)?.double()
-        gps = ifds.first { $0.name == "GPS" }.flatMap(Self.position)
+        gps = ifds.first { $0.isNamed("GPS") }.flatMap(Self.position)
         thumbnail = nil
-        if let ifd1 = ifds.first(where: { $0.name == "IFD1" }) {
+        if let ifd1 = ifds.first(where: { $0.isNamed("IFD1") }) {
             thumbnail = thumbnailImage(ifd1, block: block, options: options)
         }
     }

@@ -55,9 +55,16 @@ public enum EXIFReader {
                                   width: walk.frameWidth, height: walk.frameHeight, warnings: walk.warnings)
         result.iccChunks = walk.iccChunks.map { ($0.payloadOffset, $0.payloadLength) }
         if let segment = walk.exif {
-            do {
-                let payload = try payloadBytes(segment, in: source)
-                result.exif = try readTIFF(Array(payload[6...]), baseOffset: segment.payloadOffset + 6, options: options)
+            // The TIFF block is read where it lies, IFD by IFD, as a TIFF file is: an APP1
+            // segment holds up to 64 KiB (a thumbnail, maker notes) that need not be copied.
+            do throws(EXIFError) {
+                guard segment.payloadLength <= source.count - segment.payloadOffset else {
+                    throw EXIFError.core(.outOfBounds(offset: segment.payloadOffset, needed: segment.payloadLength,
+                                                      available: max(0, source.count - segment.payloadOffset)))
+                }
+                let start = segment.payloadOffset + 6
+                result.exif = try read(TIFFBlock(source: source, start: start, count: segment.payloadLength - 6,
+                                                 absoluteBase: start), options: options)
             } catch {
                 result.warnings.append(error)
             }

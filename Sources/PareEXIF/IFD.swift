@@ -102,4 +102,11 @@ public struct IFD: Sendable {
     public func entry(_ tag: UInt16) -> IFDEntry? {
         entries.first { $0.tag == tag }
     }
+
+    /// True when the IFD is named `name`. The names are ASCII and Pare's own, so their UTF-8
+    /// bytes are compared: String's `==` compares canonical equivalence, which links
+    /// Unicode normalisation tables (32 KB) into an Embedded build.
+    public func isNamed(_ name: String) -> Bool {
+        self.name.utf8.elementsEqual(name.utf8)
+    }
 }

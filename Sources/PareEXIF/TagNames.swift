@@ -1,13 +1,12 @@
 /// Tag names as ExifTool spells them (TIFF 6.0 §8; Exif 2.32 §4.6.3–4.6.7, Tables 4–8;
 /// CIPA DC-007 §5.2.3 for MPF), chosen per IFD because GPS, Interop and MPF reuse numbers.
 enum TagNames {
+    /// The tag's name in the IFD named `ifd` (compared as UTF-8 bytes, as `IFD.isNamed`).
     static func name(for tag: UInt16, in ifd: String) -> String? {
-        switch ifd {
-        case "GPS": return gps(tag)
-        case "InteropIFD": return interop(tag) ?? main(tag)
-        case "MPF0": return mpf(tag)
-        default: return main(tag)
-        }
+        if ifd.utf8.elementsEqual("GPS".utf8) { return gps(tag) }
+        if ifd.utf8.elementsEqual("InteropIFD".utf8) { return interop(tag) ?? main(tag) }
+        if ifd.utf8.elementsEqual("MPF0".utf8) { return mpf(tag) }
+        return main(tag)
     }
 
     private static func main(_ tag: UInt16) -> String? {

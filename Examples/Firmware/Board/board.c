@@ -57,6 +57,8 @@ void __wrap_free(void *p) {
 }
 
 size_t board_heap_peak(void) { return heap_peak; }
+/* Starts a new peak from what is in use now (one per stage of the program). */
+void board_heap_restart_peak(void) { heap_peak = heap_in_use; }
 size_t board_heap_in_use(void) { return heap_in_use; }
 size_t board_heap_allocations(void) { return heap_allocations; }
 
@@ -95,6 +97,14 @@ long board_read_input(void *buffer, long count, long offset) {
 
 void board_write(const char *text, long count) {
     fwrite(text, 1, (size_t)count, stdout);
+}
+
+/* ---- instruction count marks ---- */
+
+/* Called around the decode. Does nothing; run.sh --count has QEMU snapshot its instruction
+ * count each time this function is entered (Tools/insn-count.c). */
+__attribute__((noinline)) void board_mark(int which) {
+    __asm__ volatile("" : : "r"(which) : "memory");
 }
 
 /* ---- stack paint ---- */

@@ -6,9 +6,11 @@ import PareCore
 @_extern(c, "board_read_input") func board_read_input(_ buffer: UnsafeMutableRawPointer, _ count: Int, _ offset: Int) -> Int
 @_extern(c, "board_write") func board_write(_ text: UnsafePointer<UInt8>, _ count: Int)
 @_extern(c, "board_heap_peak") func board_heap_peak() -> Int
+@_extern(c, "board_heap_restart_peak") func board_heap_restart_peak()
 @_extern(c, "board_heap_in_use") func board_heap_in_use() -> Int
 @_extern(c, "board_heap_allocations") func board_heap_allocations() -> Int
 @_extern(c, "board_stack_peak") func board_stack_peak() -> Int
+@_extern(c, "board_mark") func board_mark(_ which: Int32)
 
 /// The input JPEG, read from the host on demand (semihosting on the boards, WASI under Node):
 /// the decoders pull it through their own small windows, so the board never holds the file.

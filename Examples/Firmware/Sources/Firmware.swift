@@ -32,7 +32,10 @@ func firmwareMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePoint
     }
     say("input bytes=\(input.count) scale=\(scale.name) ledgerLimit=\(limit ?? -1)")
     readMetadata(input)
-    return decodeMain(input, scale: scale, limit: limit)
+    let metadataHeapPeak = board_heap_peak()
+    say("exif heapPeak=\(metadataHeapPeak)")
+    board_heap_restart_peak()
+    return decodeMain(input, scale: scale, limit: limit, heapPeakBefore: metadataHeapPeak)
 }
 
 /// Reads the EXIF orientation and thumbnail. Broken metadata never stops the decode: its
@@ -63,26 +66,30 @@ func readMetadata(_ input: BoardInput) {
 }
 
 /// Decodes the main image at `scale` into the CRC sink and prints the result line.
-func decodeMain(_ input: BoardInput, scale: JPEGScale, limit: Int?) -> Int32 {
+/// `heapPeakBefore` is the EXIF stage's, so that the result line has the program's peak.
+func decodeMain(_ input: BoardInput, scale: JPEGScale, limit: Int?, heapPeakBefore: Int) -> Int32 {
     let ledger = MemoryLedger(limit: limit)
     var options = JPEGOptions()
     options.inputWindowBytes = FirmwareBudget.inputWindowBytes
     var sink = CRC32Sink()
     do {
+        board_mark(1)
         var decoder = try JPEGDecoder(source: input, ledger: ledger, options: options)
         try decoder.decode(scale: scale, into: &sink)
+        board_mark(2)
         for warning in decoder.warnings { say("warning: \(warning)") }
     } catch {
         say("error: \(error)")
-        say("ledgerPeak=\(ledger.peakBytes) heapPeak=\(board_heap_peak()) stackPeak=\(board_stack_peak())")
+        say("decode ledgerPeak=\(ledger.peakBytes) heapPeak=\(board_heap_peak()) stackPeak=\(board_stack_peak())")
         return 1
     }
     guard let header = sink.header else {
         say("error: the decoder sent no rows")
         return 1
     }
-    say("ledgerPeak=\(ledger.peakBytes) ledgerAllocations=\(ledger.allocationCount) heapAllocations=\(board_heap_allocations()) rows=\(sink.rows)")
-    say("crc32=\(hex8(sink.crc.value)) width=\(header.width) height=\(header.height) heapPeak=\(board_heap_peak()) stackPeak=\(board_stack_peak())")
+    say("decode ledgerPeak=\(ledger.peakBytes) heapPeak=\(board_heap_peak()) ledgerAllocations=\(ledger.allocationCount) heapAllocations=\(board_heap_allocations()) rows=\(sink.rows)")
+    let heapPeak = max(heapPeakBefore, board_heap_peak())
+    say("crc32=\(hex8(sink.crc.value)) width=\(header.width) height=\(header.height) heapPeak=\(heapPeak) stackPeak=\(board_stack_peak())")
     return 0
 }
 

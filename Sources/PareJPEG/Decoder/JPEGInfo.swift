@@ -17,15 +17,15 @@ public enum JPEGScale: Int, CaseIterable, Sendable {
         }
     }
 
-    /// Parses "1/8", "1/4", "1/2", "1" or "1/1".
+    /// Parses "1/8", "1/4", "1/2", "1", "1/1" or "8/8", compared as UTF-8 bytes (String's
+    /// `==` would link Unicode normalisation tables into an Embedded build).
     public init?(name: String) {
-        switch name {
-        case "1/8": self = .eighth
-        case "1/4": self = .quarter
-        case "1/2": self = .half
-        case "1", "1/1", "8/8": self = .full
-        default: return nil
+        for scale in Self.allCases where name.utf8.elementsEqual(scale.name.utf8) {
+            self = scale
+            return
         }
+        guard name.utf8.elementsEqual("1/1".utf8) || name.utf8.elementsEqual("8/8".utf8) else { return nil }
+        self = .full
     }
 }
 

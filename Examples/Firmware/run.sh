@@ -119,7 +119,7 @@ if [ -n "$count" ]; then
     second=${second%%,*}
     width=$(echo "$board_line" | sed 's/.* width=\([0-9]*\).*/\1/')
     height=$(echo "$board_line" | sed 's/.* height=\([0-9]*\).*/\1/')
-    size="$("$pare" inspect "$input" 2>/dev/null | awk '$1 == "width:" {w = $2} $1 == "height:" {h = $2; print w, h; exit}')"
+    size="$("$pare" inspect "$input" 2>/dev/null | awk '$1 == "width:" && !w {w = $2} $1 == "height:" && !h {h = $2} END {print w, h}')"
     awk -v n=$((second - first)) -v w="$width" -v h="$height" -v size="$size" \
         'BEGIN { split(size, s, " "); printf "instructions decode=%d perOutputPixel=%.1f perInputPixel=%.2f\n", n, n / (w * h), (s[1] * s[2] > 0 ? n / (s[1] * s[2]) : 0) }'
 fi

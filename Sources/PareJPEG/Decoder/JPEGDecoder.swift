@@ -356,7 +356,11 @@ public struct JPEGDecoder<Source: ByteSource> {
                   buffers: [ComponentBuffer], scratch: ScanScratch) throws(JPEGError) -> ScanDecoder {
         var units: [ScanUnit] = []
         var quantizerBuffers: [LedgerBuffer<Int32>] = []
-        var huffman = HuffmanTableCache()
+        let blocksPerMCU = header.components.reduce(0) {
+            $0 + plan.components[$1.index].horizontal * plan.components[$1.index].vertical
+        }
+        var huffman = HuffmanTableCache(
+            fastPath: ScanDecoder.canTakeFastPath(blocksPerMCU: blocksPerMCU, capacity: reader.stream.capacity))
         func table(_ tableClass: Int, _ id: Int) throws(JPEGError) -> HuffmanPointers {
             try huffman.pointers(tableClass, id, tables: tables, ledger: ledger, offset: header.offset)
         }

@@ -75,7 +75,8 @@ extension JPEGDecoder {
     /// `locating`: the scan is decoded only to see how far its data reaches).
     func makeProgressiveScan(_ header: ScanHeader, number: Int, tables: TableSet, restartInterval: Int,
                              store: CoefficientStore, locating: Bool = false) throws(JPEGError) -> ProgressiveScanDecoder {
-        var huffman = HuffmanTableCache()
+        // Progressive scans decode symbol by symbol: no fast-path parts.
+        var huffman = HuffmanTableCache(fastPath: false)
         func table(_ tableClass: Int, _ id: Int) throws(JPEGError) -> HuffmanPointers {
             try huffman.pointers(tableClass, id, tables: tables, ledger: ledger, offset: header.offset)
         }

@@ -138,18 +138,32 @@ final class HuffmanDecodingTable {
         /// being how far they move through the block (run + 1 per coefficient, 16 per ZRL);
         /// 0 when not even one fits.
         static var skips: Int { coefficients + 1 << lookaheadBits }
-        static var dcCount: Int { coefficients }
-        static var acCount: Int { skips + 1 << skipBits }
+        /// DC tables, and AC tables built without the fast path's parts, end here.
+        static var plainCount: Int { coefficients }
+        /// AC tables with `coefficients` and `skips`.
+        static var fastCount: Int { skips + 1 << skipBits }
     }
+
+    /// True when the AC parts of the fast path (`coefficients`, `skips`: 18,432 of an AC
+    /// table's 21,648 bytes) were built.
+    let hasFastPathParts: Bool
 
     /// `isDC` tables must only hold symbols 0…15 (DC categories, T.81 F.1.2.1), which libjpeg
     /// also insists on.
-    init(_ table: HuffmanTable, isDC: Bool, ledger: MemoryLedger, offset: Int) throws(JPEGError) {
+    ///
+    /// `fastPath`: build an AC table's `coefficients` and `skips` parts, which only the
+    /// sequential decoder's fast path reads (`ScanDecoder.decodeBlockFast`). A decoder that
+    /// cannot take that path (progressive scans; an input window smaller than the fast
+    /// path's bytes for one MCU) leaves them out and spends 3,216 bytes on the table.
+    init(_ table: HuffmanTable, isDC: Bool, fastPath: Bool = true, ledger: MemoryLedger,
+         offset: Int) throws(JPEGError) {
         if isDC, table.symbols.contains(where: { $0 > 15 }) {
             throw .invalidHuffmanTable(offset: offset, reason: "DC table holds a category over 15")
         }
+        hasFastPathParts = fastPath && !isDC
+        let count = hasFastPathParts ? Layout.fastCount : Layout.plainCount
         storage = try core { () throws(CoreError) in
-            try ledger.allocate(Int32.self, count: isDC ? Layout.dcCount : Layout.acCount, initialValue: 0)
+            try ledger.allocate(Int32.self, count: count, initialValue: 0)
         }
         let base = storage.baseAddress
         let lookaheadTable = base + Layout.lookahead, maxCode = base + Layout.maxCode
@@ -176,7 +190,7 @@ final class HuffmanDecodingTable {
         }
         maxCode[17] = Int32.max
         for (i, symbol) in table.symbols.enumerated() { values[i] = Int32(symbol) }
-        guard !isDC else { return }
+        guard hasFastPathParts else { return }
         let coefficients = base + Layout.coefficients, skips = base + Layout.skips
         let lookahead = Self.lookaheadBits
         for index in 0 ..< 1 << lookahead {

@@ -52,6 +52,14 @@ struct ScanDecoder {
     /// The bytes the fast path wants in the window before an MCU: 512 a block, libjpeg-turbo's
     /// bound (63 codes of 16 bits with 16-bit values, every byte possibly stuffed).
     let fastPathBytes: Int
+
+    static func fastPathBytes(blocksPerMCU: Int) -> Int { 512 * blocksPerMCU }
+
+    /// True when an input window of `capacity` bytes can ever hold `fastPathBytes`: only then
+    /// are the AC tables' fast-path parts worth building (`HuffmanDecodingTable(fastPath:)`).
+    static func canTakeFastPath(blocksPerMCU: Int, capacity: Int) -> Bool {
+        fastPathBytes(blocksPerMCU: blocksPerMCU) <= capacity
+    }
     /// The buffers the units' pointers point into, kept alive as long as the scan.
     let scratch: ScanScratch
     let quantizerBuffers: [LedgerBuffer<Int32>]
@@ -62,7 +70,7 @@ struct ScanDecoder {
         self.reader = reader
         self.units = units
         self.progress = ScanProgress(scanNumber: scanNumber, restartInterval: restartInterval)
-        self.fastPathBytes = 512 * units.reduce(0) { $0 + $1.horizontal * $1.vertical }
+        self.fastPathBytes = Self.fastPathBytes(blocksPerMCU: units.reduce(0) { $0 + $1.horizontal * $1.vertical })
         self.scratch = scratch
         self.coefficients = scratch.coefficients.baseAddress
         self.workspace = scratch.workspace.baseAddress
@@ -102,7 +110,9 @@ struct ScanDecoder {
                 continue
             }
             decodedMCUs &+= 1
-            var fast = path == .fast
+            // A forced fast path too needs the AC tables' fast-path parts (built only when the
+            // window can hold `fastPathBytes`).
+            var fast = path == .fast && fastPathBytes <= reader.stream.capacity
             if path == .automatic, reader.marker == nil { fast = try reader.stream.hasAhead(fastPathBytes) }
             guard fast else {
                 try decodeMCUPlain(column: column, log: &log)

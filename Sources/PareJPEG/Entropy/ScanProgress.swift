@@ -92,6 +92,12 @@ struct ScanProgress {
 struct HuffmanTableCache {
     private(set) var built: [HuffmanDecodingTable] = []
     private var keys: [Int] = []
+    /// Whether AC tables get the fast path's parts (`HuffmanDecodingTable(fastPath:)`).
+    let fastPath: Bool
+
+    init(fastPath: Bool) {
+        self.fastPath = fastPath
+    }
 
     /// The table of class `tableClass` (0 DC, 1 AC) at destination `id`: the one the file
     /// defined, else the T.81 K.3 table a Motion-JPEG frame leaves out.
@@ -103,7 +109,8 @@ struct HuffmanTableCache {
         guard let spec = defined ?? HuffmanTable.standard(tableClass: tableClass, id: id) else {
             throw .missingTable(kind: tableClass == 0 ? "DC Huffman" : "AC Huffman", id: id, offset: offset)
         }
-        let decoding = try HuffmanDecodingTable(spec, isDC: tableClass == 0, ledger: ledger, offset: offset)
+        let decoding = try HuffmanDecodingTable(spec, isDC: tableClass == 0, fastPath: fastPath, ledger: ledger,
+                                                offset: offset)
         keys.append(key)
         built.append(decoding)
         return decoding.pointers

@@ -47,8 +47,8 @@ mkdir -p "$out"
 image="$out/firmware.elf"
 [ "$target" = wasm ] && image="$out/firmware.wasm"
 stamp="$out/heap-$heap_bytes"
-sources=("$root"/Sources/PareCore/*.swift "$root"/Sources/PareJPEG/*.swift "$root"/Sources/PareEXIF/*.swift
-         "$here"/Sources/*.swift "$here"/Board/* "$here/build.sh")
+sources=("$root"/Sources/PareCore "$root"/Sources/PareJPEG "$root"/Sources/PareEXIF
+         "$here"/Sources "$here"/Board "$here/build.sh")
 if [ -f "$image" ] && [ -f "$stamp" ]; then
     newer=$(find "${sources[@]}" -newer "$image" | head -1)
     [ -z "$newer" ] && exit 0
@@ -63,7 +63,7 @@ for module in PareCore PareJPEG PareEXIF; do
     echo "firmware: $module for $swift_target" >&2
     swiftc "${swiftc_flags[@]}" -module-name "$module" \
         -emit-module -emit-module-path "$out/$module.swiftmodule" \
-        -c "$root"/Sources/$module/*.swift -o "$out/$module.o"
+        -c $(find "$root/Sources/$module" -name '*.swift' | sort) -o "$out/$module.o"
 done
 echo "firmware: the example for $swift_target" >&2
 swiftc "${swiftc_flags[@]}" -enable-experimental-feature Extern -module-name Firmware \

@@ -19,6 +19,11 @@ public enum PareError: Error, Sendable {
     case unsupported(String)
     /// The file could not be opened or read.
     case io(path: String, reason: String)
+    /// The task that wanted the thumbnail was cancelled.
+    case cancelled
+    /// The job needs more memory than the whole budget of its `ThumbnailPipeline`, so it
+    /// could never run; `needed` is what it asked for when it gave up.
+    case memoryBudgetExceeded(needed: Int, budget: Int)
 }
 
 extension PareError: CustomStringConvertible {
@@ -32,6 +37,9 @@ extension PareError: CustomStringConvertible {
         case .unknownFormat: return "Pare: not a JPEG, PNG or TIFF file at byte 0"
         case let .unsupported(what): return "Pare: unsupported: \(what)"
         case let .io(path, reason): return "Pare: cannot read \(path): \(reason)"
+        case .cancelled: return "Pare: cancelled"
+        case let .memoryBudgetExceeded(needed, budget):
+            return "Pare: the job needs more than \(needed) bytes, the pipeline's whole memory budget is \(budget)"
         }
     }
 }

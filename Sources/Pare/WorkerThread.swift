@@ -44,6 +44,15 @@ struct WorkerThread {
         self.thread = thread
     }
 
+    /// Lets the thread end on its own when the closure returns, never joined.
+    func detach() {
+        #if canImport(Darwin)
+        if let thread { pthread_detach(thread) }
+        #else
+        pthread_detach(thread)
+        #endif
+    }
+
     /// Waits for the closure to return.
     func join() {
         #if canImport(Darwin)

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+@_spi(CommandLine) import Pare
 
 /// Reads a whole input file for the commands that need its bytes in memory.
 func readInput(_ path: String) -> [UInt8]? {
@@ -22,17 +23,7 @@ func writeOutput(_ bytes: [UInt8], to path: String, temporaryName: (String?) -> 
         defer { close(fd) }
         return POSIX.write(fd, bytes)
     }
-    let temporary = temporaryPath(for: path)
-    temporaryName(temporary)
-    defer { temporaryName(nil) }
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    guard fd >= 0 else { return false }
-    let written = POSIX.write(fd, bytes)
-    guard close(fd) == 0, written, rename(temporary, path) == 0 else {
-        unlink(temporary)
-        return false
-    }
-    return true
+    return FileIO.writeAtomically(bytes, to: path, temporaryName: temporaryLeaf(for: path), temporary: temporaryName)
 }
 
 /// An output file written as it is produced, through a 256 KiB buffer, with the same
@@ -110,7 +101,12 @@ final class OutputFile {
 /// The hidden name an output is written under before it is renamed into place.
 func temporaryPath(for path: String) -> String {
     let directory = Path.directory(path)
-    return (directory.isEmpty ? "" : directory + "/") + "." + Path.lastComponent(path) + ".partial-\(getpid())"
+    return (directory.isEmpty ? "" : directory + "/") + temporaryLeaf(for: path)
+}
+
+/// The temporary file's name within its directory.
+func temporaryLeaf(for path: String) -> String {
+    "." + Path.lastComponent(path) + ".partial-\(getpid())"
 }
 
 /// Reports a bad input: one line on stderr naming the file and what was wrong (the error's

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+@_spi(CommandLine) import Pare
 
 /// The little of the operating system the command line needs (files, directories, clocks,
 /// standard streams), straight from the C library: without Foundation the executable starts
@@ -10,38 +11,11 @@ import Darwin
 /// takes a few tens of milliseconds.
 enum POSIX {
     /// A whole file, or nil if it cannot be read.
-    static func readFile(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { return nil }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-        var done = 0
-        let complete = bytes.withUnsafeMutableBytes { buffer -> Bool in
-            while done < buffer.count {
-                let n = read(fd, buffer.baseAddress! + done, buffer.count - done)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return false }
-                done += n
-            }
-            return true
-        }
-        return complete ? bytes : nil
-    }
+    static func readFile(_ path: String) -> [UInt8]? { FileIO.readFile(path) }
 
     /// Writes every byte to a descriptor; false on an error.
     @discardableResult
-    static func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
-        var done = 0
-        while done < bytes.count {
-            let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return false }
-            done += n
-        }
-        return true
-    }
+    static func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool { FileIO.write(fd, bytes) }
 
     @discardableResult
     static func write(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
@@ -63,18 +37,7 @@ enum POSIX {
     }
 
     /// The names in a directory (not `.` and `..`), or nil if it cannot be read.
-    static func list(_ path: String) -> [String]? {
-        guard let directory = opendir(path) else { return nil }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
-    }
+    static func list(_ path: String) -> [String]? { FileIO.list(path) }
 
     /// Every file under `path`, as paths relative to it, descending into subdirectories.
     static func walk(_ path: String) -> [String] {
@@ -91,14 +54,7 @@ enum POSIX {
     }
 
     /// `mkdir -p`.
-    static func createDirectories(_ path: String) {
-        var prefix = path.hasPrefix("/") ? "/" : ""
-        for part in path.split(separator: "/") {
-            prefix += part
-            mkdir(prefix, 0o777)
-            prefix += "/"
-        }
-    }
+    static func createDirectories(_ path: String) { FileIO.createDirectories(path) }
 
     /// A monotonic clock in nanoseconds.
     static func now() -> UInt64 {
@@ -151,27 +107,4 @@ func fixed(_ value: Double, _ decimals: Int) -> String {
     var digits = String(fraction)
     while digits.count < decimals { digits = "0" + digits }
     return (value < 0 && units != 0 ? "-" : "") + String(whole) + (decimals > 0 ? "." + digits : "")
-}
-
-/// A mutual-exclusion lock on pthread_mutex_t, which ThreadSanitizer understands (it does
-/// not see the futex calls under the standard library's `Mutex`).
-final class Lock: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-
-    init() {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body()
-    }
 }

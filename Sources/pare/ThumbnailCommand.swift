@@ -4,14 +4,14 @@ import Glibc
 import Darwin
 #endif
 import Dispatch
-import Pare
+@_spi(CommandLine) import Pare
 import ParePNG
 import PareJPEG
 import PareCore
 
 /// `pare thumbnail IN... --size N [-o OUT | --out-dir DIR] [--recursive] [--format jpeg|png|ppm]
 /// [--quality N] [--embedded auto|never|always] [--filter lanczos3|triangle|area] [--no-rotate]
-/// [--jobs N] [--json] [--stats]`.
+/// [--jobs N] [--json] [--stats] [--cache DIR]`.
 ///
 /// The output format is `--format`'s, else OUT's extension (.jpg/.jpeg, .png, .ppm/.pgm/.pam;
 /// any other is a usage error); with `--out-dir` and no `--format`, JPEG for an opaque
@@ -28,12 +28,17 @@ import PareCore
 /// failure is reported on stderr and the rest go on; the exit status is 1 if any failed.
 /// Outputs are written under a temporary name and renamed, and Ctrl-C (or SIGTERM) removes
 /// the temporary files of the jobs in flight, so no half-written thumbnail is ever left.
+///
+/// `--cache DIR` keeps each thumbnail's output bytes in a `DiskCache` keyed by the input
+/// file's identity (path, size, modification time, inode), the options and the output
+/// encoding: a later run over unchanged inputs writes them from there without decoding, and
+/// its `--json` lines say `"cached": true`.
 func runThumbnail(_ raw: [String]) async -> Int32 {
     let arguments: Arguments
     do {
         arguments = try Arguments(
             raw, valued: ["--size", "--output", "--out-dir", "--format", "--embedded", "--jobs", "--filter",
-                          "--quality", "--sampling", "--restart", "--colour"],
+                          "--quality", "--sampling", "--restart", "--colour", "--cache"],
             boolean: ["--no-rotate", "--json", "--stats", "--recursive", "--optimize", "--progressive", "--baseline"],
             aliases: ["-o": "--output", "-s": "--size", "-j": "--jobs", "-r": "--recursive"])
     } catch {
@@ -94,13 +99,23 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
     }
     guard !work.isEmpty else { return usageError("no image files among the inputs") }
 
-    let report = BatchReport(total: work.count, json: arguments.flag("--json"), stats: arguments.flag("--stats"))
+    var cache: DiskCache?
+    if let directory = arguments.value("--cache") {
+        do {
+            cache = try DiskCache(directory: directory)
+        } catch {
+            printError("pare: \(error)")
+            return 1
+        }
+    }
+    let report = BatchReport(total: work.count, json: arguments.flag("--json"), stats: arguments.flag("--stats"),
+                             cache: cache != nil)
     let inFlight = InFlightFiles()
     inFlight.removeOnInterrupt()
     // Files in parallel already keep the cores busy; one file's restart intervals are
     // spread over them only when it is decoded alone.
     if min(jobs, work.count) > 1 { options.decodeWorkers = 1 }
-    let immutableOptions = options
+    let immutableOptions = options, immutableCache = cache
 
     await withTaskGroup(of: Void.self) { group in
         var next = 0
@@ -110,7 +125,7 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
             next += 1
             group.addTask {
                 let outcome = makeThumbnail(item, format: format, options: immutableOptions, jpeg: jpegOptions,
-                                            inFlight: inFlight)
+                                            cache: immutableCache, inFlight: inFlight)
                 report.record(item, outcome)
             }
         }
@@ -220,30 +235,59 @@ final class InFlightFiles: @unchecked Sendable {
 }
 
 enum Outcome {
-    case made(Thumbnail, format: ImageFileFormat, bytes: Int, milliseconds: Double)
+    case made(Made, format: ImageFileFormat, bytes: Int, milliseconds: Double)
     case failed(String)
 }
 
+/// What the report says of a thumbnail that was made or taken from the cache.
+struct Made {
+    var source: ThumbnailSource
+    var width: Int
+    var height: Int
+    var ledgerPeakBytes: Int
+    var allocations: Int
+    var cached: Bool
+
+    init(_ thumbnail: Thumbnail) {
+        self.init(source: thumbnail.source, width: thumbnail.image.width, height: thumbnail.image.height,
+                  ledgerPeakBytes: thumbnail.ledgerPeakBytes, allocations: thumbnail.allocations, cached: false)
+    }
+
+    init(source: ThumbnailSource, width: Int, height: Int, ledgerPeakBytes: Int, allocations: Int, cached: Bool) {
+        self.source = source
+        self.width = width
+        self.height = height
+        self.ledgerPeakBytes = ledgerPeakBytes
+        self.allocations = allocations
+        self.cached = cached
+    }
+}
+
 private func makeThumbnail(_ item: WorkItem, format: OutputFormat, options: ThumbnailOptions,
-                           jpeg: JPEGEncoderOptions, inFlight: InFlightFiles) -> Outcome {
+                           jpeg: JPEGEncoderOptions, cache: DiskCache?, inFlight: InFlightFiles) -> Outcome {
     let start = POSIX.now()
-    var thumbnail: Thumbnail
+    let made: Made
     let encoded: [UInt8]
     let chosen: ImageFileFormat
     do {
-        let source = try ImageSource(path: item.input)
-        thumbnail = try source.thumbnail(options: options)
-        chosen = format.format(for: thumbnail.image)
-        encoded = try ImageEncoding.encode(thumbnail.image, as: chosen, jpeg: jpeg, colour: thumbnail.colour)
+        if let cache {
+            (made, chosen, encoded) = try cachedThumbnail(item.input, format: format, options: options, jpeg: jpeg,
+                                                          cache: cache)
+        } else {
+            var thumbnail = try ImageSource(path: item.input).thumbnail(options: options)
+            made = Made(thumbnail)
+            chosen = format.format(for: thumbnail.image)
+            encoded = try ImageEncoding.encode(thumbnail.image, as: chosen, jpeg: jpeg, colour: thumbnail.colour)
+            if chosen == .netpbm, case let .profile(profile) = thumbnail.colour {
+                thumbnail.warnings.append("colour: Netpbm cannot carry an ICC profile; "
+                    + "\(profile.bytes.count)-byte profile '\(profile.description ?? "")' dropped")
+            }
+            for warning in thumbnail.warnings where warning.hasPrefix("colour:") {
+                printError("pare: warning: \(item.input): \(warning)")
+            }
+        }
     } catch {
         return .failed("\(error)")
-    }
-    if chosen == .netpbm, case let .profile(profile) = thumbnail.colour {
-        thumbnail.warnings.append("colour: Netpbm cannot carry an ICC profile; "
-            + "\(profile.bytes.count)-byte profile '\(profile.description ?? "")' dropped")
-    }
-    for warning in thumbnail.warnings where warning.hasPrefix("colour:") {
-        printError("pare: warning: \(item.input): \(warning)")
     }
     if case .byAlpha = format, chosen == .png {
         item.destination = Path.deletingExtension(item.destination) + ".png"
@@ -256,7 +300,34 @@ private func makeThumbnail(_ item: WorkItem, format: OutputFormat, options: Thum
         temporary = name
     }
     guard written else { return .failed("cannot write \(item.destination)") }
-    return .made(thumbnail, format: chosen, bytes: encoded.count, milliseconds: Double(POSIX.now() - start) / 1_000_000)
+    return .made(made, format: chosen, bytes: encoded.count, milliseconds: Double(POSIX.now() - start) / 1_000_000)
+}
+
+/// The output bytes from the disk cache, or made and stored there. An entry holds the
+/// output file itself (JPEG or PNG), under a key naming the output format and the JPEG
+/// settings; a Netpbm output is kept as PNG and converted from its pixels.
+private func cachedThumbnail(_ input: String, format: OutputFormat, options: ThumbnailOptions, jpeg: JPEGEncoderOptions,
+                             cache: DiskCache) throws -> (Made, ImageFileFormat, [UInt8]) {
+    let policy: String
+    switch format {
+    case let .fixed(fixed): policy = fixed.rawValue
+    case .byAlpha: policy = "jpeg-or-png"
+    }
+    let key = try ThumbnailRequest(path: input, options: options).cacheKey().encoded(as: policy + " \(jpeg)")
+    if let entry = cache.entry(for: key) {
+        let made = Made(source: entry.source, width: entry.width, height: entry.height, ledgerPeakBytes: 0,
+                        allocations: 0, cached: true)
+        if case .fixed(.netpbm) = format {
+            return (made, .netpbm, NetpbmEncoder.encode(try entry.image(ledger: MemoryLedger())))
+        }
+        return (made, entry.encoding == .png ? .png : .jpeg, entry.payload)
+    }
+    let thumbnail = try ImageSource(path: input).thumbnail(options: options)
+    let chosen = format.format(for: thumbnail.image)
+    let stored: ImageFileFormat = chosen == .jpeg ? .jpeg : .png
+    let payload = try ImageEncoding.encode(thumbnail.image, as: stored, jpeg: jpeg, colour: thumbnail.colour)
+    cache.store(DiskCacheEntry(thumbnail: thumbnail, key: key, encoding: stored == .jpeg ? .jpeg : .png, payload: payload))
+    return (Made(thumbnail), chosen, chosen == .netpbm ? NetpbmEncoder.encode(thumbnail.image) : payload)
 }
 
 /// What the user sees: one JSON line per file (`--json`), a progress bar on a terminal, a
@@ -266,16 +337,20 @@ final class BatchReport: @unchecked Sendable {
     let total: Int
     let json: Bool
     let stats: Bool
+    /// `--cache` is on: each JSON line says whether the thumbnail came from the cache.
+    let cache: Bool
     private let progress: Bool
     private let started = POSIX.now()
     private(set) var done = 0
     private(set) var failures = 0
     private var sources: [String: Int] = [:]
+    private var cached = 0
 
-    init(total: Int, json: Bool, stats: Bool) {
+    init(total: Int, json: Bool, stats: Bool, cache: Bool) {
         self.total = total
         self.json = json
         self.stats = stats
+        self.cache = cache
         progress = total > 1 && isatty(STDERR_FILENO) == 1
     }
 
@@ -291,16 +366,18 @@ final class BatchReport: @unchecked Sendable {
         switch outcome {
         case let .made(thumbnail, format, bytes, milliseconds):
             sources[thumbnail.source.name, default: 0] += 1
+            if thumbnail.cached { cached += 1 }
             if json {
                 // Values are rendered here, not as JSONValues, to keep the documented line
                 // format: ", " and ": " separators and ms with two decimals.
                 var fields: [(String, String)] = [
                     ("input", JSONValue.quoted(item.input)), ("output", JSONValue.quoted(item.destination)),
                     ("source", JSONValue.quoted(thumbnail.source.name)),
-                    ("width", "\(thumbnail.image.width)"), ("height", "\(thumbnail.image.height)"),
+                    ("width", "\(thumbnail.width)"), ("height", "\(thumbnail.height)"),
                     ("format", JSONValue.quoted(format.rawValue)), ("bytes", "\(bytes)"),
                     ("ms", fixed(milliseconds, 2)),
                 ]
+                if cache { fields.append(("cached", thumbnail.cached ? "true" : "false")) }
                 if stats {
                     fields.append(("ledgerPeakBytes", "\(thumbnail.ledgerPeakBytes)"))
                     fields.append(("allocations", "\(thumbnail.allocations)"))
@@ -308,7 +385,8 @@ final class BatchReport: @unchecked Sendable {
                 let line = "{" + fields.map { "\(JSONValue.quoted($0.0)): \($0.1)" }.joined(separator: ", ") + "}\n"
                 POSIX.writeStandardOutput(line)
             } else if total > 1 && !progress {
-                let line = "\(item.input) -> \(item.destination) (\(thumbnail.source.name), \(thumbnail.image.width)×\(thumbnail.image.height))\n"
+                let line = "\(item.input) -> \(item.destination) (\(thumbnail.source.name), \(thumbnail.width)×\(thumbnail.height)"
+                    + (thumbnail.cached ? ", cached" : "") + ")\n"
                 POSIX.writeStandardOutput(line)
             }
         case let .failed(message):
@@ -334,6 +412,6 @@ final class BatchReport: @unchecked Sendable {
         let order = ["exif-thumbnail", "mpf-preview", "scaled-1/8", "scaled-1/4", "scaled-1/2", "full"]
         let used = order.compactMap { name in sources[name].map { "\(name) \($0)" } }.joined(separator: ", ")
         printError("pare: \(done - failures) done, \(failures) failed, \(fixed(elapsed, 2)) s; sources: "
-            + (used.isEmpty ? "none" : used))
+            + (used.isEmpty ? "none" : used) + (cache ? "; \(cached) from the cache" : ""))
     }
 }

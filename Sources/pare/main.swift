@@ -15,7 +15,7 @@ let usage = """
     usage:
       pare thumbnail IN... --size N [-o OUT | --out-dir DIR] [--recursive] [--format png|ppm]
                      [--embedded auto|never|always] [--filter lanczos3|triangle|area]
-                     [--no-rotate] [--jobs N] [--json] [--stats]
+                     [--no-rotate] [--jobs N] [--json] [--stats] [--cache DIR]
             IN may be files or directories; with --out-dir, outputs keep their relative paths.
       pare convert IN -o OUT [--quality N] [--sampling 4:2:0|4:2:2|4:4:4] [--optimize]
                    [--progressive] [--restart N|NB] [--baseline]
@@ -23,6 +23,7 @@ let usage = """
             extension names (.jpg/.jpeg, .png, .ppm/.pgm/.pam); JPEG output defaults to
             cjpeg's settings (quality 75, 4:2:0, standard tables); --restart N puts a
             restart marker every N MCU rows, NB every N MCUs.
+            --cache DIR keeps the thumbnails in DIR for later runs over unchanged inputs.
       pare decode IN [--scale 1/8|1/4|1/2|1] -o OUT
       pare exif IN --json
       pare inspect IN [--json]

@@ -1,0 +1,142 @@
+/// Finished thumbnails kept in memory, least recently used first out, under two limits:
+/// the bytes of their pixels (`costLimit`) and their number (`countLimit`). Each entry
+/// also records how it is being used (its `Residency`), so that `trim` can release the
+/// least needed first. Thread-safe.
+///
+/// The order is a doubly linked list through the entries, most recent at the head, so that
+/// a hit, an insertion and an eviction each take constant time.
+final class MemoryCache: @unchecked Sendable {
+    /// How an entry is being used, from the first to go under memory pressure to the last.
+    enum Residency: Int, Comparable {
+        /// Was shown, and the view that showed it has gone (`ThumbnailPipeline.markOffscreen`)
+        /// or its visible request was cancelled before the decode ended.
+        case offscreen = 0
+        /// Made ahead of need by `prefetch` and not asked for since.
+        case prefetched = 1
+        /// Delivered to a request of `normal` priority.
+        case delivered = 2
+        /// Delivered to a `visible` request and not marked off-screen since.
+        case visible = 3
+
+        static func < (lhs: Residency, rhs: Residency) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    private final class Node {
+        let key: ThumbnailKey
+        let thumbnail: Thumbnail
+        let cost: Int
+        var residency: Residency
+        var newer: Node?
+        weak var older: Node?
+
+        init(key: ThumbnailKey, thumbnail: Thumbnail, cost: Int, residency: Residency) {
+            self.key = key
+            self.thumbnail = thumbnail
+            self.cost = cost
+            self.residency = residency
+        }
+    }
+
+    let costLimit: Int
+    let countLimit: Int
+    private let lock = Lock()
+    private var nodes: [ThumbnailKey: Node] = [:]
+    /// Most recently used; `newer` links run from `oldest` towards it.
+    private var newest: Node?
+    private var oldest: Node?
+    private var cost = 0
+
+    init(costLimit: Int, countLimit: Int) {
+        self.costLimit = costLimit
+        self.countLimit = countLimit
+    }
+
+    /// The bytes of pixels held.
+    var totalCost: Int { lock.withLock { cost } }
+    var count: Int { lock.withLock { nodes.count } }
+
+    /// Keys from least to most recently used.
+    var keysByAge: [ThumbnailKey] {
+        lock.withLock {
+            var keys: [ThumbnailKey] = []
+            var node = oldest
+            while let current = node {
+                keys.append(current.key)
+                node = current.newer
+            }
+            return keys
+        }
+    }
+
+    /// The pixel bytes an entry costs.
+    static func cost(of thumbnail: Thumbnail) -> Int { thumbnail.image.rowStride * thumbnail.image.height }
+
+    /// The thumbnail under `key`, now the most recently used, its residency raised to
+    /// `residency` if that is higher.
+    func value(for key: ThumbnailKey, residency: Residency) -> Thumbnail? {
+        lock.withLock {
+            guard let node = nodes[key] else { return nil }
+            unlinkLocked(node)
+            linkNewestLocked(node)
+            node.residency = max(node.residency, residency)
+            return node.thumbnail
+        }
+    }
+
+    /// Stores a thumbnail as the most recently used, then evicts the least recently used
+    /// until both limits hold. A thumbnail larger than the whole cost limit is not kept.
+    func insert(_ thumbnail: Thumbnail, for key: ThumbnailKey, residency: Residency) {
+        let cost = Self.cost(of: thumbnail)
+        lock.withLock {
+            if let old = nodes.removeValue(forKey: key) {
+                unlinkLocked(old)
+                self.cost -= old.cost
+            }
+            guard cost <= costLimit, countLimit > 0 else { return }
+            let node = Node(key: key, thumbnail: thumbnail, cost: cost, residency: residency)
+            nodes[key] = node
+            linkNewestLocked(node)
+            self.cost += cost
+            while self.cost > costLimit || nodes.count > countLimit, let victim = oldest {
+                removeLocked(victim)
+            }
+        }
+    }
+
+    /// Lowers an entry to `offscreen` (its view went away).
+    func markOffscreen(_ key: ThumbnailKey) {
+        lock.withLock { nodes[key]?.residency = .offscreen }
+    }
+
+    /// Removes every entry whose residency is below `residency` (all of them for nil).
+    func removeAll(below residency: Residency?) {
+        lock.withLock {
+            var node = oldest
+            while let current = node {
+                node = current.newer
+                if let residency, current.residency >= residency { continue }
+                removeLocked(current)
+            }
+        }
+    }
+
+    private func removeLocked(_ node: Node) {
+        unlinkLocked(node)
+        nodes[node.key] = nil
+        cost -= node.cost
+    }
+
+    private func unlinkLocked(_ node: Node) {
+        if let older = node.older { older.newer = node.newer } else if oldest === node { oldest = node.newer }
+        if let newer = node.newer { newer.older = node.older } else if newest === node { newest = node.older }
+        node.newer = nil
+        node.older = nil
+    }
+
+    private func linkNewestLocked(_ node: Node) {
+        node.older = newest
+        newest?.newer = node
+        newest = node
+        if oldest == nil { oldest = node }
+    }
+}

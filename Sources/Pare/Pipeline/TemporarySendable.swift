@@ -1,0 +1,1 @@
+extension Thumbnail: @unchecked Sendable {}

@@ -1,0 +1,378 @@
+import PareCore
+import PareJPEG
+import ParePNG
+
+/// Thumbnails for a photo grid or an upload server: async, cached in memory and on disk,
+/// coalesced, cancellable, prioritised, and bounded both in concurrent decodes and in the
+/// bytes all of them hold at once.
+///
+/// A request goes through these stages, each in its own file:
+/// 1. its key (`ThumbnailRequest.cacheKey`: the file's identity and the pixel options);
+/// 2. the memory cache (`MemoryCache`, least recently used out, cost and count limits);
+/// 3. the job for that key, shared by every concurrent request for it (coalescing): a
+///    request joins it, or starts it;
+/// 4. in the job: the disk cache (`DiskCache`), then a decode slot (`PriorityGate`, visible
+///    before normal before prefetch), then a memory reservation (`MemoryBudget.swift`), the
+///    decode against a ledger limited to that reservation, and the write to the disk cache.
+///
+/// A request whose task is cancelled returns `PareError.cancelled` at once; the job goes
+/// on while any other request (or a prefetch) still wants it, and is cancelled when none
+/// does, stopping its decode at the next MCU row or scanline batch. `trim(_:)` releases
+/// memory in tiers (see `TrimLevel`).
+public final class ThumbnailPipeline: @unchecked Sendable {
+    public struct Configuration: Sendable {
+        /// Decodes at once. Default: the cores this process may use. Each decode runs on one
+        /// core (the pipeline's parallelism is across images).
+        public var maxConcurrentDecodes = ParallelJPEGDecoder.activeCores
+        /// The most bytes all running decodes may hold together (see `MemoryBudget.swift`).
+        public var memoryBudget = 64 * 1024 * 1024
+        /// The memory cache's limits: bytes of pixels, and thumbnails.
+        public var memoryCacheCostLimit = 64 * 1024 * 1024
+        public var memoryCacheCountLimit = 1000
+        /// A directory for the disk cache, or nil for none.
+        public var diskCacheDirectory: String?
+        /// The disk cache's size cap.
+        public var diskCacheSizeLimit = 256 * 1024 * 1024
+        /// Called with each job's ledger before its decode starts (tests watch the heap
+        /// through its `afterAllocation`).
+        var ledgerObserver: (@Sendable (MemoryLedger) -> Void)?
+
+        public init() {}
+    }
+
+    /// What the pipeline has done, for tests and for a debug overlay.
+    public struct Statistics: Sendable, Equatable {
+        /// Decodes of an input that ran to the end.
+        public var decodes = 0
+        public var memoryCacheHits = 0
+        public var diskCacheHits = 0
+        /// Requests that joined a job already running for their key.
+        public var coalesced = 0
+        /// Jobs cancelled because every request (and prefetch) for them went away.
+        public var cancelledJobs = 0
+        /// Decodes run again with a larger reservation after their ledger refused memory.
+        public var reservationRetries = 0
+    }
+
+    public let configuration: Configuration
+    let memoryCache: MemoryCache
+    let diskCache: DiskCache?
+    let slots: PriorityGate
+    let budget: PriorityGate
+
+    private let lock = Lock()
+    private var jobs: [ThumbnailKey: Job] = [:]
+    /// The job each waiting request belongs to, for its cancellation handler.
+    private var requestKeys: [Int: ThumbnailKey] = [:]
+    private var nextRequest = 0
+    private var stats = Statistics()
+
+    public init(configuration: Configuration = Configuration()) throws(PareError) {
+        guard configuration.maxConcurrentDecodes > 0, configuration.memoryBudget > 0 else {
+            throw .unsupported("a pipeline needs at least one decode and a positive memory budget")
+        }
+        self.configuration = configuration
+        memoryCache = MemoryCache(costLimit: configuration.memoryCacheCostLimit, countLimit: configuration.memoryCacheCountLimit)
+        diskCache = try configuration.diskCacheDirectory.map { (directory) throws(PareError) in
+            try DiskCache(directory: directory, sizeLimit: configuration.diskCacheSizeLimit)
+        }
+        slots = PriorityGate(capacity: configuration.maxConcurrentDecodes) { _, _ in .unsupported("decode slots") }
+        budget = PriorityGate(capacity: configuration.memoryBudget) { needed, budget in
+            .memoryBudgetExceeded(needed: needed, budget: budget)
+        }
+    }
+
+    public var statistics: Statistics { lock.withLock { stats } }
+    /// Bytes reserved by running decodes now, and the most ever reserved at once.
+    public var reservedBytes: Int { budget.inUse }
+    public var peakReservedBytes: Int { budget.peak }
+    /// Bytes of pixels in the memory cache now.
+    public var memoryCacheBytes: Int { memoryCache.totalCost }
+
+    // MARK: Requests
+
+    /// The thumbnail for `request`: from the memory cache, from a job already running for
+    /// the same key, or from a new job. Throws `.cancelled` if the calling task is cancelled
+    /// before the thumbnail is ready.
+    public func thumbnail(_ request: ThumbnailRequest) async throws(PareError) -> Thumbnail {
+        let key = try request.cacheKey()
+        let residency: MemoryCache.Residency = request.priority == .visible ? .visible : .delivered
+        if let hit = memoryCache.value(for: key, residency: residency) {
+            lock.withLock { stats.memoryCacheHits += 1 }
+            return hit
+        }
+        let id = lock.withLock {
+            nextRequest += 1
+            return nextRequest
+        }
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Thumbnail, PareError>, Never>) in
+                let immediate: Result<Thumbnail, PareError>? = lock.withLock {
+                    // Cancelled before registering: the handler has run and found nothing.
+                    if Task.isCancelled { return .failure(.cancelled) }
+                    // The job may have finished since the first look.
+                    if let hit = memoryCache.value(for: key, residency: residency) {
+                        stats.memoryCacheHits += 1
+                        return .success(hit)
+                    }
+                    let job: Job
+                    if let running = jobs[key] {
+                        job = running
+                        stats.coalesced += 1
+                        raiseLocked(job, to: request.priority)
+                        // The prefetch has done its part: from now on the job lives as long
+                        // as a request wants it (a cell that scrolls past cancels it).
+                        job.prefetching = false
+                    } else {
+                        job = startJobLocked(key: key, request: request, priority: request.priority)
+                    }
+                    job.waiters[id] = (continuation, request.priority)
+                    requestKeys[id] = key
+                    return nil
+                }
+                if let immediate { continuation.resume(returning: immediate) }
+            }
+        } onCancel: {
+            withdraw(request: id)
+        }
+        return try result.get()
+    }
+
+    /// Starts jobs for `requests` at prefetch priority, to fill the caches ahead of need.
+    /// A later `thumbnail` call for the same key joins the job, raises its priority and takes
+    /// over from the prefetch: the job is then cancelled when that request is.
+    public func prefetch(_ requests: [ThumbnailRequest]) {
+        for request in requests {
+            guard let key = try? request.cacheKey() else { continue }
+            lock.withLock {
+                if let job = jobs[key] {
+                    job.prefetching = true
+                } else if memoryCache.value(for: key, residency: .prefetched) == nil {
+                    startJobLocked(key: key, request: request, priority: .prefetch).prefetching = true
+                }
+            }
+        }
+    }
+
+    /// Withdraws prefetches: a job that no request waits for is cancelled.
+    public func cancelPrefetch(_ requests: [ThumbnailRequest]) {
+        for request in requests {
+            guard let key = try? request.cacheKey() else { continue }
+            lock.withLock {
+                guard let job = jobs[key] else { return }
+                job.prefetching = false
+                abandonIfUnwantedLocked(job)
+            }
+        }
+    }
+
+    /// Tells the pipeline that the view showing `request`'s thumbnail went away: its memory
+    /// cache entry becomes the first to go under `trim(.offscreen)`.
+    public func markOffscreen(_ request: ThumbnailRequest) {
+        guard let key = try? request.cacheKey() else { return }
+        memoryCache.markOffscreen(key)
+    }
+
+    /// Releases memory in tiers; each level includes the ones before it (see `TrimLevel`).
+    /// Never fails a request that a caller awaits.
+    public func trim(_ level: TrimLevel) {
+        diskCache?.dropIndex()
+        switch level {
+        case .diskCacheIndex: return
+        case .offscreen: memoryCache.removeAll(below: .prefetched)
+        case .prefetched: memoryCache.removeAll(below: .delivered)
+        case .allButVisible: memoryCache.removeAll(below: .visible)
+        case .everything: memoryCache.removeAll(below: nil)
+        }
+        if level >= .prefetched {
+            lock.withLock {
+                for job in jobs.values where job.prefetching {
+                    job.prefetching = false
+                    abandonIfUnwantedLocked(job)
+                }
+            }
+        }
+    }
+
+    // MARK: Jobs
+
+    /// One decode shared by every request for its key. Its mutable fields are guarded by the
+    /// pipeline's lock.
+    private final class Job: @unchecked Sendable {
+        let key: ThumbnailKey
+        let request: ThumbnailRequest
+        var priority: ThumbnailPriority
+        var waiters: [Int: (continuation: CheckedContinuation<Result<Thumbnail, PareError>, Never>, priority: ThumbnailPriority)] = [:]
+        var prefetching = false
+        /// The gate and waiter the job is queued at, so a joining request can raise it.
+        var queuedAt: (gate: PriorityGate, waiter: PriorityGate.Waiter)?
+        var task: Task<Void, Never>?
+        /// Set when the job is abandoned: its decode thread stops at the next row batch.
+        let cancel = CancelFlag()
+
+        init(key: ThumbnailKey, request: ThumbnailRequest, priority: ThumbnailPriority) {
+            self.key = key
+            self.request = request
+            self.priority = priority
+        }
+    }
+
+    @discardableResult
+    private func startJobLocked(key: ThumbnailKey, request: ThumbnailRequest, priority: ThumbnailPriority) -> Job {
+        let job = Job(key: key, request: request, priority: priority)
+        jobs[key] = job
+        let taskPriority: TaskPriority = priority == .visible ? .userInitiated : priority == .normal ? .medium : .utility
+        job.task = Task.detached(priority: taskPriority) { [self] in
+            let result = await run(job)
+            finish(job, result)
+        }
+        return job
+    }
+
+    private func raiseLocked(_ job: Job, to priority: ThumbnailPriority) {
+        guard priority > job.priority else { return }
+        job.priority = priority
+        if let (gate, waiter) = job.queuedAt { gate.raise(waiter, to: priority) }
+    }
+
+    /// A request's task was cancelled: it stops waiting now; its job is cancelled if nobody
+    /// else wants it.
+    private func withdraw(request id: Int) {
+        let continuation: CheckedContinuation<Result<Thumbnail, PareError>, Never>? = lock.withLock {
+            guard let key = requestKeys.removeValue(forKey: id), let job = jobs[key],
+                  let waiter = job.waiters.removeValue(forKey: id) else { return nil }
+            if waiter.priority == .visible && job.waiters.isEmpty {
+                // A cell that scrolled away: if the decode still ends (a prefetch holds it),
+                // its result is off-screen.
+                job.priority = max(.prefetch, job.waiters.values.map(\.priority).max() ?? .prefetch)
+            }
+            abandonIfUnwantedLocked(job)
+            return waiter.continuation
+        }
+        continuation?.resume(returning: .failure(.cancelled))
+    }
+
+    private func abandonIfUnwantedLocked(_ job: Job) {
+        guard job.waiters.isEmpty, !job.prefetching, jobs[job.key] === job else { return }
+        jobs[job.key] = nil
+        stats.cancelledJobs += 1
+        job.cancel.set()
+        job.task?.cancel()
+    }
+
+    /// The job's end: the result goes into the memory cache and to every request waiting.
+    private func finish(_ job: Job, _ result: Result<Thumbnail, PareError>) {
+        let waiters = lock.withLock { () -> [CheckedContinuation<Result<Thumbnail, PareError>, Never>] in
+            job.queuedAt = nil
+            guard jobs[job.key] === job else { return [] }
+            jobs[job.key] = nil
+            if case let .success(thumbnail) = result {
+                let best = job.waiters.values.map(\.priority).max()
+                let residency: MemoryCache.Residency = best == .visible ? .visible : best == nil ? .prefetched : .delivered
+                memoryCache.insert(thumbnail, for: job.key, residency: residency)
+            }
+            let continuations = job.waiters.map { $0.value.continuation }
+            for id in job.waiters.keys { requestKeys[id] = nil }
+            job.waiters = [:]
+            return continuations
+        }
+        for continuation in waiters { continuation.resume(returning: result) }
+    }
+
+    /// The job's work: the disk cache, else a slot, a reservation, the decode and the write
+    /// to the disk cache.
+    private func run(_ job: Job) async -> Result<Thumbnail, PareError> {
+        do throws(PareError) {
+            if let diskCache, let entry = diskCache.entry(for: job.key.encoded(as: DiskCacheEntry.automaticPolicy)),
+               let thumbnail = try? await decodeEntry(entry, job: job) {
+                lock.withLock { stats.diskCacheHits += 1 }
+                return .success(thumbnail)
+            }
+            try await acquire(1, from: slots, for: job)
+            defer { slots.release(1) }
+            let thumbnail = try await decode(job)
+            lock.withLock { stats.decodes += 1 }
+            if let diskCache { store(thumbnail, for: job.key, in: diskCache) }
+            return .success(thumbnail)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Waits at a gate at the job's priority, raisable while it waits.
+    private func acquire(_ amount: Int, from gate: PriorityGate, for job: Job) async throws(PareError) {
+        let waiter = lock.withLock {
+            let waiter = gate.makeWaiter(amount: amount, priority: job.priority)
+            job.queuedAt = (gate, waiter)
+            return waiter
+        }
+        defer { lock.withLock { job.queuedAt = nil } }
+        try await gate.acquire(waiter)
+    }
+
+    /// Runs `body` on a decode thread with a ledger limited to a reservation from the
+    /// budget, starting at `estimate` and doubling while the ledger refuses memory (see
+    /// `MemoryBudget.swift`).
+    private func withReservation<T: Sendable>(
+        estimate: Int, memoryLimit: Int?, job: Job, _ body: @escaping @Sendable (MemoryLedger) throws(PareError) -> T
+    ) async throws(PareError) -> T {
+        var amount = max(JobCost.minimum, min(estimate, budget.capacity))
+        let observer = configuration.ledgerObserver
+        while true {
+            try await acquire(amount, from: budget, for: job)
+            let limit = min(amount, memoryLimit ?? Int.max)
+            let result: Result<T, PareError> = await DecodeThread.run {
+                let ledger = MemoryLedger(limit: limit)
+                observer?(ledger)
+                do throws(PareError) {
+                    return .success(try body(ledger))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            budget.release(amount)
+            switch result {
+            case let .success(value):
+                return value
+            case let .failure(error):
+                guard error.isLedgerLimit, limit == amount else { throw error }
+                guard amount < budget.capacity else {
+                    throw .memoryBudgetExceeded(needed: amount, budget: budget.capacity)
+                }
+                amount = min(amount * 2, budget.capacity)
+                lock.withLock { stats.reservationRetries += 1 }
+            }
+        }
+    }
+
+    private func decode(_ job: Job) async throws(PareError) -> Thumbnail {
+        let cancel = job.cancel
+        if cancel.isSet { throw .cancelled }
+        let source = Handoff(value: try job.request.makeSource())
+        var options = job.request.options
+        options.decodeWorkers = 1
+        let estimate = JobCost.estimate(source: source.value, options: options)
+        let decodeOptions = options
+        return try await withReservation(estimate: estimate, memoryLimit: options.memoryLimit, job: job) { ledger throws(PareError) in
+            if cancel.isSet { throw .cancelled }
+            return try source.value.thumbnail(options: decodeOptions, ledger: ledger)
+        }
+    }
+
+    /// A disk-cache entry decoded back to pixels.
+    private func decodeEntry(_ entry: DiskCacheEntry, job: Job) async throws(PareError) -> Thumbnail {
+        let entry = Handoff(value: entry)
+        return try await withReservation(estimate: JobCost.estimate(entry: entry.value), memoryLimit: nil, job: job) { ledger throws(PareError) in
+            let entry = entry.value
+            let image = try entry.image(ledger: ledger)
+            return Thumbnail(image: image, source: entry.source, reason: entry.reason, appliedOrientation: entry.orientation,
+                             ledgerPeakBytes: ledger.peakBytes, allocations: ledger.allocationCount, warnings: [])
+        }
+    }
+
+    /// Encodes a fresh thumbnail into the disk cache. A failure only costs a later decode.
+    private func store(_ thumbnail: Thumbnail, for key: ThumbnailKey, in diskCache: DiskCache) {
+        guard let entry = try? DiskCacheEntry(automatic: thumbnail, key: key.encoded(as: DiskCacheEntry.automaticPolicy)) else { return }
+        diskCache.store(entry)
+    }
+}

@@ -1,0 +1,150 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import PareCore
+import PareJPEG
+
+/// How urgently a thumbnail is wanted. Queued decodes start highest first; a job shared by
+/// requests of several priorities runs at the highest of them.
+public enum ThumbnailPriority: Int, Sendable, Comparable, CaseIterable {
+    /// Ahead of need (`ThumbnailPipeline.prefetch`): the rows just past the screen.
+    case prefetch = 0
+    /// Wanted, but not on screen (an export, a share sheet).
+    case normal = 1
+    /// On screen now.
+    case visible = 2
+
+    public static func < (lhs: ThumbnailPriority, rhs: ThumbnailPriority) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// One thumbnail wanted from a `ThumbnailPipeline`: an input, the options and a priority.
+public struct ThumbnailRequest: Sendable {
+    public enum Input: Sendable {
+        /// A file: its cache key is its identity (path, size, modification time, device and
+        /// inode), read with `stat` when the request is made, so an edited file is a new key.
+        case file(path: String)
+        /// Bytes already in memory, under a key the caller guarantees names these bytes
+        /// (a content hash, an asset identifier with its version).
+        case bytes([UInt8], key: String)
+    }
+
+    public var input: Input
+    public var options: ThumbnailOptions
+    public var priority: ThumbnailPriority
+
+    public init(path: String, options: ThumbnailOptions, priority: ThumbnailPriority = .normal) {
+        self.input = .file(path: path)
+        self.options = options
+        self.priority = priority
+    }
+
+    public init(bytes: [UInt8], key: String, options: ThumbnailOptions, priority: ThumbnailPriority = .normal) {
+        self.input = .bytes(bytes, key: key)
+        self.options = options
+        self.priority = priority
+    }
+
+    /// The key under which the result is coalesced and cached: the input's identity and
+    /// every option that changes the pixels (not the limits, which only decide whether a
+    /// thumbnail is made at all).
+    public func cacheKey() throws(PareError) -> ThumbnailKey {
+        let identity: String
+        switch input {
+        case let .file(path):
+            identity = "file:" + (try FileIdentity(path: path)).description
+        case let .bytes(_, key):
+            identity = "bytes:" + key
+        }
+        return ThumbnailKey(identity + "|" + options.pixelKey)
+    }
+
+    /// The source to decode. A file is opened now; bytes are wrapped.
+    func makeSource() throws(PareError) -> ImageSource {
+        switch input {
+        case let .file(path): return try ImageSource(path: path)
+        case let .bytes(bytes, _): return try ImageSource(bytes: bytes)
+        }
+    }
+}
+
+/// A request's cache and coalescing key, as text: stable across runs and processes, so the
+/// disk cache can store it in each entry and check it on every read.
+public struct ThumbnailKey: Hashable, Sendable, CustomStringConvertible {
+    public let description: String
+
+    public init(_ text: String) {
+        description = text
+    }
+
+    /// FNV-1a over the key's UTF-8 (64 bits): the disk cache's file name. Collisions are
+    /// harmless, since an entry stores its whole key and a read compares it.
+    public var hash64: UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in description.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return hash
+    }
+}
+
+/// What names one version of a file: the path it was asked by, and what `stat` says of it.
+/// A rewrite changes the size or the modification time (nanoseconds where the file system
+/// keeps them); a replacement by rename changes the inode. Any change makes a new key.
+public struct FileIdentity: Sendable, Equatable, CustomStringConvertible {
+    public var path: String
+    public var size: Int
+    public var modificationSeconds: Int
+    public var modificationNanoseconds: Int
+    public var device: UInt64
+    public var inode: UInt64
+
+    public init(path: String) throws(PareError) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .io(path: path, reason: "not a regular file") }
+        self.path = FileIdentity.absolute(path)
+        size = Int(info.st_size)
+        #if canImport(Darwin)
+        modificationSeconds = Int(info.st_mtimespec.tv_sec)
+        modificationNanoseconds = Int(info.st_mtimespec.tv_nsec)
+        #else
+        modificationSeconds = Int(info.st_mtim.tv_sec)
+        modificationNanoseconds = Int(info.st_mtim.tv_nsec)
+        #endif
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+    }
+
+    public var description: String {
+        "\(path)|size=\(size)|mtime=\(modificationSeconds).\(modificationNanoseconds)|dev=\(device)|ino=\(inode)"
+    }
+
+    /// `path` made absolute against the working directory (not resolved: two paths to one
+    /// file through links are two keys, which costs a decode, never a wrong thumbnail).
+    static func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return path }
+        let directory = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return directory.hasSuffix("/") ? directory + path : directory + "/" + path
+    }
+}
+
+extension ThumbnailOptions {
+    /// Every option that changes the pixels, as text for the cache key.
+    var pixelKey: String {
+        let filterName: String
+        switch filter {
+        case .lanczos3: filterName = "lanczos3"
+        case .triangle: filterName = "triangle"
+        case .area: filterName = "area"
+        }
+        var key = "size=\(maxPixelSize)|embedded=\(embedded.rawValue)|orient=\(applyOrientation ? 1 : 0)|filter=\(filterName)"
+            + "|png=\(png.output)|strict=\(jpeg.strict ? 1 : 0)|exact=\(jpeg.maxExactCoefficientBytes)|colour=\(colour)"
+        if let forcedJPEGScale { key += "|scale=\(forcedJPEGScale.rawValue)" }
+        return key
+    }
+}

@@ -1,0 +1,39 @@
+/// How much memory `ThumbnailPipeline.trim(_:)` releases. Each level includes the ones
+/// before it, following the order in which a photo app gives memory back: first what is
+/// cheapest to rebuild and least likely to be needed.
+///
+/// | level | releases |
+/// |---|---|
+/// | `diskCacheIndex` | the disk cache's in-memory index (rebuilt by a directory scan) |
+/// | `offscreen` | decoded thumbnails whose views went away (`markOffscreen`, or a visible request cancelled) |
+/// | `prefetched` | thumbnails made by `prefetch` and not yet asked for; running prefetches are cancelled |
+/// | `allButVisible` | every thumbnail not delivered to a `visible` request |
+/// | `everything` | the whole memory cache (the disk cache stays) |
+///
+/// Requests that a caller awaits are never failed by a trim, and the decodes running keep
+/// their reservations: the memory budget already bounds them.
+///
+/// **Mapping the platform's signals.** On iOS, `UIApplication.didReceiveMemoryWarning`
+/// (or a view controller's `didReceiveMemoryWarning`) is the last warning before the
+/// process is killed: call `trim(.allButVisible)`, and `trim(.everything)` when the app
+/// goes to the background (`didEnterBackground`) so that it is less likely to be evicted.
+/// `DispatchSource.makeMemoryPressureSource(eventMask: [.warning, .critical])` gives two
+/// steps: `.warning` → `trim(.prefetched)`, `.critical` → `trim(.allButVisible)`.
+///
+/// On Linux, a service reads pressure stall information: register a trigger by writing
+/// `"some 150000 1000000"` (stalled 150 ms in any second) to `/proc/pressure/memory`, or to
+/// the cgroup's `memory.pressure`, and `poll` for `POLLPRI`; map the first trigger to
+/// `trim(.prefetched)` and a second, stricter one (`"full 100000 1000000"`) to
+/// `trim(.everything)`. Under cgroup v2, a change event on `memory.events` whose `high`
+/// count grew (the group passed `memory.high` and is being throttled) maps to
+/// `trim(.allButVisible)`. A server has nothing visible: its requests use `normal`, and
+/// `allButVisible` empties its memory cache.
+public enum TrimLevel: Int, Sendable, Comparable, CaseIterable {
+    case diskCacheIndex = 0
+    case offscreen = 1
+    case prefetched = 2
+    case allButVisible = 3
+    case everything = 4
+
+    public static func < (lhs: TrimLevel, rhs: TrimLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+}

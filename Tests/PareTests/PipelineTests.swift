@@ -1,0 +1,210 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+@testable @_spi(CommandLine) import Pare
+import PareCore
+import TestSupport
+
+/// Inputs shared by the pipeline tests: synthetic JPEGs, big enough that a decode takes a
+/// while at full scale, small enough to make quickly.
+enum PipelineFixtures {
+    /// 12 MP 4:2:0, about 0.1 s to decode at full DCT scale in a release build.
+    static let large = SyntheticJPEG.make(width: 4000, height: 3000)
+    /// 2 MP, decoded at 1/8 for a 64-pixel thumbnail.
+    static let medium = SyntheticJPEG.make(width: 1600, height: 1200)
+
+    static func request(_ bytes: [UInt8], key: String, size: Int = 64, fullScale: Bool = false,
+                        priority: ThumbnailPriority = .normal) -> ThumbnailRequest {
+        var options = ThumbnailOptions(maxPixelSize: size)
+        options.embedded = .never
+        if fullScale { options.forcedJPEGScale = .full }
+        return ThumbnailRequest(bytes: bytes, key: key, options: options, priority: priority)
+    }
+
+    static func pipeline(_ adjust: (inout ThumbnailPipeline.Configuration) -> Void = { _ in }) throws -> ThumbnailPipeline {
+        var configuration = ThumbnailPipeline.Configuration()
+        adjust(&configuration)
+        return try ThumbnailPipeline(configuration: configuration)
+    }
+
+    /// A fresh empty directory under /tmp.
+    static func temporaryDirectory() -> String {
+        var template = Array("/tmp/pare-pipeline-XXXXXX".utf8CString)
+        let path = template.withUnsafeMutableBufferPointer { buffer in mkdtemp(buffer.baseAddress!) }
+        return String(cString: path!)
+    }
+
+    /// Polls until `condition` holds (or about two seconds pass).
+    static func eventually(_ condition: () -> Bool) async -> Bool {
+        for _ in 0 ..< 2000 {
+            if condition() { return true }
+            try? await Task.sleep(nanoseconds: 1_000_000)
+        }
+        return condition()
+    }
+}
+
+@Suite struct PipelineCoalescingTests {
+    @Test func concurrentRequestsForOneKeyShareOneDecode() async throws {
+        let pipeline = try PipelineFixtures.pipeline()
+        let request = PipelineFixtures.request(PipelineFixtures.large, key: "one", fullScale: true)
+        let sizes = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0 ..< 16 { group.addTask { try await pipeline.thumbnail(request).image.width } }
+            var sizes: [Int] = []
+            for try await width in group { sizes.append(width) }
+            return sizes
+        }
+        #expect(sizes == [Int](repeating: 64, count: 16))
+        let stats = pipeline.statistics
+        #expect(stats.decodes == 1)
+        #expect(stats.coalesced + stats.memoryCacheHits == 15, "\(stats)")
+    }
+
+    /// The only decode slot is held by the test, so the job waits in the queue and the
+    /// cancellations reach it before it could finish, however loaded the machine is.
+    @Test func sharedDecodeGoesOnWhileOneRequesterRemains() async throws {
+        let pipeline = try PipelineFixtures.pipeline { $0.maxConcurrentDecodes = 1 }
+        #expect(pipeline.slots.tryAcquire(1))
+        let request = PipelineFixtures.request(PipelineFixtures.medium, key: "shared")
+        let leaving = Task { try await pipeline.thumbnail(request) }
+        let staying = Task { try await pipeline.thumbnail(request) }
+        #expect(await PipelineFixtures.eventually { pipeline.statistics.coalesced == 1 && pipeline.slots.waiting == 1 })
+        leaving.cancel()
+        await #expect(throws: PareError.self) { try await leaving.value }
+        pipeline.slots.release(1)
+        let thumbnail = try await staying.value
+        #expect(thumbnail.image.width == 64)
+        #expect(pipeline.statistics.decodes == 1)
+        #expect(pipeline.statistics.cancelledJobs == 0)
+    }
+
+    @Test func jobIsCancelledWhenEveryRequesterLeaves() async throws {
+        let pipeline = try PipelineFixtures.pipeline { $0.maxConcurrentDecodes = 1 }
+        #expect(pipeline.slots.tryAcquire(1))
+        let request = PipelineFixtures.request(PipelineFixtures.medium, key: "abandoned")
+        let first = Task { try await pipeline.thumbnail(request) }
+        let second = Task { try await pipeline.thumbnail(request) }
+        #expect(await PipelineFixtures.eventually { pipeline.statistics.coalesced == 1 && pipeline.slots.waiting == 1 })
+        first.cancel()
+        second.cancel()
+        for task in [first, second] {
+            do {
+                _ = try await task.value
+                Issue.record("a cancelled request returned a thumbnail")
+            } catch let error as PareError {
+                guard case .cancelled = error else { Issue.record("expected .cancelled, got \(error)"); continue }
+            }
+        }
+        #expect(pipeline.statistics.cancelledJobs == 1)
+        // The job left the slot queue without decoding.
+        #expect(await PipelineFixtures.eventually { pipeline.slots.waiting == 0 })
+        pipeline.slots.release(1)
+        #expect(pipeline.statistics.decodes == 0)
+        #expect(pipeline.reservedBytes == 0)
+    }
+
+    @Test func prefetchIsJoinedByARequestAndCancelPrefetchStopsAnUnwantedJob() async throws {
+        let pipeline = try PipelineFixtures.pipeline { $0.maxConcurrentDecodes = 1 }
+        let joined = PipelineFixtures.request(PipelineFixtures.large, key: "prefetched", fullScale: true)
+        pipeline.prefetch([joined])
+        let thumbnail = try await pipeline.thumbnail(PipelineFixtures.request(PipelineFixtures.large, key: "prefetched",
+                                                                              fullScale: true, priority: .visible))
+        #expect(thumbnail.image.width == 64)
+        #expect(pipeline.statistics.decodes == 1)
+
+        #expect(pipeline.slots.tryAcquire(1))
+        let dropped = PipelineFixtures.request(PipelineFixtures.medium, key: "dropped")
+        pipeline.prefetch([dropped])
+        #expect(await PipelineFixtures.eventually { pipeline.slots.waiting == 1 })
+        pipeline.cancelPrefetch([dropped])
+        #expect(pipeline.statistics.cancelledJobs == 1)
+        #expect(await PipelineFixtures.eventually { pipeline.slots.waiting == 0 })
+        pipeline.slots.release(1)
+        #expect(pipeline.memoryCache.count == 1)
+        #expect(pipeline.statistics.decodes == 1)
+    }
+}
+
+@Suite struct PipelinePriorityTests {
+    /// Waiters at a full gate are served visible first, then normal, then prefetch, each in
+    /// arrival order.
+    @Test func gateServesHigherPriorityFirst() async throws {
+        let gate = PriorityGate(capacity: 1) { _, _ in .cancelled }
+        #expect(gate.tryAcquire(1))
+        let order = OrderRecorder()
+        let arrivals: [(String, ThumbnailPriority)] = [("p1", .prefetch), ("n1", .normal), ("p2", .prefetch),
+                                                       ("v1", .visible), ("n2", .normal), ("v2", .visible)]
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, (name, priority)) in arrivals.enumerated() {
+                let waiter = gate.makeWaiter(amount: 1, priority: priority)
+                group.addTask {
+                    try await gate.acquire(waiter)
+                    order.append(name)
+                    gate.release(1)
+                }
+                #expect(await PipelineFixtures.eventually { gate.waiting == index + 1 })
+            }
+            gate.release(1)
+            try await group.waitForAll()
+        }
+        #expect(order.names == ["v1", "v2", "n1", "n2", "p1", "p2"])
+    }
+
+    @Test func raisedWaiterMovesAhead() async throws {
+        let gate = PriorityGate(capacity: 1) { _, _ in .cancelled }
+        #expect(gate.tryAcquire(1))
+        let order = OrderRecorder()
+        let early = gate.makeWaiter(amount: 1, priority: .normal)
+        let late = gate.makeWaiter(amount: 1, priority: .prefetch)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (name, waiter) in [("early", early), ("late", late)] {
+                group.addTask {
+                    try await gate.acquire(waiter)
+                    order.append(name)
+                    gate.release(1)
+                }
+            }
+            #expect(await PipelineFixtures.eventually { gate.waiting == 2 })
+            gate.raise(late, to: .visible)
+            gate.release(1)
+            try await group.waitForAll()
+        }
+        #expect(order.names == ["late", "early"])
+    }
+
+    @Test func requestLargerThanCapacityFailsAtOnce() async {
+        let gate = PriorityGate(capacity: 100) { needed, budget in .memoryBudgetExceeded(needed: needed, budget: budget) }
+        do {
+            try await gate.acquire(gate.makeWaiter(amount: 101, priority: .visible))
+            Issue.record("an impossible reservation was granted")
+        } catch {
+            guard case .memoryBudgetExceeded(101, 100) = error else { Issue.record("\(error)"); return }
+        }
+    }
+
+    @Test func cancelledWaiterLeavesTheQueue() async throws {
+        let gate = PriorityGate(capacity: 1) { _, _ in .cancelled }
+        #expect(gate.tryAcquire(1))
+        let task = Task { try await gate.acquire(gate.makeWaiter(amount: 1, priority: .normal)) }
+        #expect(await PipelineFixtures.eventually { gate.waiting == 1 })
+        task.cancel()
+        do {
+            try await task.value
+            Issue.record("a cancelled waiter was granted")
+        } catch {
+            guard case PareError.cancelled? = error as? PareError else { Issue.record("\(error)"); return }
+        }
+        #expect(gate.waiting == 0)
+        gate.release(1)
+        #expect(gate.inUse == 0)
+    }
+}
+
+/// Names in the order things happened, from several tasks.
+final class OrderRecorder: @unchecked Sendable {
+    private let lock = Lock()
+    private var list: [String] = []
+    func append(_ name: String) { lock.withLock { list.append(name) } }
+    var names: [String] { lock.withLock { list } }
+}

@@ -163,10 +163,18 @@ final class CoefficientStore {
     /// True when no later scan can change a kept coefficient.
     var isFinal: Bool { planes.allSatisfy { $0.isFinal } }
 
-    /// True when the scan carries some kept coefficient; otherwise it can be passed over
-    /// without entropy decoding.
+    /// True when the scan must be entropy-decoded: it carries some kept coefficient, or it is
+    /// an AC scan short of full precision (Al > 0) for a component that keeps AC coefficients.
+    /// A later refinement of an overlapping band that does carry kept coefficients reads one
+    /// correction bit per coefficient already nonzero (T.81 G.1.2.3), so the nonzero map must
+    /// have seen this scan, or that refinement loses its place in the bit stream. Other scans
+    /// are passed over without decoding.
     func needs(_ scan: ScanHeader) -> Bool {
-        scan.components.contains { planes[$0.index].needs(scan.spectralStart, scan.spectralEnd) }
+        scan.components.contains { component in
+            let plane = planes[component.index]
+            if plane.needs(scan.spectralStart, scan.spectralEnd) { return true }
+            return scan.spectralStart > 0 && scan.approximationLow > 0 && plane.kept > 1
+        }
     }
 
     /// Notes a scan header, decoded or not, as libjpeg's progression status does.

@@ -13,7 +13,7 @@ let usage = """
     pare \(pareVersion): fast, portable image thumbnails
 
     usage:
-      pare thumbnail IN... --size N [-o OUT | --out-dir DIR] [--recursive] [--format png|ppm]
+      pare thumbnail IN... --size N [-o OUT | --out-dir DIR] [--recursive] [--format jpeg|png|ppm]
                      [--embedded auto|never|always] [--filter lanczos3|triangle|area]
                      [--no-rotate] [--jobs N] [--json] [--stats] [--cache DIR]
             IN may be files or directories; with --out-dir, outputs keep their relative paths.

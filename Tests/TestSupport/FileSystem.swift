@@ -34,9 +34,10 @@ public enum FileSystem {
         defer { closedir(dir) }
         var names: [String] = []
         while let entry = readdir(dir) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-            }
+            // The name is read in place up to its NUL: glibc sizes each entry to its name, so
+            // copying the whole 256-byte d_name field would read past the entry's allocation.
+            let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+            let name = String(cString: UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: CChar.self))
             if name != "." && name != ".." { names.append(name) }
         }
         return names.sorted()

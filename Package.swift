@@ -30,6 +30,13 @@ let package = Package(
     name: "Pare",
     products: [
         .library(name: "Pare", targets: ["Pare"]),
+        // One codec alone, for code that needs no thumbnail pipeline (as NIOCore beside NIOPosix).
+        .library(name: "PareJPEG", targets: ["PareJPEG"]),
+        .library(name: "ParePNG", targets: ["ParePNG"]),
+        .library(name: "PareEXIF", targets: ["PareEXIF"]),
+        .library(name: "PareICC", targets: ["PareICC"]),
+        // Data and URL conveniences, apart so that nothing else links Foundation.
+        .library(name: "PareFoundation", targets: ["PareFoundation"]),
         .executable(name: "pare", targets: ["pare"]),
     ],
     targets: [
@@ -44,6 +51,7 @@ let package = Package(
         ),
         .target(name: "ParePNG", dependencies: ["PareCore", "CZlib"], swiftSettings: codecSettings),
         .target(name: "Pare", dependencies: ["PareCore", "PareJPEG", "PareEXIF", "PareICC", "ParePNG", "CZlib"], swiftSettings: codecSettings),
+        .target(name: "PareFoundation", dependencies: ["Pare"]),
         .executableTarget(name: "pare", dependencies: ["Pare", "PareCore", "PareJPEG", "PareEXIF", "PareICC", "ParePNG"],
                           swiftSettings: codecSettings, linkerSettings: pareLinkerSettings),
 
@@ -54,7 +62,7 @@ let package = Package(
         .testTarget(name: "PareEXIFTests", dependencies: ["PareEXIF", "TestSupport"]),
         .testTarget(name: "PareICCTests", dependencies: ["PareICC", "TestSupport"]),
         .testTarget(name: "ParePNGTests", dependencies: ["ParePNG", "TestSupport"]),
-        .testTarget(name: "PareTests", dependencies: ["Pare", "TestSupport"]),
+        .testTarget(name: "PareTests", dependencies: ["Pare", "PareFoundation", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

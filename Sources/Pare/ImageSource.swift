@@ -47,21 +47,67 @@ public struct EmbeddedImageInfo: Sendable, Equatable {
     public var height: Int
 }
 
+/// How an image's samples are coded, as its headers say.
+public enum ColorModel: Sendable, Equatable {
+    /// One channel (JPEG one component, PNG colour types 0 and 4, TIFF
+    /// PhotometricInterpretation 0 or 1).
+    case gray
+    /// Red, green, blue (PNG 2 and 6, a JPEG with Adobe transform 0 or RGB component ids,
+    /// TIFF 2).
+    case rgb
+    /// Palette indices (PNG 3, TIFF 3).
+    case palette
+    /// JPEG's usual YCbCr (JFIF), or TIFF 6.
+    case yCbCr
+    /// Four ink channels (Adobe JPEG transform 0, TIFF 5).
+    case cmyk
+    /// YCbCr plus black (Adobe JPEG transform 2).
+    case ycck
+    /// Anything else or not stated.
+    case unknown
+}
+
 /// What the headers say about an input, read without decoding pixels.
 public struct ImageProperties: Sendable {
+    /// The container format, sniffed from the first bytes.
     public var format: ImageFormat
-    /// Stored size of the main image.
+    /// Stored width of the main image (before orientation). For a TIFF file: IFD0
+    /// ImageWidth, else the Exif PixelXDimension.
     public var pixelWidth: Int
+    /// Stored height of the main image (TIFF: ImageLength, else PixelYDimension).
     public var pixelHeight: Int
+    /// The EXIF orientation (`.up` when there is none).
     public var orientation: Orientation
+    /// Width once turned upright.
     public var orientedWidth: Int { orientation.orientedSize(width: pixelWidth, height: pixelHeight).width }
+    /// Height once turned upright.
     public var orientedHeight: Int { orientation.orientedSize(width: pixelWidth, height: pixelHeight).height }
+    /// Bits per sample: the JPEG SOF's precision, the PNG IHDR bit depth, the first TIFF
+    /// BitsPerSample (nil when the TIFF does not say).
+    public var bitDepth: Int?
+    /// True when the pixels carry alpha: PNG colour types 4 and 6 or a tRNS chunk, a TIFF
+    /// with ExtraSamples. JPEG has none.
+    public var hasAlpha: Bool = false
+    /// True for a progressive JPEG (SOF2) or an interlaced (Adam7) PNG: files whose first
+    /// rows cannot be had before the whole data is read.
+    public var isProgressive: Bool = false
+    /// How the samples are coded.
+    public var colorModel: ColorModel = .unknown
+    /// When the picture was taken, as EXIF writes it ("2024:05:17 14:03:22"): DateTimeOriginal,
+    /// else IFD0 DateTime.
+    public var dateTaken: String?
+    /// The camera's maker and model (IFD0 Make and Model).
+    public var cameraMake: String?
+    public var cameraModel: String?
+    /// True when the metadata holds a GPS position.
+    public var hasGPS: Bool = false
     /// The EXIF IFD1 thumbnail, when it is a JPEG whose size could be read.
     public var exifThumbnail: EmbeddedImageInfo?
     /// MPF images other than the primary, when their size could be read.
     public var previews: [EmbeddedImageInfo]
-    /// Why metadata could not be used, when it could not (the image itself may still be fine).
-    public var metadataWarning: String?
+    /// Why metadata could not be used in full, when it could not (the image itself may
+    /// still be fine): the marker walk's, the EXIF block's and the MPF index's problems.
+    public var metadataWarnings: [EXIFError] = []
     /// The embedded ICC profile or the colour space the tags imply.
     public var colour = SourceColour()
     /// The embedded ICC profile, parsed.
@@ -76,16 +122,23 @@ public struct ImageProperties: Sendable {
 public final class ImageSource {
     public let input: InputBytes
     public let format: ImageFormat
-    private var cachedProperties: ImageProperties?
+    /// The last properties read, and the options that decided them.
+    private var cachedProperties: (options: PropertyOptions, properties: ImageProperties)?
 
     /// Opens a file. Fails if it cannot be read or is not a JPEG, PNG or TIFF file.
     public convenience init(path: String) throws(PareError) {
         try self.init(input: try InputBytes(path: path))
     }
 
-    /// Wraps bytes already in memory.
+    /// Wraps bytes already in memory (shared with the array, not copied).
     public convenience init(bytes: [UInt8]) throws(PareError) {
         try self.init(input: InputBytes(bytes))
+    }
+
+    /// Reads bytes the caller holds elsewhere in place, without a copy (see
+    /// `InputBytes.init(unsafeBytes:)`: they must outlive the source and what it makes).
+    public convenience init(unsafeBytes bytes: UnsafeRawBufferPointer) throws(PareError) {
+        try self.init(input: InputBytes(unsafeBytes: bytes))
     }
 
     public init(input: InputBytes) throws(PareError) {
@@ -94,18 +147,27 @@ public final class ImageSource {
         do {
             prefix = try input.bytes(at: 0, count: min(8, input.count))
         } catch {
-            throw .core(error)
+            throw PareError(error)
         }
         guard let format = ImageFormat(sniffing: prefix) else { throw .unknownFormat }
         self.format = format
     }
 
-    /// The headers' facts (size, orientation, embedded images). Read once, then cached.
+    /// The headers' facts (size, orientation, embedded images, depth, metadata), read without
+    /// decoding pixels under `options`' limits (`memoryLimit`, `jpeg`, `png`, `exif`).
+    /// Cached: asked again with the same limits, the first answer is given; with other
+    /// limits, the headers are read again.
     public func properties(options: ThumbnailOptions = ThumbnailOptions(maxPixelSize: 0)) throws(PareError) -> ImageProperties {
-        if let cachedProperties { return cachedProperties }
-        let ledger = MemoryLedger(limit: options.memoryLimit)
+        try properties(options: options, ledger: MemoryLedger(limit: options.memoryLimit))
+    }
+
+    /// The same, counting what the headers take in `ledger` (a thumbnail's own, so that its
+    /// limit covers the header reads too).
+    func properties(options: ThumbnailOptions, ledger: MemoryLedger) throws(PareError) -> ImageProperties {
+        let key = PropertyOptions(options)
+        if let cachedProperties, cachedProperties.options == key { return cachedProperties.properties }
         let properties = try readProperties(options: options, ledger: ledger)
-        cachedProperties = properties
+        cachedProperties = (key, properties)
         return properties
     }
 
@@ -116,15 +178,19 @@ public final class ImageSource {
             do {
                 decoder = try JPEGDecoder(source: input, ledger: ledger, options: options.jpeg)
             } catch {
-                throw .jpeg(error)
+                throw PareError(error)
             }
             var properties = ImageProperties(format: .jpeg, pixelWidth: decoder.info.width,
                                              pixelHeight: decoder.info.height, orientation: .up,
                                              exifThumbnail: nil, previews: [])
+            properties.bitDepth = decoder.info.precision
+            properties.isProgressive = decoder.info.process == .progressive
+            properties.colorModel = ColorModel(decoder.info.colorSpace)
             do {
                 let metadata = try EXIFReader.readJPEG(input, options: options.exif)
+                properties.metadataWarnings = metadata.warnings + (metadata.exif?.warnings ?? [])
                 if let exif = metadata.exif {
-                    properties.orientation = exif.orientation
+                    properties.describe(exif)
                     if let thumbnail = exif.thumbnail, let width = thumbnail.width, let height = thumbnail.height,
                        width > 0, height > 0 {
                         properties.exifThumbnail = EmbeddedImageInfo(kind: .exifThumbnail, offset: thumbnail.offset,
@@ -138,7 +204,7 @@ public final class ImageSource {
                                                                  length: entry.length, width: width, height: height))
                 }
             } catch {
-                properties.metadataWarning = "\(error)"
+                properties.metadataWarnings.append(error)
             }
             return properties
         case .png:
@@ -146,19 +212,31 @@ public final class ImageSource {
             do {
                 decoder = try PNGDecoder(source: input, ledger: ledger, options: options.png)
             } catch {
-                throw .png(error)
+                throw PareError(error)
             }
             var properties = ImageProperties(format: .png, pixelWidth: decoder.header.width,
                                              pixelHeight: decoder.header.height, orientation: .up,
                                              exifThumbnail: nil, previews: [])
+            properties.bitDepth = decoder.header.bitDepth
+            properties.isProgressive = decoder.header.interlaced
+            properties.hasAlpha = decoder.header.colorType == 4 || decoder.header.colorType == 6
+                || decoder.metadata.hasTransparency
+            switch decoder.header.colorType {
+            case 0, 4: properties.colorModel = .gray
+            case 2, 6: properties.colorModel = .rgb
+            case 3: properties.colorModel = .palette
+            default: properties.colorModel = .unknown
+            }
             var exif: EXIFMetadata?
             if let payload = decoder.metadata.exif {
                 do {
-                    exif = try EXIFReader.readTIFF(payload, baseOffset: decoder.metadata.exifOffset ?? 0,
-                                                   options: options.exif)
-                    properties.orientation = exif?.orientation ?? .up
+                    let read = try EXIFReader.readTIFF(payload, baseOffset: decoder.metadata.exifOffset ?? 0,
+                                                       options: options.exif)
+                    properties.describe(read)
+                    properties.metadataWarnings = read.warnings
+                    exif = read
                 } catch {
-                    properties.metadataWarning = "\(error)"
+                    properties.metadataWarnings.append(error)
                 }
             }
             properties.colour = SourceColour.png(decoder.metadata, exif: exif, png: options.png, icc: options.icc,
@@ -169,19 +247,75 @@ public final class ImageSource {
             do {
                 exif = try EXIFReader.readTIFFFile(input, options: options.exif)
             } catch {
-                throw .exif(error)
+                throw PareError(error)
             }
             // The main image is the one IFD0 describes (TIFF 6.0 §3); Exif's size is a fallback.
             var properties = ImageProperties(format: .tiff, pixelWidth: exif.imageWidth ?? exif.pixelWidth ?? 0,
-                                             pixelHeight: exif.imageHeight ?? exif.pixelHeight ?? 0, orientation: exif.orientation,
-                                             exifThumbnail: nil, previews: [])
+                                             pixelHeight: exif.imageHeight ?? exif.pixelHeight ?? 0,
+                                             orientation: exif.orientation, exifThumbnail: nil, previews: [])
+            properties.describe(exif)
+            properties.metadataWarnings = exif.warnings
             properties.colour = SourceColour.tiff(exif, in: input, options: options.icc)
+            let ifd0 = exif.ifds.first { $0.name == "IFD0" }
+            properties.bitDepth = ifd0?.entry(0x0102)?.integer().flatMap { Int(exactly: $0) }
+            properties.hasAlpha = ifd0?.entry(0x0152) != nil
+            switch ifd0?.entry(0x0106)?.integer() {
+            case 0, 1: properties.colorModel = .gray
+            case 2: properties.colorModel = .rgb
+            case 3: properties.colorModel = .palette
+            case 5: properties.colorModel = .cmyk
+            case 6: properties.colorModel = .yCbCr
+            default: properties.colorModel = .unknown
+            }
             if let thumbnail = exif.thumbnail, let width = thumbnail.width, let height = thumbnail.height,
                width > 0, height > 0 {
                 properties.exifThumbnail = EmbeddedImageInfo(kind: .exifThumbnail, offset: thumbnail.offset,
                                                              length: thumbnail.length, width: width, height: height)
             }
             return properties
+        }
+    }
+}
+
+/// The options that decide what `properties` reads: a cached answer is reused only under the
+/// same ones.
+struct PropertyOptions: Equatable {
+    var memoryLimit: Int?
+    var jpeg: JPEGOptions
+    var png: PNGOptions
+    var exif: EXIFOptions
+    var icc: ICCOptions
+
+    init(_ options: ThumbnailOptions) {
+        memoryLimit = options.memoryLimit
+        jpeg = options.jpeg
+        png = options.png
+        exif = options.exif
+        icc = options.icc
+    }
+}
+
+extension ImageProperties {
+    /// Takes the orientation, date, camera and GPS presence from EXIF metadata.
+    mutating func describe(_ exif: EXIFMetadata) {
+        orientation = exif.orientation
+        dateTaken = exif.dateTimeOriginal ?? exif.dateTime
+        cameraMake = exif.make
+        cameraModel = exif.model
+        hasGPS = exif.gps != nil
+    }
+}
+
+extension ColorModel {
+    /// The JPEG decoder's reading of the components and the Adobe marker.
+    init(_ space: JPEGColorSpace) {
+        switch space {
+        case .gray: self = .gray
+        case .yCbCr: self = .yCbCr
+        case .rgb: self = .rgb
+        case .cmyk: self = .cmyk
+        case .ycck: self = .ycck
+        case .unknown: self = .unknown
         }
     }
 }

@@ -10,6 +10,7 @@ import Darwin
 public struct InputBytes: ByteSource {
     enum Backing {
         case memory(MemoryByteSource)
+        case borrowed(UnsafeRawBufferPointer)
         case file(OpenFile)
     }
 
@@ -19,6 +20,14 @@ public struct InputBytes: ByteSource {
     /// The bytes of an array the caller already holds.
     public init(_ bytes: [UInt8]) {
         backing = .memory(MemoryByteSource(bytes))
+        count = bytes.count
+    }
+
+    /// Bytes the caller holds elsewhere (a memory-mapped file, `Data.withUnsafeBytes`, a
+    /// network buffer), read in place without a copy. The caller keeps them alive and
+    /// unchanged for as long as this value or anything made from it (an `ImageSource`) is used.
+    public init(unsafeBytes bytes: UnsafeRawBufferPointer) {
+        backing = .borrowed(bytes)
         count = bytes.count
     }
 
@@ -33,6 +42,12 @@ public struct InputBytes: ByteSource {
         switch backing {
         case let .memory(source):
             return try source.read(into: buffer, at: offset)
+        case let .borrowed(bytes):
+            guard offset >= 0, offset < bytes.count, let base = bytes.baseAddress,
+                  let destination = buffer.baseAddress else { return 0 }
+            let n = min(buffer.count, bytes.count - offset)
+            destination.copyMemory(from: base + offset, byteCount: n)
+            return n
         case let .file(file):
             return try file.read(into: buffer, at: offset)
         }

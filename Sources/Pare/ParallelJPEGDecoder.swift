@@ -41,9 +41,13 @@ import PareCore
 /// Memory accounting: `MemoryLedger` is single-threaded, so the caller's ledger sees only the
 /// caller's thread (the index, the band buffers, its own band decoder, the serial fallback);
 /// each helper counts its decoder in a ledger of its own, limited to an equal share of what
-/// the caller's ledger has left. At the end the helpers' peaks are added to the caller's
-/// ledger while the band buffers are still held, as if every peak had come at once: an upper
-/// bound on the real simultaneous peak.
+/// the caller's ledger has left. At the end the helpers' peaks are recorded in the caller's
+/// ledger (`recordPeak(additional:)`) on top of what it holds with the band buffers still
+/// allocated, as if every peak had come at once: an upper bound on the real simultaneous peak.
+///
+/// Cancellation: the caller's thread asks `cancellation` before each band it streams, and its
+/// decoder asks once per MCU row of the bands it decodes itself; the helpers stop after the
+/// band they are decoding. Then every buffer is released and `.core(.cancelled)` thrown.
 ///
 /// Repairs: a band that throws or records any warning is not used. The workers stop, and the
 /// serial decoder decodes the whole image again, passing on only the rows the sink has not
@@ -70,12 +74,14 @@ public enum ParallelJPEGDecoder {
 
     /// Decodes `source` at `scale` into `sink` (begin, then every row once, top to bottom),
     /// on `workers` threads (the caller's among them) when the image has a usable restart
-    /// index, else serially.
+    /// index, else serially. Stops with `.core(.cancelled)` when `cancellation` says so.
     public static func decode<Source: ByteSource & SendableMetatype, Sink: RowSink>(
         source: Source, scale: JPEGScale, options: JPEGOptions = JPEGOptions(), ledger: MemoryLedger,
-        workers: Int = activeCores, maxBandBytes: Int = defaultMaxBandBytes, into sink: inout Sink
+        workers: Int = activeCores, maxBandBytes: Int = defaultMaxBandBytes,
+        cancellation: CancellationCheck = CancellationCheck(), into sink: inout Sink
     ) throws(JPEGError) -> Outcome {
         var decoder = try JPEGDecoder(source: source, ledger: ledger, options: options)
+        decoder.cancellation = cancellation
         let headerWarnings = decoder.warnings.count, headerDropped = decoder.droppedWarnings
         func serial(into sink: inout Sink) throws(JPEGError) -> Outcome {
             try decoder.decode(scale: scale, into: &sink)
@@ -156,8 +162,13 @@ public enum ParallelJPEGDecoder {
 
         var delivered = 0
         var failed = false
+        var cancelled = false
         var next = 0
         while next < bands.count {
+            if cancellation.isCancelled {
+                cancelled = true
+                break
+            }
             let finished = job.ready[next].wait(timeout: .now()) == .success
             if !finished, let k = job.claimIfSlotFree() {
                 var bandSink = job.bandBuffer(k)
@@ -166,10 +177,14 @@ public enum ParallelJPEGDecoder {
                     try decoder.decodeBand(scale: scale, mcuRows: bands[k], index: index, into: &bandSink)
                     succeeded = decoder.warnings.count == headerWarnings && decoder.droppedWarnings == headerDropped
                         && bandSink.received == rowRanges[k].count
+                } catch .core(.cancelled) {
+                    succeeded = false
+                    cancelled = true
                 } catch {
                     succeeded = false
                 }
                 job.complete(k, succeeded: succeeded)
+                if cancelled { break }
                 continue
             }
             if !finished { job.ready[next].wait() }
@@ -186,14 +201,9 @@ public enum ParallelJPEGDecoder {
             next += 1
         }
         finishHelpers()
-        let helperPeak = job.helperPeaks.reduce(0, +)
-        do {
-            try ledger.reserve(bytes: helperPeak)
-            ledger.release(bytes: helperPeak)
-        } catch {
-            // Unreachable in practice: each helper's limit is an equal share of what was left.
-        }
+        ledger.recordPeak(additional: job.helperPeaks.reduce(0, +))
         pool.removeAll()
+        if cancelled { throw .core(.cancelled) }
         guard failed else {
             return Outcome(warnings: decoder.warnings, droppedWarnings: decoder.droppedWarnings, bands: bands.count,
                            fellBack: false)

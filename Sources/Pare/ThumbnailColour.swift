@@ -16,16 +16,16 @@ public enum OutputColour: Sendable {
 /// resampling happens in the source's encoding, as decoded, not in linear light) and
 /// before orientation: keep the pixels and carry the profile, or convert to sRGB.
 enum ThumbnailColour {
-    static func apply(_ handling: ColourHandling, source colour: SourceColour, to image: Image,
-                      warnings: inout [String]) -> OutputColour {
+    static func apply(_ handling: ColourHandling, source colour: SourceColour, to image: inout Image,
+                      warnings: inout [ThumbnailWarning]) -> OutputColour {
         let profile = colour.profile
         if handling == .sRGB {
             if let converter = colour.converter {
-                if converter.apply(to: image) { return .sRGB }
-                warnings.append("colour: a \(converter.model == .gray ? "gray" : "RGB") colour space cannot convert "
-                    + "\(image.format) pixels; not converted")
+                if converter.apply(to: &image) { return .sRGB }
+                warnings.append(.colour("a \(converter.model == .gray ? "gray" : "RGB") colour space cannot convert "
+                    + "\(image.format) pixels; not converted"))
             } else if let profile {
-                warnings.append("colour: \(describe(profile)) is not a matrix/TRC profile; not applied")
+                warnings.append(.colour("\(describe(profile)) is not a matrix/TRC profile; not applied"))
             } else {
                 // No profile, or one of the tags that mean sRGB: the pixels already are sRGB.
                 return .sRGB
@@ -33,7 +33,7 @@ enum ThumbnailColour {
         }
         if let profile {
             if fits(profile, image.format) { return .profile(profile) }
-            warnings.append("colour: \(describe(profile)) does not fit \(image.format) output; not carried")
+            warnings.append(.colour("\(describe(profile)) does not fit \(image.format) output; not carried"))
             return .untagged
         }
         return colour.implied == .sRGB ? .sRGB : .untagged

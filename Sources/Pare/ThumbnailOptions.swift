@@ -46,9 +46,16 @@ public struct ThumbnailOptions: Sendable {
     public var filter: ResamplingFilter = .lanczos3
     /// The most bytes the job may hold at once, enforced by its `MemoryLedger`; nil for no
     /// limit. Default: 256 MiB, far above what any thumbnail needs. A refused allocation
-    /// throws `CoreError.limitExceeded` (inside `PareError.jpeg`, `.png` or `.core`) before
-    /// anything is allocated.
+    /// throws `PareError.memoryLimit` before anything is allocated.
     public var memoryLimit: Int? = 256 * 1024 * 1024
+    /// Refuse damaged input instead of repairing it: a decode that would have repaired
+    /// something (and so set `Thumbnail.isDamaged`) throws an error of kind `.damaged`
+    /// instead. The same switch as `jpeg.strict` (PNG and EXIF damage is always an error or a
+    /// metadata warning).
+    public var strict: Bool {
+        get { jpeg.strict }
+        set { jpeg.strict = newValue }
+    }
     /// Limits applied to the JPEG decoder (main image and embedded ones).
     public var jpeg = JPEGOptions()
     /// Limits applied to the PNG decoder.
@@ -61,8 +68,12 @@ public struct ThumbnailOptions: Sendable {
     /// carries the source's profile into the output; `.sRGB` converts them to sRGB.
     public var colour: ColourHandling = .keep
     /// Threads that decode the bands of a JPEG with restart markers (see
-    /// `ParallelJPEGDecoder`); 1 decodes serially. Default: the cores this process may use.
-    public var decodeWorkers = ParallelJPEGDecoder.activeCores
+    /// `ParallelJPEGDecoder`), the caller's among them; 1 decodes serially on the caller's
+    /// thread. Default (nil): the cores this process may use, shared among the thumbnails
+    /// decoding at that moment: one alone gets every core, two on two cores get one each, and
+    /// 64 tasks in a task group (which runs as many at once as there are cores) start no
+    /// thread of their own.
+    public var decodeWorkers: Int?
     /// Decode a JPEG main image at this DCT scale whatever the size asks for. Tests use it to
     /// compare the scaled path with a full-scale decode; it is not part of the public API.
     var forcedJPEGScale: JPEGScale?

@@ -11,6 +11,9 @@ public enum CoreError: Error, Equatable, Sendable {
     case sizeOverflow
     /// The byte source could not deliver data at `offset` (an I/O failure, not end of data).
     case readFailed(offset: Int)
+    /// The job's `CancellationCheck` said stop; the decoder gave back what it held and
+    /// returned between two MCU rows or scanline batches.
+    case cancelled
 }
 
 extension CoreError: CustomStringConvertible {
@@ -24,6 +27,8 @@ extension CoreError: CustomStringConvertible {
             return "size computation overflows"
         case let .readFailed(offset):
             return "read failed at byte \(offset)"
+        case .cancelled:
+            return "cancelled"
         }
     }
 }

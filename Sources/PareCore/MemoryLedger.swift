@@ -46,6 +46,17 @@ public final class MemoryLedger {
         afterAllocation?(self)
     }
 
+    /// Records that `bytes` more than are outstanding now were held at one moment, by work
+    /// that counted them in ledgers of its own (the parallel JPEG decoder's helper threads,
+    /// each with a ledger limited to a share of this one's room). Raises `peakBytes` if
+    /// `currentBytes + bytes` is above it; counts nothing and refuses nothing, since the
+    /// limit was enforced where those bytes were counted.
+    public func recordPeak(additional bytes: Int) {
+        precondition(bytes >= 0, "negative peak")
+        let (total, overflow) = currentBytes.addingReportingOverflow(bytes)
+        peakBytes = max(peakBytes, overflow ? Int.max : total)
+    }
+
     /// Gives back bytes recorded by `reserve(bytes:)`.
     public func release(bytes: Int) {
         precondition(bytes >= 0 && bytes <= currentBytes, "ledger released more than it holds")

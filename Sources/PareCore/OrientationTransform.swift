@@ -3,7 +3,7 @@
 /// its EXIF Orientation (TIFF 6.0 tag 0x0112, Exif 2.32 §4.6.4) says.
 extension Orientation {
     /// The upright picture. `.up` returns `image` itself; every other orientation makes a new
-    /// image, `orientedSize` in size, counted by `ledger`.
+    /// image, `orientedSize` in size, counted by `ledger` while it is made (see `ImageBuffer`).
     ///
     /// For upright pixel (u, v) of a stored W × H image, the stored pixel read is:
     /// 2 mirror: (W−1−u, v); 3 rotate 180°: (W−1−u, H−1−v); 4 flip: (u, H−1−v);
@@ -12,7 +12,7 @@ extension Orientation {
     public func apply(to image: Image, ledger: MemoryLedger) throws(CoreError) -> Image {
         if self == .up { return image }
         let size = orientedSize(width: image.width, height: image.height)
-        let result = try Image(width: size.width, height: size.height, format: image.format, ledger: ledger)
+        let result = try ImageBuffer(width: size.width, height: size.height, format: image.format, ledger: ledger)
         let pixelBytes = image.format.bytesPerPixel
         let w = image.width, h = image.height
         // Walking the stored picture: each step of u (along an upright row) and of v (down the
@@ -29,18 +29,23 @@ extension Orientation {
         case .rightMirrored: (origin, stepU, stepV) = ((w - 1) * right + (h - 1) * down, -down, -right)
         case .left: (origin, stepU, stepV) = ((w - 1) * right, down, -right)
         }
-        guard w > 0, h > 0 else { return result }
-        let source = UnsafePointer(image.storage.baseAddress)
-        for v in 0 ..< size.height {
-            let target = result.row(v).baseAddress!
-            var from = source + origin + v * stepV
-            var to = target
-            for _ in 0 ..< size.width {
-                to.update(from: from, count: pixelBytes)
-                from += stepU
-                to += pixelBytes
+        guard w > 0, h > 0 else { return result.image }
+        image.withUnsafePixels { pixels in
+            let source = pixels.baseAddress!
+            for v in 0 ..< size.height {
+                result.withMutableRow(v) { row in
+                    // SAFETY: the steps above walk the stored picture's w × h pixels only, and
+                    // the upright row holds size.width pixels.
+                    var from = source + origin + v * stepV
+                    var to = row.baseAddress!
+                    for _ in 0 ..< size.width {
+                        to.update(from: from, count: pixelBytes)
+                        from += stepU
+                        to += pixelBytes
+                    }
+                }
             }
         }
-        return result
+        return result.image
     }
 }

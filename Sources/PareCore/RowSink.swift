@@ -44,33 +44,41 @@ public protocol RowSink {
     mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement)
 }
 
-/// Collects rows into a whole `Image`: the convenience full decode, and tests.
+/// Collects rows into a whole `Image`: the convenience full decode, the thumbnail's output,
+/// and tests. The image is counted by `ledger` while the builder holds it (`ImageBuffer`).
 public struct ImageBuilder: RowSink {
     public let ledger: MemoryLedger
-    public private(set) var image: Image?
+    /// The picture being filled, once `begin` has sized it.
+    public private(set) var buffer: ImageBuffer?
 
     public init(ledger: MemoryLedger) {
         self.ledger = ledger
     }
 
+    /// The rows received so far, as a value (sharing the pixels); nil before `begin`.
+    public var image: Image? { buffer?.image }
+
     public mutating func begin(_ header: RowStreamHeader) throws(CoreError) {
-        image = try Image(width: header.width, height: header.height, format: header.format, ledger: ledger)
+        buffer = nil
+        buffer = try ImageBuffer(width: header.width, height: header.height, format: header.format, ledger: ledger)
     }
 
     public mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
-        guard let image, placement.y >= 0, placement.y < image.height else { return }
-        let pixelBytes = image.format.bytesPerPixel
-        let target = image.row(placement.y)
-        if placement.xOrigin == 0 && placement.xStep == 1 {
-            let n = min(row.count, target.count, placement.width * pixelBytes)
-            if n > 0 { target.baseAddress!.update(from: row.baseAddress!, count: n) }
-            return
-        }
-        for i in 0 ..< placement.width {
-            let x = placement.xOrigin + i * placement.xStep
-            guard x < image.width, (i + 1) * pixelBytes <= row.count else { break }
-            for b in 0 ..< pixelBytes {
-                target[x * pixelBytes + b] = row[i * pixelBytes + b]
+        guard let buffer, placement.y >= 0, placement.y < buffer.image.height else { return }
+        let width = buffer.image.width
+        let pixelBytes = buffer.image.format.bytesPerPixel
+        buffer.withMutableRow(placement.y) { target in
+            if placement.xOrigin == 0 && placement.xStep == 1 {
+                let n = min(row.count, target.count, placement.width * pixelBytes)
+                if n > 0 { target.baseAddress!.update(from: row.baseAddress!, count: n) }
+                return
+            }
+            for i in 0 ..< placement.width {
+                let x = placement.xOrigin + i * placement.xStep
+                guard x < width, (i + 1) * pixelBytes <= row.count else { break }
+                for b in 0 ..< pixelBytes {
+                    target[x * pixelBytes + b] = row[i * pixelBytes + b]
+                }
             }
         }
     }

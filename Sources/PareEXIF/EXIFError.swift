@@ -107,3 +107,16 @@ func hex(_ value: UInt16) -> String {
     }
     return text
 }
+
+extension EXIFError {
+    /// The sort of failure, as for every codec's error (see `ErrorKind`).
+    public var kind: ErrorKind {
+        switch self {
+        case let .core(error): return error.kind
+        case .tooManyIFDs, .tooManyEntries, .valueTooLarge, .tooManySegments, .tooManyMPFEntries: return .limit
+        case .notTIFF, .badMagic, .badBigTIFFHeader, .ifdOutOfBounds, .ifdLoop, .truncatedIFD, .unknownFieldType, .valueOutOfBounds,
+             .wrongPointerType, .thumbnailOutOfBounds, .notJPEG, .truncatedSegment, .strayBytes, .badMPF:
+            return .damaged
+        }
+    }
+}

@@ -3,7 +3,7 @@
 /// Pare's. Metadata never stops a thumbnail: only `maxIFDs` and `maxEntriesPerIFD` on IFD0
 /// throw (`EXIFError.tooManyIFDs`, `.tooManyEntries`); everywhere else a crossed limit drops
 /// what lies beyond it and leaves a warning naming the limit.
-public struct EXIFOptions: Sendable {
+public struct EXIFOptions: Sendable, Equatable {
     /// IFDs read in all (IFD0, IFD1, further chained IFDs, Exif, GPS, Interop, MPF).
     /// Default: 64. `EXIFError.tooManyIFDs`.
     public var maxIFDs: Int = 64

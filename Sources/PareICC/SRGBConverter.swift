@@ -151,7 +151,7 @@ public struct SRGBConverter: Sendable {
     /// Converts `image` in place: rgb8 and rgba8 (alpha untouched) for RGB, gray8 for gray.
     /// Returns false, leaving the image alone, when the layout does not fit the model.
     /// With `isIdentity` it returns true at once.
-    public func apply(to image: Image) -> Bool {
+    public func apply(to image: inout Image) -> Bool {
         let channels: Int
         switch (model, image.format) {
         case (.rgb, .rgb8): channels = 3
@@ -166,20 +166,21 @@ public struct SRGBConverter: Sendable {
             decodeTables[min(1, decodeTables.count - 1)].withUnsafeBufferPointer { t1 in
                 decodeTables[min(2, decodeTables.count - 1)].withUnsafeBufferPointer { t2 in
                     encodeTable.withUnsafeBufferPointer { encode in
+                        let width = image.width
                         for y in 0 ..< image.height {
-                            let row = image.row(y)
+                          image.withMutableRow(y) { row in
                             // SAFETY: x < width and width * channels ≤ row.count (Image's
                             // stride); table indices are bytes (< 256 entries) or
                             // encodeIndex, which clips to 0…encodeSteps − 1.
                             let p = row.baseAddress!
                             if channels == 1 {
-                                for x in 0 ..< image.width {
+                                for x in 0 ..< width {
                                     let v = t0[Int(p[x])]
                                     p[x] = encode[Int((v > 0 ? min(v, 1) : 0) * steps + 0.5)]
                                 }
-                                continue
+                                return
                             }
-                            for x in 0 ..< image.width {
+                            for x in 0 ..< width {
                                 let q = p + x * channels
                                 let r = t0[Int(q[0])], g = t1[Int(q[1])], b = t2[Int(q[2])]
                                 let o0 = m[0] * r + m[1] * g + m[2] * b
@@ -189,6 +190,7 @@ public struct SRGBConverter: Sendable {
                                 q[1] = encode[Int((o1 > 0 ? min(o1, 1) : 0) * steps + 0.5)]
                                 q[2] = encode[Int((o2 > 0 ? min(o2, 1) : 0) * steps + 0.5)]
                             }
+                          }
                         }
                     }
                 }

@@ -89,7 +89,7 @@ final class Inflater {
                 throw .zlibDataError(offset: offset + compressed.count, message: "stream ends early")
             }
             guard result.count + n <= limit else {
-                throw .limitExceeded(offset: offset, what: "inflated metadata bytes", value: result.count + n, limit: limit)
+                throw .limitExceeded(what: "inflated metadata bytes", value: result.count + n, limit: limit, offset: offset)
             }
             result.append(contentsOf: UnsafeBufferPointer(start: chunk.baseAddress, count: n))
         }

@@ -30,6 +30,9 @@ public struct PNGDecoder<Source: ByteSource> {
     /// The first IDAT's header, read by `init`.
     private var firstImageChunk = ChunkHeader(offset: 0, length: 0, type: ChunkType.IDAT)
     private var decoded = false
+    /// Asked before each scanline by `decode`; when it says stop, `decode` throws
+    /// `.core(.cancelled)`. Never, by default.
+    public var cancellation = CancellationCheck()
 
     /// The compressed-input buffer handed to zlib.
     static var inputBufferSize: Int { 32 * 1024 }
@@ -106,15 +109,15 @@ public struct PNGDecoder<Source: ByteSource> {
         guard data[12] <= 1 else { throw .invalidIHDR(offset: offset, reason: "interlace method \(data[12])") }
         let w = Int(width), h = Int(height)
         guard w <= options.maxWidth else {
-            throw .limitExceeded(offset: offset, what: "width", value: w, limit: options.maxWidth)
+            throw .limitExceeded(what: "width", value: w, limit: options.maxWidth, offset: offset)
         }
         guard h <= options.maxHeight else {
-            throw .limitExceeded(offset: offset, what: "height", value: h, limit: options.maxHeight)
+            throw .limitExceeded(what: "height", value: h, limit: options.maxHeight, offset: offset)
         }
         let (pixels, overflow) = w.multipliedReportingOverflow(by: h)
         guard !overflow, pixels <= options.maxPixels else {
-            throw .limitExceeded(offset: offset, what: "pixel count", value: overflow ? Int.max : pixels,
-                                 limit: options.maxPixels)
+            throw .limitExceeded(what: "pixel count", value: overflow ? Int.max : pixels,
+                                 limit: options.maxPixels, offset: offset)
         }
         return PNGHeader(width: w, height: h, bitDepth: depth, colorType: colorType, interlaced: data[12] == 1)
     }
@@ -193,6 +196,7 @@ public struct PNGDecoder<Source: ByteSource> {
             let rowBytes = (passWidth * bitsPerPixel + 7) / 8
             previous.fill(with: 0)
             for j in 0 ..< passHeight {
+                if cancellation.isCancelled { throw .core(.cancelled) }
                 // Inflate exactly one filtered scanline: the filter byte and rowBytes of data.
                 var filled = 0
                 while filled <= rowBytes {
@@ -253,8 +257,8 @@ public struct PNGDecoder<Source: ByteSource> {
             }
             excess += try inflater.inflate(into: scratch.baseAddress, count: scratch.count, offset: reader.position)
             if excess > options.maxDecompressedExcess {
-                throw .limitExceeded(offset: reader.position, what: "decompressed bytes after the last scanline",
-                                     value: excess, limit: options.maxDecompressedExcess)
+                throw .limitExceeded(what: "decompressed bytes after the last scanline",
+                                     value: excess, limit: options.maxDecompressedExcess, offset: reader.position)
             }
         }
         while try reader.readImageData(into: inputBuffer) > 0 {}

@@ -61,22 +61,27 @@ public struct PNGEncoder {
         }
         let emit = { (data: UnsafeBufferPointer<UInt8>) in appendChunk(&file, type: ChunkType.IDAT, data) }
 
-        for y in 0 ..< image.height {
-            let raw = UnsafePointer(image.row(y).baseAddress!)
-            let previous = y > 0 ? UnsafePointer(image.row(y - 1).baseAddress!) : UnsafePointer(zeros.baseAddress)
-            var best = 0, bestSum = Int.max
-            for type in 0 ..< 5 {
-                let slot = candidates.baseAddress + type * (rowBytes + 1)
-                slot[0] = UInt8(type)
-                let sum = ScanlineFilter.filter(UInt8(type), raw: raw, previous: previous, output: slot + 1,
-                                                count: rowBytes, bpp: bpp)
-                if sum < bestSum {
-                    best = type
-                    bestSum = sum
+        try image.withUnsafePixels { (pixels) throws(PNGError) in
+            // SAFETY: pixels holds height rows of rowBytes bytes (Image's layout), so rows y − 1
+            // and y lie inside it for every y below.
+            let base = pixels.baseAddress!
+            for y in 0 ..< image.height {
+                let raw = base + y * rowBytes
+                let previous = y > 0 ? base + (y - 1) * rowBytes : UnsafePointer(zeros.baseAddress)
+                var best = 0, bestSum = Int.max
+                for type in 0 ..< 5 {
+                    let slot = candidates.baseAddress + type * (rowBytes + 1)
+                    slot[0] = UInt8(type)
+                    let sum = ScanlineFilter.filter(UInt8(type), raw: raw, previous: previous, output: slot + 1,
+                                                    count: rowBytes, bpp: bpp)
+                    if sum < bestSum {
+                        best = type
+                        bestSum = sum
+                    }
                 }
+                try deflater.deflate(candidates.baseAddress + best * (rowBytes + 1), count: rowBytes + 1, finish: false,
+                                     output: output, emit: emit)
             }
-            try deflater.deflate(candidates.baseAddress + best * (rowBytes + 1), count: rowBytes + 1, finish: false,
-                                 output: output, emit: emit)
         }
         try deflater.deflate(nil, count: 0, finish: true, output: output, emit: emit)
         appendChunk(&file, type: ChunkType.IEND, [][...])

@@ -43,7 +43,7 @@ public enum PNGError: Error, Equatable, Sendable {
     /// A palette index at or past the number of PLTE entries (§11.2.2).
     case paletteIndexOutOfRange(offset: Int, row: Int, index: Int, entries: Int)
     /// A limit of `PNGOptions` was crossed: `what` names it.
-    case limitExceeded(offset: Int, what: String, value: Int, limit: Int)
+    case limitExceeded(what: String, value: Int, limit: Int, offset: Int)
     /// A decode that ended without error handed the image builder no image: the decoder
     /// broke its own contract (it always starts the row stream). `offset` is the first IDAT.
     case noImage(offset: Int)
@@ -88,7 +88,7 @@ extension PNGError: CustomStringConvertible {
             return "PNG: invalid filter type \(filter) on scanline \(row) at byte \(offset)"
         case let .paletteIndexOutOfRange(offset, row, index, entries):
             return "PNG: palette index \(index) out of range (\(entries) entries) on scanline \(row) at byte \(offset)"
-        case let .limitExceeded(offset, what, value, limit):
+        case let .limitExceeded(what, value, limit, offset):
             return "PNG: \(what) \(value) exceeds the limit \(limit) at byte \(offset)"
         case let .noImage(offset):
             return "PNG: the image data gave no image at byte \(offset)"
@@ -100,3 +100,20 @@ extension PNGError: CustomStringConvertible {
 
 /// The version of the zlib library ParePNG was linked with.
 public var zlibVersionString: String { String(cString: zlibVersion()) }
+
+extension PNGError {
+    /// The sort of failure, as for every codec's error (see `ErrorKind`).
+    public var kind: ErrorKind {
+        switch self {
+        case let .core(error): return error.kind
+        case .badSignature, .truncated, .invalidChunkType, .crcMismatch, .missingIHDR, .chunkOutOfOrder, .invalidIHDR,
+             .invalidPalette, .missingPLTE, .missingIDAT, .zlibDataError, .notEnoughImageData, .invalidFilterType,
+             .paletteIndexOutOfRange:
+            return .damaged
+        case .unknownCriticalChunk: return .unsupported
+        case .noImage: return .damaged
+        case .chunkTooLong, .limitExceeded: return .limit
+        case .unsupportedEncoding: return .usage
+        }
+    }
+}

@@ -13,7 +13,7 @@ public enum PNGOutput: Sendable, Equatable {
 /// README's "Limits" table lists them with the rest of Pare's. The size limits are checked on
 /// IHDR, before anything is sized from it, and throw `PNGError.limitExceeded` naming the limit.
 /// Memory itself (rows, zlib's state, metadata) is bounded by the `MemoryLedger`'s limit.
-public struct PNGOptions: Sendable {
+public struct PNGOptions: Sendable, Equatable {
     /// Largest accepted IHDR width. Default: 65,536, "width".
     public var maxWidth: Int = 1 << 16
     /// Largest accepted IHDR height. Default: 65,536, "height".

@@ -258,8 +258,8 @@ private struct ImageDataReader {
             guard rowsLeft > 0 else {
                 excess += count - i
                 if excess > options.maxDecompressedExcess {
-                    throw .limitExceeded(offset: offset, what: "decompressed bytes after the last scanline",
-                                         value: excess, limit: options.maxDecompressedExcess)
+                    throw .limitExceeded(what: "decompressed bytes after the last scanline",
+                                         value: excess, limit: options.maxDecompressedExcess, offset: offset)
                 }
                 return
             }

@@ -19,7 +19,7 @@ func decodePNG(input: String, source: InputBytes, into file: OutputFile) -> Int3
             let image = try decoder.decodeImage()
             try writer.begin(RowStreamHeader(width: image.width, height: image.height, format: image.format))
             for y in 0 ..< image.height {
-                writer.consume(UnsafeBufferPointer(image.row(y)), at: RowPlacement(y: y, width: image.width))
+                image.withRow(y) { writer.consume($0, at: RowPlacement(y: y, width: image.width)) }
             }
         } else {
             try decoder.decode(into: &writer)

@@ -20,11 +20,11 @@ import PareCore
     ]
 
     private func image(_ values: [UInt8], format: PixelFormat, ledger: MemoryLedger) throws -> Image {
-        let image = try Image(width: 3, height: 2, format: format, ledger: ledger)
+        var image = try Image(width: 3, height: 2, format: format)
         let bpp = format.bytesPerPixel
         for (i, v) in values.enumerated() {
             // Each channel of a pixel differs, so that a pixel copied in pieces would show.
-            for c in 0 ..< bpp { image.row(i / 3)[(i % 3) * bpp + c] = v &+ UInt8(c * 10) }
+            image.withMutableRow(i / 3) { row in for c in 0 ..< bpp { row[(i % 3) * bpp + c] = v &+ UInt8(c * 10) } }
         }
         return image
     }
@@ -39,20 +39,21 @@ import PareCore
             #expect(upright.width == width && upright.height == height && upright.format == format)
             let bpp = format.bytesPerPixel
             let expectedBytes = pixels.flatMap { v in (0 ..< bpp).map { v &+ UInt8($0 * 10) } }
-            #expect(upright.bytes == expectedBytes, "\(orientation)")
+            #expect(upright.pixels == expectedBytes, "\(orientation)")
         }
     }
 
     @Test func orientedSizeMatchesTheTransform() throws {
         let ledger = MemoryLedger()
-        let stored = try Image(width: 5, height: 3, format: .rgb8, ledger: ledger)
+        let stored = try Image(width: 5, height: 3, format: .rgb8)
         for orientation in Orientation.allCases {
             let upright = try orientation.apply(to: stored, ledger: ledger)
             let size = orientation.orientedSize(width: 5, height: 3)
             #expect(upright.width == size.width && upright.height == size.height, "\(orientation)")
             #expect(orientation.swapsDimensions == (size.width == 3))
         }
-        #expect(try Orientation.up.apply(to: stored, ledger: ledger).storage === stored.storage)
+        #expect(try Orientation.up.apply(to: stored, ledger: ledger) == stored)
+        #expect(ledger.currentBytes == 0)
     }
 
     /// Undoing: turning by 6 then by 8 (or mirroring twice) gives the stored picture back.
@@ -65,14 +66,17 @@ import PareCore
         ]
         for (a, b) in pairs {
             let back = try b.apply(to: try a.apply(to: stored, ledger: ledger), ledger: ledger)
-            #expect(back.width == 3 && back.height == 2 && back.bytes == stored.bytes, "\(a) then \(b)")
+            #expect(back.width == 3 && back.height == 2 && back.pixels == stored.pixels, "\(a) then \(b)")
         }
     }
 
     @Test func allocatesThroughTheLedger() throws {
         let ledger = MemoryLedger(limit: 20)
-        let stored = try Image(width: 4, height: 4, format: .gray8, ledger: ledger)
-        #expect(throws: CoreError.self) { _ = try Orientation.right.apply(to: stored, ledger: ledger) }
-        _ = try Orientation.right.apply(to: stored, ledger: MemoryLedger(limit: 16))
+        let stored = try ImageBuffer(width: 4, height: 4, format: .gray8, ledger: ledger)
+        #expect(throws: CoreError.self) { _ = try Orientation.right.apply(to: stored.image, ledger: ledger) }
+        let alone = MemoryLedger(limit: 16)
+        _ = try Orientation.right.apply(to: stored.image, ledger: alone)
+        // Counted while it was made; the returned image is the caller's.
+        #expect(alone.peakBytes == 16 && alone.currentBytes == 0)
     }
 }

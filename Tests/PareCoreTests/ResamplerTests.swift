@@ -138,7 +138,7 @@ private func resampleInterlaced(_ pixels: [UInt8], width: Int, height: Int, form
                     let pixels = Array([[UInt8]](repeating: pixel, count: w * h).joined())
                     let image = try resample(pixels, width: w, height: h, format: format, to: ow, oh, filter: filter)
                     #expect(image.width == ow && image.height == oh && image.format == format)
-                    #expect(image.bytes == Array([[UInt8]](repeating: pixel, count: ow * oh).joined()),
+                    #expect(image.pixels == Array([[UInt8]](repeating: pixel, count: ow * oh).joined()),
                             "\(filter) \(format) \(w)×\(h)→\(ow)×\(oh)")
                 }
             }
@@ -162,14 +162,14 @@ private func resampleInterlaced(_ pixels: [UInt8], width: Int, height: Int, form
                 }
             }
         }
-        #expect(image.bytes == expected)
+        #expect(image.pixels == expected)
     }
 
     /// Area shrinking by a fraction weights the pixels the cell edges cut: 3 → 2 gives
     /// (a + b/2)/1.5 and (b/2 + c)/1.5.
     @Test func areaUsesFractionalCoverage() throws {
         let image = try resample([30, 90, 150], width: 3, height: 1, format: .gray8, to: 2, 1, filter: .area)
-        #expect(image.bytes == [50, 130])
+        #expect(image.pixels == [50, 130])
     }
 
     @Test func identitySizeKeepsEveryPixel() throws {
@@ -180,7 +180,7 @@ private func resampleInterlaced(_ pixels: [UInt8], width: Int, height: Int, form
             var opaque = pixels
             for i in stride(from: 3, to: opaque.count, by: 4) { opaque[i] = 255 }
             let image = try resample(opaque, width: 13, height: 9, format: .rgba8, to: 13, 9, filter: filter)
-            #expect(image.bytes == opaque, "\(filter)")
+            #expect(image.pixels == opaque, "\(filter)")
         }
     }
 
@@ -291,7 +291,7 @@ private func resampleInterlaced(_ pixels: [UInt8], width: Int, height: Int, form
             let sequential = try resample(pixels, width: w, height: h, format: format, to: ow, oh, filter: .area)
             let interlaced = try resampleInterlaced(pixels, width: w, height: h, format: format, to: ow, oh)
             #expect(interlaced.width == ow && interlaced.height == oh && interlaced.format == format)
-            let a = sequential.bytes, b = interlaced.bytes
+            let a = sequential.pixels, b = interlaced.pixels
             let worst = zip(a, b).map { abs(Int($0) - Int($1)) }.max() ?? 0
             if exact {
                 #expect(a == b, "\(format) \(w)×\(h)→\(ow)×\(oh)")
@@ -338,7 +338,7 @@ private func resampleInterlaced(_ pixels: [UInt8], width: Int, height: Int, form
         let pixels: [UInt8] = [0xFF, 0xFF, 0x80, 0x00, 0xFF, 0xFF, 0x80, 0x00]
         let image = try resample(pixels, width: 2, height: 1, format: .gray16, to: 1, 1, filter: .area)
         #expect(image.format == .gray8)
-        #expect(image.bytes == [191])   // (255 + 32768/257) / 2 = 191.25
+        #expect(image.pixels == [191])   // (255 + 32768/257) / 2 = 191.25
     }
 
     @Test func emptySizesAreRefused() {

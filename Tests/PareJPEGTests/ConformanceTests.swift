@@ -92,7 +92,7 @@ import Testing
                         + "reference \(reference.width)x\(reference.height)x\(reference.channels)")
                     continue
                 }
-                let comparison = Comparison.between(image.bytes, reference.samples)
+                let comparison = Comparison.between(image.pixels, reference.samples)
                 tally.compared[n, default: 0] += 1
                 if comparison.identical { tally.exact[n, default: 0] += 1 }
                 tally.minimumPSNR[n] = min(tally.minimumPSNR[n] ?? .infinity, comparison.psnr)

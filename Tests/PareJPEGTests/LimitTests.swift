@@ -162,7 +162,7 @@ import TestSupport
             var decoder = try JPEGDecoder(source: MemoryByteSource(bytes), ledger: ledger, options: options)
             var sink = ImageBuilder(ledger: MemoryLedger())
             try decoder.decode(scale: .full, into: &sink)
-            return (try #require(sink.image).bytes, ledger.peakBytes)
+            return (try #require(sink.image).pixels, ledger.peakBytes)
         }
         let large = try decode(window: JPEGOptions().inputWindowBytes)
         let small = try decode(window: 64)

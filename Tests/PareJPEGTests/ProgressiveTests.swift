@@ -34,7 +34,7 @@ import Testing
         #expect(image.width == 26 && image.height == 10)
         for y in 0 ..< image.height {
             for x in 0 ..< image.width {
-                #expect(Int(image.bytes[y * image.width + x]) == (x * 5 + y * 3) % 200 + 28)
+                #expect(Int(image.pixels[y * image.width + x]) == (x * 5 + y * 3) % 200 + 28)
             }
         }
         // At 1/8 DC is final after its refinement: the AC scans are never reached.
@@ -49,7 +49,7 @@ import Testing
         for y in 0 ..< full.image.height {
             for x in 0 ..< full.image.width {
                 let level = (x / 8 * 5 + y / 8 * 3) % 200 + 28
-                #expect(abs(Int(full.image.bytes[y * full.image.width + x]) - level) <= 1)
+                #expect(abs(Int(full.image.pixels[y * full.image.width + x]) - level) <= 1)
             }
         }
     }
@@ -60,7 +60,7 @@ import Testing
         let bytes = try Self.fixture("px-scans-spectral-gray.jpg")
         let (image, decoder) = try Self.decode(bytes, scale: .eighth)
         let reference = try Self.reference("px-scans-spectral-gray", 8)
-        #expect(Comparison.between(image.bytes, reference.samples).identical)
+        #expect(Comparison.between(image.pixels, reference.samples).identical)
         // Scans: DC, 1-5, 6-20, 21-63; DC is final after the first, so reading stops there.
         #expect(decoder.skippedScans == 0)
         #expect(decoder.bytesRead < bytes.count / 2, "\(decoder.bytesRead) of \(bytes.count)")
@@ -68,7 +68,7 @@ import Testing
         // DC last: the AC scans in between are passed over without decoding.
         let dcLast = try Self.fixture("px-scans-dc-last-420.jpg")
         let result = try Self.decode(dcLast, scale: .eighth)
-        #expect(Comparison.between(result.image.bytes, try Self.reference("px-scans-dc-last-420", 8).samples).identical)
+        #expect(Comparison.between(result.image.pixels, try Self.reference("px-scans-dc-last-420", 8).samples).identical)
         #expect(result.decoder.skippedScans == 2, "luma AC at Al=1 and its refinement")
     }
 
@@ -88,10 +88,10 @@ import Testing
                 let corner = try Self.decode(bytes, scale: scale, options: options)
                 let exact = try Self.decode(bytes, scale: scale)
                 let reference = try Self.reference(stem, n).samples
-                let comparison = Comparison.between(corner.image.bytes, reference)
+                let comparison = Comparison.between(corner.image.pixels, reference)
                 print("corner store, \(stem) 1/\(n): \(comparison), \(corner.decoder.skippedScans) scans skipped, "
                     + "read \(corner.decoder.bytesRead) of \(bytes.count) bytes")
-                #expect(Comparison.between(exact.image.bytes, reference).identical, "\(stem) 1/\(n)")
+                #expect(Comparison.between(exact.image.pixels, reference).identical, "\(stem) 1/\(n)")
                 #expect(corner.decoder.bytesRead <= exact.decoder.bytesRead)
                 #expect(corner.decoder.warnings.isEmpty, "\(stem) 1/\(n): \(corner.decoder.warnings)")
                 #expect(comparison.psnr >= 25, "\(stem) 1/\(n): \(comparison)")
@@ -113,7 +113,7 @@ import Testing
         // The first half of the file carries the DC scans: the picture is there, not gray.
         let whole = try #require(FileSystem.read(root + "/jpeg/conformance/ljt-testimgp.jpg"))
         let complete = try Self.decode(whole, scale: .full).image
-        #expect(Comparison.between(image.bytes, complete.bytes).psnr >= 20)
+        #expect(Comparison.between(image.pixels, complete.pixels).psnr >= 20)
 
         var strict = JPEGOptions()
         strict.strict = true

@@ -154,7 +154,7 @@ import TestSupport
             #expect(decoder.repeatedRows > 0)
             let tail = image.height - decoder.repeatedRows
             // Every repeated row is RGB mid-gray, as a converted flat row is.
-            for y in tail ..< image.height { #expect(image.row(y).allSatisfy { $0 == 128 }, "row \(y) at \(scale.name)") }
+            for y in tail ..< image.height { #expect(image.withRow(y) { $0.allSatisfy { $0 == 128 } }, "row \(y) at \(scale.name)") }
             // The decoded part matches the whole file's decode above the cut.
             var full = try JPEGDecoder(source: MemoryByteSource(whole), ledger: MemoryLedger())
             var fullBuilder = ImageBuilder(ledger: MemoryLedger())

@@ -37,8 +37,8 @@ import Testing
         var builder = ImageBuilder(ledger: MemoryLedger())
         try decoder.decode(scale: .full, into: &builder)
         let image = try #require(builder.image)
-        #expect(image.row(255).allSatisfy { $0 == 128 })
-        #expect(image.row(0)[0] == 28)  // the synthetic image's first block level
+        #expect(image.withRow(255) { $0.allSatisfy { $0 == 128 } })
+        #expect(image.withRow(0) { $0[0] } == 28)  // the synthetic image's first block level
         #expect(decoder.warnings.contains { if case .truncated = $0 { return true } else { return false } })
 
         var options = JPEGOptions()
@@ -65,7 +65,7 @@ import Testing
             var decoder = try JPEGDecoder(source: MemoryByteSource(input), ledger: MemoryLedger())
             var builder = ImageBuilder(ledger: MemoryLedger())
             try decoder.decode(scale: .full, into: &builder)
-            return (try #require(builder.image).bytes, decoder.warnings)
+            return (try #require(builder.image).pixels, decoder.warnings)
         }
         let (clean, cleanWarnings) = try decode(original)
         let (repaired, warnings) = try decode(bytes)

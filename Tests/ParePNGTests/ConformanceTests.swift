@@ -58,7 +58,7 @@ import TestSupport
                     let v = Int(ref.samples[$0]) << 8 | Int(ref.samples[$0 + 1])
                     return UInt8((v * 255 + 32767) / 65535)
                 }
-                if eight.format == .rgba8 && eight.bytes == expected { exactRGBA8 += 1 } else {
+                if eight.format == .rgba8 && eight.pixels == expected { exactRGBA8 += 1 } else {
                     failures.append("\(Self.stem(path)): rgba8 output differs")
                 }
             } catch {
@@ -113,10 +113,10 @@ import TestSupport
         let root = Corpus.path
         for name in ["basn6a08", "basi2c16", "basn3p01", "basi0g04"] {
             let file = try #require(FileSystem.read(root + "/png/pngsuite/" + name + ".png"))
-            let expected = try PNGDecoder.decodeImage(file, ledger: MemoryLedger()).bytes
+            let expected = try PNGDecoder.decodeImage(file, ledger: MemoryLedger()).pixels
             for pieces in [[1], [2, 3, 5], [7, 1, 64], [4096]] {
                 let split = resplitIDAT(file, pieces: pieces)
-                #expect(try PNGDecoder.decodeImage(split, ledger: MemoryLedger()).bytes == expected, "\(name) \(pieces)")
+                #expect(try PNGDecoder.decodeImage(split, ledger: MemoryLedger()).pixels == expected, "\(name) \(pieces)")
             }
         }
     }

@@ -11,12 +11,13 @@ import TestSupport
     /// (which the Up, Average and Paeth filters win).
     static func makeImage(_ format: PixelFormat, _ width: Int, _ height: Int, smooth: Bool,
                           ledger: MemoryLedger, rng: inout SplitMix) throws -> Image {
-        let image = try Image(width: width, height: height, format: format, ledger: ledger)
+        var image = try Image(width: width, height: height, format: format)
         for y in 0 ..< height {
-            let row = image.row(y)
-            for i in 0 ..< row.count {
-                let noise = UInt8(truncatingIfNeeded: rng.next())
-                row[i] = smooth ? UInt8(truncatingIfNeeded: (i / format.bytesPerPixel) * 3 + y * 5 + i % 3 * 40 + Int(noise & 3)) : noise
+            image.withMutableRow(y) { row in
+                for i in 0 ..< row.count {
+                    let noise = UInt8(truncatingIfNeeded: rng.next())
+                    row[i] = smooth ? UInt8(truncatingIfNeeded: (i / format.bytesPerPixel) * 3 + y * 5 + i % 3 * 40 + Int(noise & 3)) : noise
+                }
             }
         }
         return image
@@ -34,7 +35,7 @@ import TestSupport
                     let decoded = try PNGDecoder.decodeImage(png, ledger: ledger)
                     #expect(decoded.format == format)
                     #expect(decoded.width == width && decoded.height == height)
-                    #expect(decoded.bytes == image.bytes, "\(format) \(width)x\(height) smooth \(smooth) level \(level)")
+                    #expect(decoded.pixels == image.pixels, "\(format) \(width)x\(height) smooth \(smooth) level \(level)")
                 }
             }
         }
@@ -57,9 +58,9 @@ import TestSupport
 
     @Test func invalidSettingsAreTypedErrors() throws {
         let ledger = MemoryLedger()
-        let image = try Image(width: 2, height: 2, format: .gray8, ledger: ledger)
+        let image = try Image(width: 2, height: 2, format: .gray8)
         #expect(throws: PNGError.self) { try PNGEncoder(ledger: ledger, compressionLevel: 12).encode(image) }
-        let empty = try Image(width: 0, height: 3, format: .rgb8, ledger: ledger)
+        let empty = try Image(width: 0, height: 3, format: .rgb8)
         #expect(throws: PNGError.unsupportedEncoding(reason: "size 0x3")) { try PNGEncoder(ledger: ledger).encode(empty) }
     }
 }

@@ -23,7 +23,7 @@ import TestSupport
             + chunk("IDAT", zlibCompress([0, 1, 2])) + chunk("IEND", [])
         var decoder = try PNGDecoder(source: MemoryByteSource(png), ledger: MemoryLedger())
         let image = try decoder.decodeImage()
-        #expect(image.width == 2 && image.height == 1 && image.bytes == [1, 2])
+        #expect(image.width == 2 && image.height == 1 && image.pixels == [1, 2])
     }
 
     @Test func badCRC() throws {

@@ -8,9 +8,9 @@ import TestSupport
 @Suite struct PNGLimitTests {
     static func grayPNG(width: Int, height: Int) throws -> [UInt8] {
         let ledger = MemoryLedger()
-        let image = try Image(width: width, height: height, format: .gray8, ledger: ledger)
+        var image = try Image(width: width, height: height, format: .gray8)
         var rng = SplitMix(state: 3)
-        for y in 0 ..< height { for x in 0 ..< width { image.row(y)[x] = UInt8(truncatingIfNeeded: rng.next()) } }
+        for y in 0 ..< height { image.withMutableRow(y) { row in for x in 0 ..< width { row[x] = UInt8(truncatingIfNeeded: rng.next()) } } }
         return try PNGEncoder(ledger: ledger).encode(image)
     }
 
@@ -23,13 +23,13 @@ import TestSupport
         let png = try Self.grayPNG(width: 100, height: 10)
         var options = PNGOptions()
         options.maxWidth = 99
-        #expect(throws: PNGError.limitExceeded(offset: 8, what: "width", value: 100, limit: 99)) { try decode(png, options) }
+        #expect(throws: PNGError.limitExceeded(what: "width", value: 100, limit: 99, offset: 8)) { try decode(png, options) }
         options = PNGOptions()
         options.maxHeight = 9
-        #expect(throws: PNGError.limitExceeded(offset: 8, what: "height", value: 10, limit: 9)) { try decode(png, options) }
+        #expect(throws: PNGError.limitExceeded(what: "height", value: 10, limit: 9, offset: 8)) { try decode(png, options) }
         options = PNGOptions()
         options.maxPixels = 999
-        #expect(throws: PNGError.limitExceeded(offset: 8, what: "pixel count", value: 1000, limit: 999)) {
+        #expect(throws: PNGError.limitExceeded(what: "pixel count", value: 1000, limit: 999, offset: 8)) {
             try decode(png, options)
         }
         options.maxPixels = 1000
@@ -60,7 +60,7 @@ import TestSupport
             _ = try decode(bomb)
             Issue.record("zip bomb decoded")
         } catch {
-            guard case let .limitExceeded(_, what, value, limit) = error else {
+            guard case let .limitExceeded(what, value, limit, _) = error else {
                 Issue.record("unexpected error \(error)")
                 return
             }
@@ -69,7 +69,7 @@ import TestSupport
         }
         var options = PNGOptions()
         options.maxDecompressedExcess = 16 << 20
-        #expect(try decode(bomb, options).bytes == [0])
+        #expect(try decode(bomb, options).pixels == [0])
     }
 
     @Test(.requiresCorpus) func metadataBudget() throws {
@@ -112,20 +112,20 @@ import TestSupport
         options.maxSkipReports = 3
         let all = try PNGDecoder(source: MemoryByteSource(png), ledger: MemoryLedger(), options: options)
         #expect(all.metadata.skipped.count == 3 && all.metadata.unlistedSkips == 0)
-        #expect(try decode(png).bytes == [7])
+        #expect(try decode(png).pixels == [7])
     }
 
     @Test func bombHeaderIsRefusedBeforeAnyRowIsAllocated() throws {
         let bomb = BombFiles.png(width: 65535, height: 65535, completeData: false)
         let ledger = MemoryLedger()
-        #expect(throws: PNGError.limitExceeded(offset: 8, what: "pixel count", value: 65535 * 65535, limit: 1 << 28)) {
+        #expect(throws: PNGError.limitExceeded(what: "pixel count", value: 65535 * 65535, limit: 1 << 28, offset: 8)) {
             try decode(bomb, ledger: ledger)
         }
         // Only the 64 KiB read window was allocated.
         #expect(ledger.peakBytes <= 64 * 1024)
         var options = PNGOptions()
         options.maxWidth = 65534
-        #expect(throws: PNGError.limitExceeded(offset: 8, what: "width", value: 65535, limit: 65534)) {
+        #expect(throws: PNGError.limitExceeded(what: "width", value: 65535, limit: 65534, offset: 8)) {
             try decode(bomb, options)
         }
     }
@@ -147,12 +147,12 @@ import TestSupport
         let head = pngSignature + ihdr(width: 2, height: 2, depth: 8, colorType: 0)
         let good = zlibCompress([0, 1, 2, 0, 3, 4])
         let end = chunk("IEND", [])
-        #expect(try decode(head + chunk("IDAT", good) + end).bytes == [1, 2, 3, 4])
+        #expect(try decode(head + chunk("IDAT", good) + end).pixels == [1, 2, 3, 4])
 
         #expect(throws: PNGError.unknownCriticalChunk(chunk: "ABCD", offset: 33)) {
             try decode(head + chunk("ABCD", []) + chunk("IDAT", good) + end)
         }
-        #expect(try decode(head + chunk("abCD", [9]) + chunk("IDAT", good) + end).bytes == [1, 2, 3, 4])
+        #expect(try decode(head + chunk("abCD", [9]) + chunk("IDAT", good) + end).pixels == [1, 2, 3, 4])
         #expect(throws: PNGError.invalidPalette(offset: 33, reason: "PLTE is not allowed in a gray image")) {
             try decode(head + chunk("PLTE", [0, 0, 0]) + chunk("IDAT", good) + end)
         }

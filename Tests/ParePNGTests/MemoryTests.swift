@@ -8,11 +8,12 @@ import TestSupport
 @Suite(.serialized) struct PNGMemoryTests {
     static func makePNG(width: Int, height: Int) throws -> [UInt8] {
         let ledger = MemoryLedger()
-        let image = try Image(width: width, height: height, format: .rgba8, ledger: ledger)
+        var image = try Image(width: width, height: height, format: .rgba8)
         var rng = SplitMix(state: UInt64(height))
         for y in 0 ..< height {
-            let row = image.row(y)
-            for i in 0 ..< row.count { row[i] = UInt8(truncatingIfNeeded: (i / 4 + y) & 0xF0) | UInt8(rng.next() & 3) }
+            image.withMutableRow(y) { row in
+                for i in 0 ..< row.count { row[i] = UInt8(truncatingIfNeeded: (i / 4 + y) & 0xF0) | UInt8(rng.next() & 3) }
+            }
         }
         return try PNGEncoder(ledger: ledger, compressionLevel: 1).encode(image)
     }

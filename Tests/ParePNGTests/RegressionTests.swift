@@ -67,7 +67,7 @@ import TestSupport
         do {
             let image = try PNGDecoder.decodeImage(bytes, ledger: imageLedger, options: options)
             if image.format != .rgba8 { problems.append("rgba8 asked, \(image.format) given") }
-            if image.storage.count != image.width * image.height * 4 { problems.append("image size") }
+            if image.pixels.count != image.width * image.height * 4 { problems.append("image size") }
             rgba = .image(width: image.width, height: image.height)
         } catch {
             rgba = .error(error)

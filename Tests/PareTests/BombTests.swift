@@ -95,7 +95,7 @@ import TestSupport
         #expect(bomb.count < 2000)
         let outcome = try Self.run(bomb, Self.options())
         let error = try #require(outcome.error)
-        guard case .png(.limitExceeded(offset: 8, what: "pixel count", value: 65535 * 65535, limit: 1 << 28)) = error else {
+        guard case .png(.limitExceeded(what: "pixel count", value: 65535 * 65535, limit: 1 << 28, offset: 8)) = error else {
             Issue.record("unexpected \(error)")
             return
         }
@@ -147,7 +147,7 @@ import TestSupport
             let thumbnail = try #require(outcome.thumbnail)
             #expect(thumbnail.source == .fullImage)
             #expect(thumbnail.image.width == 256 && thumbnail.image.height == max(1, (height * 256 + 32767) / 65535))
-            #expect(thumbnail.image.bytes.allSatisfy { $0 == 0 })
+            #expect(thumbnail.image.pixels.allSatisfy { $0 == 0 })
             #expect(outcome.ledgerPeak < 4 * Self.mebibyte)
             if let growth = outcome.heapGrowth {
                 #expect(growth <= outcome.ledgerPeak + outcome.ledgerPeak / 10 + 64 * 1024, "heap grew \(growth) B")

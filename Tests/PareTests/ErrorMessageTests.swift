@@ -37,7 +37,16 @@ import TestSupport
         var options = ThumbnailOptions(maxPixelSize: 64)
         options.embedded = .never
         let thumbnail = try ImageSource(bytes: half).thumbnail(options: options)
-        #expect(thumbnail.warnings == ["JPEG: data of scan 1 ends early, the rest is filled with gray at byte \(half.count)"])
+        #expect(thumbnail.warnings.map(\.description)
+            == ["JPEG: data of scan 1 ends early, the rest is filled with gray at byte \(half.count)"])
+        #expect(thumbnail.warnings == [.jpeg(.truncated(scan: 1, offset: half.count))])
+        #expect(thumbnail.isDamaged)
+        // strict refuses the repair, as damaged data.
+        options.strict = true
+        #expect(throws: PareError.jpeg(.strict(.truncated(scan: 1, offset: half.count)))) {
+            try ImageSource(bytes: half).thumbnail(options: options)
+        }
+        #expect(PareError.jpeg(.strict(.truncated(scan: 1, offset: 0))).kind == .damaged)
     }
 
     @Test func pipelineMessages() {

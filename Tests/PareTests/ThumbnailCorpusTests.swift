@@ -29,7 +29,7 @@ import TestSupport
                 #expect(turned.image.width == upright.image.width && turned.image.height == upright.image.height,
                         "\(shape)_\(n): \(turned.image.width)×\(turned.image.height) vs \(upright.image.width)×\(upright.image.height)")
                 guard turned.image.width == upright.image.width, turned.image.height == upright.image.height else { continue }
-                let comparison = Comparison.between(turned.image.bytes, upright.image.bytes)
+                let comparison = Comparison.between(turned.image.pixels, upright.image.pixels)
                 #expect(comparison.psnr >= 30, "\(shape)_\(n): \(comparison)")
                 compared += 1
             }
@@ -62,7 +62,7 @@ import TestSupport
                 if scaled.source != .mainImage(.full) { scaledFiles += 1 }
                 #expect(scaled.image.width == full.image.width && scaled.image.height == full.image.height, "\(name)")
                 guard scaled.image.width == full.image.width, scaled.image.height == full.image.height else { continue }
-                let comparison = Comparison.between(scaled.image.bytes, full.image.bytes)
+                let comparison = Comparison.between(scaled.image.pixels, full.image.pixels)
                 #expect(comparison.psnr >= 35, "\(name) at \(size): \(comparison)")
                 psnrs.append(min(comparison.psnr, 99))
             }
@@ -103,7 +103,7 @@ import TestSupport
             let auto = try thumbnail(file, size: size)
             let never = try thumbnail(file, size: size) { $0.embedded = .never }
             #expect(auto.source == .mainImage(.full), "size \(size)")
-            #expect(auto.image.bytes == never.image.bytes, "size \(size)")
+            #expect(auto.image.pixels == never.image.pixels, "size \(size)")
         }
         #expect(try thumbnail(file, size: 140) { $0.embedded = .always }.source == .exifThumbnail)
     }

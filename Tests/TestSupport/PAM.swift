@@ -34,7 +34,7 @@ public struct PAM {
 
 /// Expands a decoded image to RGBA at its own sample size, as the references are stored.
 public func expandToRGBA(_ image: Image) -> [UInt8] {
-    let bytes = image.bytes
+    let bytes = image.pixels
     let s = image.format.bytesPerSample
     let channels = image.format.channels
     var out = [UInt8]()

@@ -32,6 +32,9 @@ public struct JPEGDecoder<Source: ByteSource> {
     let headerDroppedWarnings: Int
     /// Kept by `decodeBand` for the next band at the same scale.
     var bandSetup: BandSetup?
+    /// Asked once per MCU row (and per block row of a one-component scan) by `decode` and
+    /// `decodeBand`; when it says stop they throw `.core(.cancelled)`. Never, by default.
+    public var cancellation = CancellationCheck()
 
     public init(source: Source, ledger: MemoryLedger, options: JPEGOptions = JPEGOptions()) throws(JPEGError) {
         self.ledger = ledger
@@ -227,12 +230,14 @@ public struct JPEGDecoder<Source: ByteSource> {
                     scan.units[0].horizontal = 1
                     scan.units[0].vertical = 1
                     for blockRow in 0 ..< (height + 7) / 8 {
+                        try checkCancellation()
                         scan.units[0].rowStart = 1 + blockRow * p.blockSize
                         try scan.decodeRow(columns: (width + 7) / 8, log: &log)
                         if fresh && scan.isSpent { break }
                     }
                 } else {
                     for mcuRow in 0 ..< plan.mcuRows {
+                        try checkCancellation()
                         for i in 0 ..< scanHeader.components.count {
                             scan.units[i].rowStart = 1 + mcuRow * plan.components[scanHeader.components[i].index].rowsPerMCURow
                         }
@@ -264,6 +269,7 @@ public struct JPEGDecoder<Source: ByteSource> {
         var column = firstColumn
         var flatRows = 0
         for mcuRow in rows {
+            try checkCancellation()
             try scan.decodeRow(columns: plan.mcusPerLine, from: column, log: &log)
             column = 0
             let emitted = output.emitMCURow(mcuRow, &buffers, into: &sink)
@@ -299,6 +305,11 @@ public struct JPEGDecoder<Source: ByteSource> {
         for (c, wasCoded) in coded.enumerated() where !wasCoded {
             try log.add(.componentNotCoded(id: frame.components[c].id, offset: reader.stream.position))
         }
+    }
+
+    /// Throws `.core(.cancelled)` when `cancellation` says the job should stop.
+    func checkCancellation() throws(JPEGError) {
+        if cancellation.isCancelled { throw .core(.cancelled) }
     }
 
     /// Reads the markers between scans (T.81 B.2.1: tables and DRI may change) up to the next

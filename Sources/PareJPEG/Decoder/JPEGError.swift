@@ -130,3 +130,16 @@ func markerName(_ code: UInt8) -> String {
         return "0xFF" + String(digits[Int(code >> 4)]) + String(digits[Int(code & 15)])
     }
 }
+
+extension JPEGError {
+    /// The sort of failure, as for every codec's error (see `ErrorKind`).
+    public var kind: ErrorKind {
+        switch self {
+        case let .core(error): return error.kind
+        case .notJPEG, .invalidSegment, .invalidHuffmanTable, .missingTable, .missingScan, .unexpectedMarker, .strict:
+            return .damaged
+        case .unsupported, .unsupportedFeature: return .unsupported
+        case .limitExceeded: return .limit
+        }
+    }
+}

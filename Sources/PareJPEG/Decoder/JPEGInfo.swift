@@ -34,7 +34,7 @@ public enum JPEGScale: Int, CaseIterable, Sendable {
 /// throws `JPEGError.limitExceeded` naming it, before anything is sized from the value. The
 /// README's "Limits" table lists them with the rest of Pare's. Memory itself is bounded by
 /// the `MemoryLedger`'s limit (`CoreError.limitExceeded`, wrapped in `JPEGError.core`).
-public struct JPEGOptions: Sendable {
+public struct JPEGOptions: Sendable, Equatable {
     /// Turn every `JPEGWarning` into `JPEGError.strict`. Default: false.
     public var strict = false
     /// Largest width × height accepted from SOF. Default: 2^28 (268,435,456), "pixel count".

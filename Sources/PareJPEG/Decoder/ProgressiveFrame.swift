@@ -24,7 +24,7 @@ extension JPEGDecoder {
                 var scan = try makeProgressiveScan(header, number: number, tables: tables,
                                                    restartInterval: restartInterval, store: store)
                 let mcus = interleavedMCUs
-                try scan.run(mcusPerLine: mcus.columns, mcuRows: mcus.rows, log: &log)
+                try scan.run(mcusPerLine: mcus.columns, mcuRows: mcus.rows, cancellation: cancellation, log: &log)
                 reader = scan.reader
                 store.record(header)
                 store.lastGoodRow = scan.lastGoodRow < mcus.rows - 1 ? scan.lastGoodRow : nil
@@ -46,7 +46,7 @@ extension JPEGDecoder {
                                                            restartInterval: restartInterval, store: store,
                                                            locating: true)
                         let mcus = interleavedMCUs
-                        try scan.run(mcusPerLine: mcus.columns, mcuRows: mcus.rows, log: &log)
+                        try scan.run(mcusPerLine: mcus.columns, mcuRows: mcus.rows, cancellation: cancellation, log: &log)
                         reader = scan.reader
                         store.lastGoodRow = scan.lastGoodRow < mcus.rows - 1 ? scan.lastGoodRow : nil
                     }
@@ -116,6 +116,7 @@ extension JPEGDecoder {
         let coefficients = scratch.coefficients.baseAddress
         let smoothing = BlockSmoothing(store: store)
         for mcuRow in 0 ..< plan.mcuRows {
+            try checkCancellation()
             for c in 0 ..< buffers.count {
                 let plane = store.planes[c], p = plan.components[c], size = plane.size
                 let quantizers = UnsafePointer(plane.quantizers.baseAddress)

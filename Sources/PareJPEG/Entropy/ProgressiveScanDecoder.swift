@@ -42,11 +42,14 @@ struct ProgressiveScanDecoder {
         self.tables = tables
     }
 
-    /// Decodes every MCU of the scan.
-    mutating func run(mcusPerLine: Int, mcuRows: Int, log: inout WarningLog) throws(JPEGError) {
+    /// Decodes every MCU of the scan, asking `cancellation` once per MCU row (block row for
+    /// a one-component scan).
+    mutating func run(mcusPerLine: Int, mcuRows: Int, cancellation: CancellationCheck,
+                      log: inout WarningLog) throws(JPEGError) {
         if units.count == 1 {
             let plane = units[0].plane
             for row in 0 ..< plane.codedHigh {
+                if cancellation.isCancelled { throw .core(.cancelled) }
                 for column in 0 ..< plane.codedWide {
                     guard try startMCU(log: &log) else { return }
                     if progress.insufficient { continue }
@@ -57,6 +60,7 @@ struct ProgressiveScanDecoder {
             }
         } else {
             for mcuRow in 0 ..< mcuRows {
+                if cancellation.isCancelled { throw .core(.cancelled) }
                 for mcu in 0 ..< mcusPerLine {
                     guard try startMCU(log: &log) else { return }
                     if progress.insufficient { continue }

@@ -6,7 +6,13 @@ import ParePNG
 
 /// The container formats Pare recognises, sniffed from the first bytes, never the name.
 public enum ImageFormat: String, Sendable {
-    case jpeg, png, tiff
+    /// JPEG (JFIF, Exif): `FF D8 FF`.
+    case jpeg
+    /// PNG: its eight-byte signature.
+    case png
+    /// TIFF (`II*\0`, `MM\0*`, and BigTIFF's 43): only its metadata and an embedded JPEG
+    /// thumbnail are read.
+    case tiff
 
     /// The format whose signature `prefix` starts with, if any: the one sniffer of the
     /// library and the command line. It asks for what names the format and leaves the rest
@@ -31,6 +37,7 @@ public enum ImageFormat: String, Sendable {
 
 /// A picture stored inside the file that can stand in for the main image.
 public struct EmbeddedImageInfo: Sendable, Equatable {
+    /// Which kind of embedded picture.
     public enum Kind: Sendable, Equatable {
         /// The EXIF IFD1 thumbnail (JPEGInterchangeFormat), usually 160×120.
         case exifThumbnail
@@ -38,12 +45,15 @@ public struct EmbeddedImageInfo: Sendable, Equatable {
         case mpfPreview(index: Int)
     }
 
+    /// Which kind of embedded picture.
     public var kind: Kind
-    /// Absolute byte range of the embedded JPEG in the file.
+    /// Where the embedded JPEG starts in the file (absolute byte offset).
     public var offset: Int
+    /// Its length in bytes.
     public var length: Int
-    /// Stored (not oriented) size, read from the embedded JPEG's own SOF.
+    /// Stored (not oriented) width, read from the embedded JPEG's own SOF.
     public var width: Int
+    /// Stored (not oriented) height.
     public var height: Int
 }
 
@@ -96,8 +106,9 @@ public struct ImageProperties: Sendable {
     /// When the picture was taken, as EXIF writes it ("2024:05:17 14:03:22"): DateTimeOriginal,
     /// else IFD0 DateTime.
     public var dateTaken: String?
-    /// The camera's maker and model (IFD0 Make and Model).
+    /// The camera's maker (IFD0 Make).
     public var cameraMake: String?
+    /// The camera's model (IFD0 Model).
     public var cameraModel: String?
     /// True when the metadata holds a GPS position.
     public var hasGPS: Bool = false
@@ -120,7 +131,9 @@ public struct ImageProperties: Sendable {
 /// A path is read on demand (`pread` through the decoders' 64 KiB windows), never whole.
 /// An `ImageSource` is not thread-safe; make one per input and per thread.
 public final class ImageSource {
+    /// The bytes being read.
     public let input: InputBytes
+    /// The format sniffed from the first bytes.
     public let format: ImageFormat
     /// The last properties read, and the options that decided them.
     private var cachedProperties: (options: PropertyOptions, properties: ImageProperties)?
@@ -141,6 +154,8 @@ public final class ImageSource {
         try self.init(input: InputBytes(unsafeBytes: bytes))
     }
 
+    /// Reads from `input`. Fails with `.unknownFormat` if its first bytes are not those of a
+    /// JPEG, PNG or TIFF file, or with the read's error.
     public init(input: InputBytes) throws(PareError) {
         self.input = input
         let prefix: [UInt8]

@@ -15,6 +15,7 @@ public struct InputBytes: ByteSource {
     }
 
     let backing: Backing
+    /// The input's length in bytes.
     public let count: Int
 
     /// The bytes of an array the caller already holds.
@@ -38,6 +39,8 @@ public struct InputBytes: ByteSource {
         count = file.size
     }
 
+    /// Copies up to `buffer.count` bytes at `offset` (fewer at the end of the input);
+    /// `readFailed` when the file cannot be read.
     public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(CoreError) -> Int {
         switch backing {
         case let .memory(source):

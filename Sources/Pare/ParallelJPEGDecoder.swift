@@ -57,6 +57,7 @@ public enum ParallelJPEGDecoder {
     public struct Outcome {
         /// The serial decoder's warnings (header repairs, plus the scan's when it ran).
         public var warnings: [JPEGWarning]
+        /// Further warnings, counted but not kept (past `JPEGOptions.maxWarnings`).
         public var droppedWarnings: Int
         /// Bands decoded in parallel; 0 when the image went through the serial decoder only.
         public var bands: Int

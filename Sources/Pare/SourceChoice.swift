@@ -3,7 +3,9 @@ import PareJPEG
 
 /// Where a thumbnail's pixels come from.
 public enum ThumbnailSource: Sendable, Equatable {
+    /// The EXIF IFD1 thumbnail.
     case exifThumbnail
+    /// The MPF image with this index in the MP Entry list (CIPA DC-007).
     case mpfPreview(index: Int)
     /// The main image decoded at DCT scale k/8 (T.81 A.3.3's 8×8 blocks reduced to k×k).
     case mainImage(JPEGScale)

@@ -39,10 +39,12 @@ public struct ThumbnailOptions: Sendable {
     /// The long side of the oriented output, in pixels (`kCGImageSourceThumbnailMaxPixelSize`).
     /// Pare never enlarges: a smaller source gives a smaller thumbnail.
     public var maxPixelSize: Int
+    /// When an image embedded in the file may stand in for the main image.
     public var embedded: EmbeddedPolicy = .auto
     /// Turn the output upright per the EXIF orientation
     /// (`kCGImageSourceCreateThumbnailWithTransform`).
     public var applyOrientation: Bool = true
+    /// The resampling filter that shrinks the decoded rows to the output size.
     public var filter: ResamplingFilter = .lanczos3
     /// The most bytes the job may hold at once, enforced by its `MemoryLedger`; nil for no
     /// limit. Default: 256 MiB, far above what any thumbnail needs. A refused allocation
@@ -78,6 +80,8 @@ public struct ThumbnailOptions: Sendable {
     /// compare the scaled path with a full-scale decode; it is not part of the public API.
     var forcedJPEGScale: JPEGScale?
 
+    /// Options for a thumbnail whose long side is `maxPixelSize`, every other setting at its
+    /// default.
     public init(maxPixelSize: Int) {
         self.maxPixelSize = maxPixelSize
     }

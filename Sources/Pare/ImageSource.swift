@@ -330,7 +330,6 @@ extension ColorModel {
         case .rgb: self = .rgb
         case .cmyk: self = .cmyk
         case .ycck: self = .ycck
-        case .unknown: self = .unknown
         }
     }
 }

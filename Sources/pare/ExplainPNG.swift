@@ -112,15 +112,16 @@ enum ExplainPNG {
         let (drawnWidth, drawnHeight) = ExplainPictures.fitted(image.width, image.height, 200)
         for (number, pass) in Adam7Pass.passes.enumerated() {
             let (cellWidth, cellHeight) = cells[number]
-            guard let partial = try? Image(width: drawnWidth, height: drawnHeight, format: image.format,
-                                           ledger: MemoryLedger()) else { continue }
+            guard var partial = try? Image(width: drawnWidth, height: drawnHeight, format: image.format) else { continue }
             for dy in 0 ..< drawnHeight {
                 let y = dy * image.height / drawnHeight
-                let source = image.row(y - y % cellHeight), target = partial.row(dy)
-                for dx in 0 ..< drawnWidth {
-                    let x = dx * image.width / drawnWidth
-                    let from = (x - x % cellWidth) * bpp
-                    for b in 0 ..< bpp { target[dx * bpp + b] = source[from + b] }
+                let source = image.row(y - y % cellHeight)
+                partial.withMutableRow(dy) { target in
+                    for dx in 0 ..< drawnWidth {
+                        let x = dx * image.width / drawnWidth
+                        let from = (x - x % cellWidth) * bpp
+                        for b in 0 ..< bpp { target[dx * bpp + b] = source[from + b] }
+                    }
                 }
             }
             html.figure(ExplainPictures.picture(partial, displayWidth: max(drawnWidth, 112)),

@@ -44,10 +44,9 @@ enum ExplainPictures {
     /// A one-channel plane as a gray picture.
     static func gray(width: Int, height: Int, samples: [UInt8], maximumWidth: Int = pageWidth) -> Image? {
         guard width > 0, height > 0, samples.count >= width * height,
-              let image = try? Image(width: width, height: height, format: .gray8, ledger: MemoryLedger()) else { return nil }
+              var image = try? Image(width: width, height: height, format: .gray8) else { return nil }
         for y in 0 ..< height {
-            let row = image.row(y)
-            for x in 0 ..< width { row[x] = samples[y * width + x] }
+            image.withMutableRow(y) { row in for x in 0 ..< width { row[x] = samples[y * width + x] } }
         }
         return shrink(image, maximumWidth: maximumWidth)
     }
@@ -65,7 +64,7 @@ enum ExplainPictures {
             return image
         }
         for y in 0 ..< image.height {
-            resampler.consume(UnsafeBufferPointer(image.row(y)), at: RowPlacement(y: y, width: image.width))
+            image.withRow(y) { resampler.consume($0, at: RowPlacement(y: y, width: image.width)) }
         }
         resampler.finish()
         return resampler.downstream.image ?? image

@@ -22,7 +22,7 @@ import TestSupport
                 let size = decoder.outputSize(at: scale)
                 #expect(image.width == size.width && image.height == size.height, "\(name) at \(scale.name)")
                 #expect(image.format == decoder.outputFormat)
-                #expect(image.bytes == rows.bytes, "\(name) at \(scale.name)")
+                #expect(image.pixels == rows.bytes, "\(name) at \(scale.name)")
             }
         }
     }

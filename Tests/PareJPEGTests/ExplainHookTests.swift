@@ -14,7 +14,7 @@ import Testing
         var decoder = try JPEGDecoder(source: MemoryByteSource(bytes), ledger: MemoryLedger())
         var builder = ImageBuilder(ledger: MemoryLedger())
         try decoder.decode(scale: scale, into: &builder)
-        return try #require(builder.image).bytes
+        return try #require(builder.image).pixels
     }
 
     func snapshot(_ bytes: [UInt8], keepAll: Bool = true, chosen: [[Int]] = []) throws -> JPEGCoefficientSnapshot {

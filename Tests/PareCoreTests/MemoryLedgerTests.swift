@@ -71,4 +71,38 @@ import TestSupport
         #expect(measured >= peak - 64 * 1024, "heap grew \(measured), ledger peak \(peak)")
         #expect(measured <= peak + peak / 10 + 64 * 1024, "heap grew \(measured), ledger peak \(peak)")
     }
+
+    /// Peaks counted elsewhere (a helper thread's own ledger) raise the peak on top of what is
+    /// held now, without counting anything or refusing past the limit: that limit was
+    /// enforced where the bytes were counted.
+    @Test func recordedPeaksRaiseThePeakOnly() throws {
+        let ledger = MemoryLedger(limit: 1000)
+        try ledger.reserve(bytes: 300)
+        ledger.recordPeak(additional: 500)
+        #expect(ledger.peakBytes == 800 && ledger.currentBytes == 300)
+        ledger.recordPeak(additional: 100)
+        #expect(ledger.peakBytes == 800)
+        ledger.recordPeak(additional: 900)
+        #expect(ledger.peakBytes == 1200 && ledger.currentBytes == 300)
+        ledger.release(bytes: 300)
+        #expect(ledger.currentBytes == 0)
+    }
+
+    /// An image made in a job is counted while the job holds it; the value handed out is
+    /// counted by no ledger and outlives the count.
+    @Test func imageBuffersAreCountedWhileHeld() throws {
+        let ledger = MemoryLedger(limit: 100)
+        var image: Image?
+        do {
+            let buffer = try ImageBuffer(width: 4, height: 3, format: .rgb8, ledger: ledger)
+            #expect(ledger.currentBytes == 36)
+            buffer.withMutableRow(2) { $0[0] = 9 }
+            image = buffer.image
+            #expect(throws: CoreError.limitExceeded(requested: 72, inUse: 36, limit: 100)) {
+                _ = try ImageBuffer(width: 4, height: 6, format: .rgb8, ledger: ledger)
+            }
+        }
+        #expect(ledger.currentBytes == 0 && ledger.peakBytes == 36)
+        #expect(image?.row(2)[0] == 9 && image?.pixels.count == 36)
+    }
 }

@@ -80,7 +80,7 @@ import TestSupport
         raised.memoryLimit = 64 * Self.mebibyte
         let second = try Self.run(bomb, raised)
         let refusal = try #require(second.error)
-        guard case let .jpeg(.core(.limitExceeded(requested, _, limit))) = refusal else {
+        guard case let .memoryLimit(requested, _, limit) = refusal else {
             Issue.record("unexpected \(refusal)")
             return
         }

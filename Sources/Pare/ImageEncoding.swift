@@ -37,9 +37,12 @@ public enum ImageFileFormat: String, Sendable, CaseIterable {
 }
 
 /// A thumbnail and its encoded file.
-public struct EncodedThumbnail {
+public struct EncodedThumbnail: Sendable {
+    /// The thumbnail that was encoded.
     public var thumbnail: Thumbnail
+    /// The file format written.
     public var format: ImageFileFormat
+    /// The file's bytes.
     public var bytes: [UInt8]
 }
 
@@ -68,7 +71,7 @@ public enum ImageEncoding {
                 try encoder.encode(image)
                 return encoder.sink.bytes
             } catch {
-                throw .jpegEncoding(error)
+                throw PareError(error)
             }
         case .png:
             do {
@@ -81,7 +84,7 @@ public enum ImageEncoding {
                 }
                 return try encoder.encode(image)
             } catch {
-                throw .png(error)
+                throw PareError(error)
             }
         case .netpbm:
             return NetpbmEncoder.encode(image)
@@ -106,7 +109,7 @@ public enum NetpbmEncoder {
 
     public static func encode(_ image: Image) -> [UInt8] {
         header(width: image.width, height: image.height, channels: image.format.channels,
-               maxValue: image.format.bytesPerSample == 2 ? 65535 : 255) + image.bytes
+               maxValue: image.format.bytesPerSample == 2 ? 65535 : 255) + image.pixels
     }
 }
 

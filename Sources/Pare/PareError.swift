@@ -56,6 +56,11 @@ public enum PareError: Error, Sendable, Equatable {
         if case let .core(core) = error, let lifted = Self.lifted(core) { self = lifted } else { self = .exif(error) }
     }
 
+    /// Wraps a JPEG encoder's error, lifting out the ledger's refusal.
+    public init(_ error: JPEGEncodingError) {
+        if case let .core(core) = error, let lifted = Self.lifted(core) { self = lifted } else { self = .jpegEncoding(error) }
+    }
+
     /// Wraps a PareCore error, lifting out the ledger's refusal and cancellation.
     public init(_ error: CoreError) {
         self = Self.lifted(error) ?? .core(error)
@@ -76,6 +81,7 @@ public enum PareError: Error, Sendable, Equatable {
         case let .png(error): return error.kind
         case let .exif(error): return error.kind
         case let .core(error): return error.kind
+        case let .jpegEncoding(error): return error.kind
         case .memoryLimit, .memoryBudgetExceeded: return .memoryLimit
         case .cancelled: return .cancelled
         case .unknownFormat, .unsupported: return .unsupported

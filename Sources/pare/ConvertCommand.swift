@@ -159,7 +159,7 @@ func decodeFullSize<Sink: RowSink>(input: String, source: InputBytes, ledger: Me
                 guard let image = builder.image else { throw PNGError.core(.sizeOverflow) }
                 try sink.begin(RowStreamHeader(width: image.width, height: image.height, format: image.format))
                 for y in 0 ..< image.height {
-                    sink.consume(UnsafeBufferPointer(image.row(y)), at: RowPlacement(y: y, width: image.width))
+                    image.withRow(y) { sink.consume($0, at: RowPlacement(y: y, width: image.width)) }
                 }
             } else {
                 try decoder.decode(into: &sink)

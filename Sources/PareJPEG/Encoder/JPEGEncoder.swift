@@ -120,7 +120,7 @@ public struct JPEGEncoder<Sink: ByteSink>: RowSink {
         }
         if failure == nil {
             for y in 0 ..< image.height {
-                consume(UnsafeBufferPointer(image.row(y)), at: RowPlacement(y: y, width: image.width))
+                image.withRow(y) { consume($0, at: RowPlacement(y: y, width: image.width)) }
             }
         }
         try finish()

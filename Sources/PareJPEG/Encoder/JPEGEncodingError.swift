@@ -23,3 +23,14 @@ extension JPEGEncodingError: CustomStringConvertible {
         }
     }
 }
+
+extension JPEGEncodingError {
+    /// The sort of failure, as for every codec's error (see `ErrorKind`): everything but the
+    /// ledger's refusal is the caller's request (an option, an image the encoder cannot write).
+    public var kind: ErrorKind {
+        switch self {
+        case let .core(error): return error.kind
+        case .invalidOption, .unsupportedImage, .incompleteImage: return .usage
+        }
+    }
+}

@@ -37,6 +37,8 @@ func namesInScope() {
     let _: JPEGDecoder<MemoryByteSource>.Type = JPEGDecoder<MemoryByteSource>.self
     let _: PNGDecoder<MemoryByteSource>.Type = PNGDecoder<MemoryByteSource>.self
     let _: PNGEncoder.Type = PNGEncoder.self
+    let _: JPEGEncoder<ByteArraySink>.Type = JPEGEncoder<ByteArraySink>.self
+    let _: (JPEGEncoderOptions, JPEGEncodingError) = (JPEGEncoderOptions(quality: 85), .invalidOption("example"))
     let _: JPEGError = .notJPEG(offset: 0)
     let _: PNGError = .badSignature
     let _: EXIFError = .notTIFF(offset: 0)

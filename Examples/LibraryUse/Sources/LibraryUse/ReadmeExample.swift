@@ -2,14 +2,14 @@ import Pare
 
 // The README's example, kept here so that CI compiles it.
 
-/// 256-px PNG thumbnails of uploads, made in parallel; nil for an upload that was refused.
+/// 256-px JPEG thumbnails of uploads, made in parallel; nil for an upload that was refused.
 func thumbnails(of uploads: [[UInt8]]) async -> [[UInt8]?] {
     await withTaskGroup(of: (Int, [UInt8]?).self) { group in
         for (i, bytes) in uploads.enumerated() {
             group.addTask {
                 do throws(PareError) {
                     let thumbnail = try await ImageSource(bytes: bytes).thumbnail(options: ThumbnailOptions(maxPixelSize: 256))
-                    return (i, try? PNGEncoder(ledger: MemoryLedger()).encode(thumbnail.image))
+                    return (i, try ImageEncoding.encode(thumbnail.image, as: .jpeg))
                 } catch {
                     switch error.kind {
                     case .damaged, .unsupported: print("upload \(i) is not a usable image: \(error)")

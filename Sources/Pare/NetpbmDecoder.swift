@@ -24,7 +24,7 @@ public struct NetpbmDecoder<Source: ByteSource> {
         do {
             prefix = try source.bytes(at: 0, count: prefixCount)
         } catch {
-            throw .core(error)
+            throw PareError(error)
         }
         var header = NetpbmHeaderReader(bytes: prefix)
         guard prefix.count >= 2, prefix[0] == UInt8(ascii: "P") else { throw .unknownFormat }
@@ -99,7 +99,7 @@ public struct NetpbmDecoder<Source: ByteSource> {
                 sink.consume(UnsafeBufferPointer(start: row.baseAddress, count: rowBytes), at: RowPlacement(y: y, width: width))
             }
         } catch {
-            throw .core(error)
+            throw PareError(error)
         }
     }
 }

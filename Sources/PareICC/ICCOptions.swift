@@ -1,7 +1,7 @@
 /// The limits that keep a hostile profile from costing time or memory, each with a default
 /// far above what real profiles use (the README's "Limits" table lists them). A crossed
 /// limit throws the `ICCError` it names.
-public struct ICCOptions: Sendable {
+public struct ICCOptions: Sendable, Equatable {
     /// Largest profile accepted, in bytes, assembled from JPEG chunks, inflated from a PNG
     /// iCCP or read from a TIFF tag. Default: 8 MiB (the largest press profiles are ~4 MiB).
     /// `ICCError.profileTooLarge`.

@@ -50,13 +50,13 @@ func runConvert(_ raw: [String]) -> Int32 {
             do {
                 encoder = try JPEGEncoder(options: options, ledger: ledger, sink: FileByteSink(file: file))
             } catch {
-                throw .jpegEncoding(error)
+                throw PareError(error)
             }
             try decodeFullSize(input: input, source: source, ledger: ledger, into: &encoder)
             do {
                 try encoder.finish()
             } catch {
-                throw .jpegEncoding(error)
+                throw PareError(error)
             }
         } else {
             var builder = ImageBuilder(ledger: ledger)
@@ -138,7 +138,7 @@ func decodeFullSize<Sink: RowSink>(input: String, source: InputBytes, ledger: Me
     do {
         magic = try source.bytes(at: 0, count: min(4, source.count))
     } catch {
-        throw .core(error)
+        throw PareError(error)
     }
     // ImageFormat sniffs what ImageSource reads; Netpbm, which only convert reads, is `P5`–`P7`.
     let format = ImageFormat(sniffing: magic)

@@ -279,10 +279,11 @@ private func makeThumbnail(_ item: WorkItem, format: OutputFormat, options: Thum
             chosen = format.format(for: thumbnail.image)
             encoded = try ImageEncoding.encode(thumbnail.image, as: chosen, jpeg: jpeg, colour: thumbnail.colour)
             if chosen == .netpbm, case let .profile(profile) = thumbnail.colour {
-                thumbnail.warnings.append("colour: Netpbm cannot carry an ICC profile; "
-                    + "\(profile.bytes.count)-byte profile '\(profile.description ?? "")' dropped")
+                thumbnail.warnings.append(.colour("Netpbm cannot carry an ICC profile; "
+                    + "\(profile.bytes.count)-byte profile '\(profile.description ?? "")' dropped"))
             }
-            for warning in thumbnail.warnings where warning.hasPrefix("colour:") {
+            for warning in thumbnail.warnings {
+                guard case .colour = warning else { continue }
                 printError("pare: warning: \(item.input): \(warning)")
             }
         }

@@ -64,11 +64,10 @@ import TestSupport
         let profile = try ICCProfile(bytes: ProfileBuilder.sRGBLike().build())
         let converter = try #require(SRGBConverter(profile: profile))
         #expect(converter.isIdentity)
-        let image = try Image(width: 2, height: 1, format: .rgb8, ledger: MemoryLedger())
         let pixels: [UInt8] = [10, 200, 30, 255, 0, 128]
-        for i in 0 ..< 6 { image.row(0)[i] = pixels[i] }
-        #expect(converter.apply(to: image))
-        #expect(image.bytes == pixels)
+        var image = Image(width: 2, height: 1, format: .rgb8, pixels: pixels)
+        #expect(converter.apply(to: &image))
+        #expect(image.pixels == pixels)
     }
 
     /// The tables against the Double oracle over a 17³ grid, for a wide-gamut gamma 1.8
@@ -97,13 +96,14 @@ import TestSupport
         }
         #expect(worst <= 1)
         // The image loop is the per-pixel path.
-        let image = try Image(width: 3, height: 1, format: .rgba8, ledger: MemoryLedger())
         let pixels: [UInt8] = [10, 200, 30, 7, 255, 0, 128, 9, 90, 90, 90, 11]
-        for i in 0 ..< 12 { image.row(0)[i] = pixels[i] }
-        #expect(converter.apply(to: image))
+        var image = Image(width: 3, height: 1, format: .rgba8, pixels: pixels)
+        #expect(converter.apply(to: &image))
+        let converted = image.pixels
         for x in 0 ..< 3 {
             let one = converter.convert(pixels[4 * x], pixels[4 * x + 1], pixels[4 * x + 2])
-            #expect(Array(image.bytes[4 * x ..< 4 * x + 4]) == [one.0, one.1, one.2, pixels[4 * x + 3]])
+            let expected: [UInt8] = [one.0, one.1, one.2, pixels[4 * x + 3]]
+            #expect(Array(converted[4 * x ..< 4 * x + 4]) == expected)
         }
     }
 
@@ -116,8 +116,8 @@ import TestSupport
         #expect(converter.model == .gray)
         #expect(converter.convert(gray: 128) == 188)
         #expect(converter.convertExactly([128]) == [188])
-        let image = try Image(width: 1, height: 1, format: .rgb8, ledger: MemoryLedger())
-        #expect(!converter.apply(to: image))
+        var image = try Image(width: 1, height: 1, format: .rgb8)
+        #expect(!converter.apply(to: &image))
     }
 
     /// Bradford-adapted sRGB primaries give the colorants sRGB profiles carry (ICC.1 Annex F.3

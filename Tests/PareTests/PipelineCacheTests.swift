@@ -8,8 +8,8 @@ import TestSupport
 
 /// A thumbnail of `width`×`height` RGB whose first byte is `marker`, for cache tests.
 private func sample(_ width: Int, _ height: Int = 1, marker: UInt8 = 0) throws -> Thumbnail {
-    let image = try Image(width: width, height: height, format: .rgb8, ledger: MemoryLedger())
-    image.storage[0] = marker
+    var image = try Image(width: width, height: height, format: .rgb8)
+    image.withMutableRow(0) { $0[0] = marker }
     return Thumbnail(image: image, source: .fullImage, reason: "test", appliedOrientation: .up,
                      ledgerPeakBytes: 0, allocations: 0, warnings: [])
 }
@@ -99,7 +99,7 @@ private func sample(_ width: Int, _ height: Int = 1, marker: UInt8 = 0) throws -
         // Stored as JPEG (the thumbnail is opaque): exactly the pixels of that JPEG.
         let stored = try DiskCacheEntry(automatic: made, key: request.cacheKey())
         #expect(stored.encoding == .jpeg)
-        #expect(cached.image.bytes == (try stored.image(ledger: MemoryLedger())).bytes)
+        #expect(cached.image.pixels == (try stored.image(ledger: MemoryLedger())).pixels)
         #expect(cached.source == made.source)
         #expect(cached.image.format == made.image.format)
     }
@@ -127,7 +127,7 @@ private func sample(_ width: Int, _ height: Int = 1, marker: UInt8 = 0) throws -
         #expect(pipeline.statistics.diskCacheHits == 0)
         #expect(pipeline.statistics.decodes == 1)
         #expect(pipeline.diskCache?.damagedEntriesRemoved == 1)
-        #expect(rebuilt.image.bytes == made.image.bytes)
+        #expect(rebuilt.image.pixels == made.image.pixels)
         let rewritten = try #require(FileSystem.read(path))
         #expect(try DiskCacheEntry(parsing: rewritten).key == request.cacheKey().encoded(as: DiskCacheEntry.automaticPolicy))
     }

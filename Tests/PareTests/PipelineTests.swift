@@ -208,3 +208,62 @@ final class OrderRecorder: @unchecked Sendable {
     func append(_ name: String) { lock.withLock { list.append(name) } }
     var names: [String] { lock.withLock { list } }
 }
+
+@Suite struct PipelineCancellationTests {
+    /// A 12 MP JPEG decoded at full scale: 188 MCU rows of 16 lines. The only request is
+    /// cancelled once the decode has passed 20 rows; the decode asks once per MCU row
+    /// whether to stop, and the test counts the rows it began after the cancellation and
+    /// reads the job's ledger once the decode thread has given its reservation back.
+    @Test func cancelledDecodeStopsWithinOneMCURowAndEmptiesItsLedger() async throws {
+        let probe = CancellationProbe()
+        let pipeline = try PipelineFixtures.pipeline {
+            $0.ledgerObserver = { ledger in probe.watch(ledger) }
+            $0.cancellationObserver = { cancelled in probe.check(cancelled) }
+        }
+        let request = PipelineFixtures.request(PipelineFixtures.large, key: "cancelled", fullScale: true)
+        let task = Task { try await pipeline.thumbnail(request) }
+        #expect(await PipelineFixtures.eventually { probe.rows.before >= 20 })
+        probe.cancelRequested()
+        task.cancel()
+        do {
+            _ = try await task.value
+            Issue.record("a cancelled request returned a thumbnail")
+        } catch let error as PareError {
+            #expect(error == .cancelled)
+        }
+        // The reservation comes back when the decode thread has returned.
+        #expect(await PipelineFixtures.eventually { pipeline.reservedBytes == 0 })
+        let rows = probe.rows
+        #expect(rows.after <= 1, "rows begun after the cancellation: \(rows.after)")
+        #expect(rows.stopped, "the decode never saw the cancellation")
+        #expect(rows.before < 188)
+        #expect(probe.ledgerBytes == 0)
+        #expect(pipeline.statistics.decodes == 0)
+        print("cancelled after \(rows.before) of 188 MCU rows; rows begun after: \(rows.after); ledger held \(probe.ledgerPeak) B at most, \(probe.ledgerBytes ?? -1) B after")
+    }
+}
+
+/// What a cancelled decode did: rows (cancellation checks answered "go on") before and after
+/// the cancellation was asked for, whether a check answered "stop", and the job's ledger.
+final class CancellationProbe: @unchecked Sendable {
+    private let lock = Lock()
+    private var requested = false
+    private var before = 0, after = 0, sawStop = false
+    private var ledger: MemoryLedger?
+
+    func watch(_ ledger: MemoryLedger) { lock.withLock { self.ledger = ledger } }
+
+    func check(_ cancelled: Bool) {
+        lock.withLock {
+            if cancelled { sawStop = true } else if requested { after += 1 } else { before += 1 }
+        }
+    }
+
+    func cancelRequested() { lock.withLock { requested = true } }
+
+    var rows: (before: Int, after: Int, stopped: Bool) { lock.withLock { (before, after, sawStop) } }
+    /// Read once the decode thread is done with the ledger (the pipeline's budget lock
+    /// orders its last use before this read).
+    var ledgerBytes: Int? { lock.withLock { ledger?.currentBytes } }
+    var ledgerPeak: Int { lock.withLock { ledger?.peakBytes ?? 0 } }
+}

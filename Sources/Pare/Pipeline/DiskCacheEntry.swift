@@ -201,14 +201,14 @@ extension DiskCacheEntry {
                 var decoder = try PNGDecoder(source: MemoryByteSource(payload), ledger: ledger)
                 try decoder.decode(into: &builder)
             } catch {
-                throw .png(error)
+                throw PareError(error)
             }
         case .jpeg:
             do throws(JPEGError) {
                 var decoder = try JPEGDecoder(source: MemoryByteSource(payload), ledger: ledger)
                 try decoder.decode(scale: .full, into: &builder)
             } catch {
-                throw .jpeg(error)
+                throw PareError(error)
             }
         }
         guard let image = builder.image, image.width == width, image.height == height else {

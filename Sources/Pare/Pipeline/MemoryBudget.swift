@@ -51,11 +51,10 @@ enum JobCost {
 }
 
 extension PareError {
-    /// True if a `MemoryLedger` refused an allocation (whatever stage asked for it).
+    /// True if a `MemoryLedger` refused an allocation (whatever stage asked for it: the
+    /// codecs' refusals arrive lifted out as `.memoryLimit`).
     var isLedgerLimit: Bool {
-        switch self {
-        case .core(.limitExceeded), .jpeg(.core(.limitExceeded)), .png(.core(.limitExceeded)): return true
-        default: return false
-        }
+        if case .memoryLimit = self { return true }
+        return false
     }
 }

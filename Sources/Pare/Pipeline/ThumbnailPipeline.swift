@@ -36,6 +36,9 @@ public final class ThumbnailPipeline: @unchecked Sendable {
         /// Called with each job's ledger before its decode starts (tests watch the heap
         /// through its `afterAllocation`).
         var ledgerObserver: (@Sendable (MemoryLedger) -> Void)?
+        /// Called with the answer each time a decode asks whether its job is cancelled (once
+        /// per MCU row or scanline batch): tests count the rows decoded after a cancellation.
+        var cancellationObserver: (@Sendable (Bool) -> Void)?
 
         public init() {}
     }
@@ -353,9 +356,14 @@ public final class ThumbnailPipeline: @unchecked Sendable {
         options.decodeWorkers = 1
         let estimate = JobCost.estimate(source: source.value, options: options)
         let decodeOptions = options
+        let observer = configuration.cancellationObserver
+        let cancellation = CancellationCheck {
+            let cancelled = cancel.isSet
+            observer?(cancelled)
+            return cancelled
+        }
         return try await withReservation(estimate: estimate, memoryLimit: options.memoryLimit, job: job) { ledger throws(PareError) in
-            if cancel.isSet { throw .cancelled }
-            return try source.value.thumbnail(options: decodeOptions, ledger: ledger)
+            try source.value.thumbnail(options: decodeOptions, ledger: ledger, cancellation: cancellation)
         }
     }
 

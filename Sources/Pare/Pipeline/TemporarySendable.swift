@@ -1,1 +1,0 @@
-extension Thumbnail: @unchecked Sendable {}

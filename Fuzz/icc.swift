@@ -1,6 +1,6 @@
 // libFuzzer target: ICC profile parsing (PareICC). Each input is parsed as a profile with
 // default limits and with tight ones; a parsed matrix/TRC or gray profile builds its sRGB
-// conversion and converts a small image; the input is also split into JPEG APP2
+// conversion and converts rows of each sample size; the input is also split into JPEG APP2
 // ICC_PROFILE chunks (its first byte the chunk count, the rest cut evenly) and joined.
 // Any typed error is an accepted outcome; a trap or a sanitizer report is a finding.
 import PareCore
@@ -14,15 +14,14 @@ func exercise(_ profile: ICCProfile) {
         for curve in curves { _ = curve.evaluate(0.5) }
     }
     guard let converter = SRGBConverter(profile: profile) else { return }
-    let ledger = MemoryLedger(limit: 1 << 20)
-    let format: PixelFormat = converter.model == .gray ? .gray8 : .rgba8
-    guard let image = try? Image(width: 16, height: 16, format: format, ledger: ledger) else { return }
-    for y in 0 ..< 16 {
-        let row = image.row(y)
-        for i in 0 ..< row.count { row[i] = UInt8(truncatingIfNeeded: y * 16 + i) }
+    // Rows of 8- and 16-bit samples, with and without alpha, through the integer tables.
+    let gray = converter.model == .gray
+    for format in gray ? [PixelFormat.gray8, .grayAlpha16] : [.rgba8, .rgb16] {
+        let pixels = (0 ..< 64 * format.bytesPerPixel).map { UInt8(truncatingIfNeeded: $0 &* 37) }
+        let out = converter.convert(pixels, format: format)
+        precondition(out.count == 64 * format.eightBit.bytesPerPixel, "converter refused its own model's layout")
     }
-    precondition(converter.apply(to: image), "converter refused its own model's layout")
-    _ = converter.convertExactly(format == .gray8 ? [128] : [1, 128, 255])
+    _ = converter.convertExactly(gray ? [128] : [1, 128, 255] as [UInt8])
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -65,9 +65,7 @@ public enum ImageEncoding {
         switch format {
         case .jpeg:
             do {
-                var jpeg = jpeg
-                if case let .profile(profile) = colour { jpeg.iccProfile = profile.bytes }
-                var encoder = try JPEGEncoder(options: jpeg, ledger: ledger, sink: ByteArraySink())
+                var encoder = try JPEGEncoder(options: jpeg.declaring(colour), ledger: ledger, sink: ByteArraySink())
                 try encoder.encode(image)
                 return encoder.sink.bytes
             } catch {
@@ -89,6 +87,26 @@ public enum ImageEncoding {
         case .netpbm:
             return NetpbmEncoder.encode(image)
         }
+    }
+}
+
+extension ImageEncoding {
+    /// The warning for a file of `format` that cannot declare `colour`: Netpbm has no place
+    /// for a profile. Nil when nothing is lost (sRGB is what an untagged file is read as).
+    public static func colourDropped(_ colour: OutputColour, by format: ImageFileFormat) -> ThumbnailWarning? {
+        guard format == .netpbm, case let .profile(profile) = colour else { return nil }
+        return .colour("Netpbm cannot carry an ICC profile; \(profile.bytes.count)-byte profile "
+            + "'\(profile.description ?? "")' dropped")
+    }
+}
+
+extension JPEGEncoderOptions {
+    /// These options with the file declaring `colour`: a carried profile goes into APP2
+    /// chunks (ICC.1 B.4); sRGB needs nothing, since a JPEG without a profile is read as sRGB.
+    public func declaring(_ colour: OutputColour) -> JPEGEncoderOptions {
+        var options = self
+        if case let .profile(profile) = colour { options.iccProfile = profile.bytes }
+        return options
     }
 }
 

@@ -24,6 +24,9 @@ public struct SourceColour: Sendable {
     /// Why a profile was not read, or what was wrong with its chunks.
     public var warnings: [String] = []
 
+    /// No colour facts: the pixels are read as sRGB.
+    public init() {}
+
     /// The conversion `--colour srgb` applies, nil when none can be made (no colour
     /// information, which means sRGB; or a profile that is not matrix/TRC).
     public var converter: SRGBConverter? {

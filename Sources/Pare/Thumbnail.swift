@@ -120,8 +120,11 @@ extension ImageSource {
         let outWidth = max(1, (plan.width * outLong + long / 2) / long)
         let outHeight = max(1, (plan.height * outLong + long / 2) / long)
 
-        var sink = Resampler(outputWidth: outWidth, outputHeight: outHeight, filter: options.filter,
-                             ledger: ledger, downstream: ImageBuilder(ledger: ledger))
+        // Colour is converted on the decoded rows, before the resampler (ColourStage).
+        let colourStage = ColourStage(options.colour, source: properties.colour)
+        var sink = colourStage.sink(ledger: ledger, into: Resampler(
+            outputWidth: outWidth, outputHeight: outHeight, filter: options.filter, ledger: ledger,
+            downstream: ImageBuilder(ledger: ledger)))
         switch format {
         case .jpeg, .tiff:
             if format == .tiff && plan.embedded == nil {
@@ -144,8 +147,8 @@ extension ImageSource {
                                                 ledger: ledger, cancellation: cancellation, into: &sink)
             }
         case .png:
-            // 16-bit PNGs go to the resampler as they are: it filters at full precision and
-            // writes 8-bit rows.
+            // 16-bit PNGs go to the resampler as they are (it filters at full precision and
+            // writes 8-bit rows), or as 8-bit sRGB rows when they are converted.
             do {
                 var decoder = try PNGDecoder(source: input, ledger: ledger, options: options.png)
                 decoder.cancellation = cancellation
@@ -154,18 +157,19 @@ extension ImageSource {
                 throw PareError(error)
             }
         }
-        sink.finish()
-        guard var image = sink.downstream.image else { throw .unsupported("decoder produced no rows") }
+        sink.downstream.finish()
+        guard var image = sink.downstream.downstream.image else { throw .unsupported("decoder produced no rows") }
 
         // The resampled image stays counted (the builder holds it) while the steps below make
         // their own; the job's count falls back to zero when the builder goes, on return.
         do {
+            let decoded = image.format
             var expanded: ImageBuffer?
             if image.format == .grayAlpha8 {
                 expanded = try Self.expandGrayAlpha(image, ledger: ledger)
                 image = expanded!.image
             }
-            let colour = ThumbnailColour.apply(options.colour, source: properties.colour, to: &image, warnings: &warnings)
+            let colour = colourStage.outputColour(decoded: decoded, output: image.format, warnings: &warnings)
             let orientation = options.applyOrientation ? properties.orientation : .up
             if orientation != .up { image = try orientation.apply(to: image, ledger: ledger) }
             let thumbnail = Thumbnail(image: image, source: plan.source, reason: plan.reason,

@@ -25,9 +25,9 @@ public enum ColourHandling: String, Sendable, CaseIterable {
     /// the output's channels fit it: an RGB profile on RGB output, a gray one on gray).
     case keep
     /// Matrix/TRC RGB and gray TRC profiles, Adobe RGB named by EXIF, and PNG gAMA/cHRM
-    /// are converted to sRGB on the small image after resampling (`SRGBConverter`); the
-    /// output is tagged sRGB. Profiles of other kinds (LUT-based, CMYK) are not applied and
-    /// a warning says so.
+    /// are converted to sRGB on the decoded rows, before resampling (`SRGBConvertingSink`);
+    /// the output is tagged sRGB. Profiles of other kinds (LUT-based, CMYK) are not applied
+    /// and a warning says so.
     case sRGB = "srgb"
 }
 

@@ -1,15 +1,14 @@
 import PareCore
 
-/// Converts 8-bit pixels from a matrix/TRC RGB colour space or a gray TRC colour space to
-/// sRGB, relative colorimetric (ICC.1 F.3 and F.2, with the sRGB profile's inverse on the
-/// way out):
+/// Converts pixels from a matrix/TRC RGB colour space or a gray TRC colour space to sRGB,
+/// relative colorimetric (ICC.1 F.3 and F.2, with the sRGB profile's inverse on the way
+/// out):
 ///
-/// 1. each channel through its TRC to linear light, by a 256-entry table per channel;
+/// 1. each channel through its TRC to linear light, by a lookup table per channel;
 /// 2. the 3×3 matrix whose columns are the colorants, to PCS XYZ (D50), multiplied ahead
 ///    of time by the inverse of sRGB's own matrix: sRGB's D65 primaries adapted to D50 by
 ///    the linear Bradford transform (ICC.1 Annex E.3), as an sRGB profile's colorants are;
-/// 3. clipped to 0…1 and encoded with the sRGB curve (IEC 61966-2-1) by a 16,384-entry
-///    table.
+/// 3. clipped to 0…1 and encoded with the sRGB curve (IEC 61966-2-1) by a lookup table.
 ///
 /// The colorants of a profile are already relative to the PCS white (ICC.1 F.3: `chad`
 /// records how the device white was adapted to D50, and `wtpt` is D50 in v4 and in most v2
@@ -17,8 +16,9 @@ import PareCore
 /// side. Gray: `kTRC` gives the PCS Y of a neutral, which sRGB shows as R = G = B; the
 /// output stays gray with the sRGB curve.
 ///
-/// `convertExactly` is the same arithmetic in Double without tables: the oracle the tables
-/// are tested against.
+/// The tables and the integer arithmetic that runs them over rows are `SRGBRowConverter`;
+/// `convertExactly` is the same conversion in Double without tables, the oracle they are
+/// tested against.
 public struct SRGBConverter: Sendable {
     public enum Model: Sendable, Equatable {
         /// Three curves and the matrix from linear RGB to linear sRGB.
@@ -31,16 +31,19 @@ public struct SRGBConverter: Sendable {
     let curves: [ICCToneCurve]
     /// The curves give L*/100 (gray with a Lab PCS), not linear light.
     let lightness: Bool
-    /// Row-major, linear source RGB to linear sRGB (identity for gray).
+    /// Row-major, linear source RGB to linear sRGB (identity for gray), each entry within
+    /// ±`maxCoefficient` (a non-finite entry, from singular colorants, is 0).
     let matrix: [Double]
+    /// No colour space's matrix to sRGB comes near this (ProPhoto's largest entry is about
+    /// 2); only a damaged profile's would, and clipping it keeps the integer sums of
+    /// `SRGBRowConverter` within 32 bits.
+    static let maxCoefficient = 5.0
+    /// The tables for 8-bit samples, made once with the converter.
+    let rows8: SRGBRowConverter
     /// True when every ramp of every channel (each primary alone, and gray) comes out within
     /// one code of itself: the source is an sRGB profile (profiles of sRGB differ in their
     /// curve tables and colorant rounding by less than that), and pixels are left untouched.
     public private(set) var isIdentity = false
-
-    let decodeTables: [[Float]]
-    let encodeTable: [UInt8]
-    static let encodeSteps = 16384
 
     /// A matrix/TRC RGB or gray TRC profile; nil for LUT-based, CMYK, Lab and other profiles.
     public init?(profile: ICCProfile) {
@@ -76,58 +79,66 @@ public struct SRGBConverter: Sendable {
     }
 
     private init(model: Model, curves: [ICCToneCurve], matrix: [Double], lightness: Bool = false) {
+        let limit = Self.maxCoefficient
+        let matrix = matrix.map { $0.isNaN ? 0 : min(max($0, -limit), limit) }
         self.model = model
         self.curves = curves
         self.matrix = matrix
         self.lightness = lightness
-        decodeTables = curves.map { curve in
-            (0 ..< 256).map { Float(Self.linear(curve.evaluate(Double($0) / 255), lightness: lightness)) }
-        }
-        let steps = Self.encodeSteps
-        encodeTable = (0 ..< steps).map { step in
-            let encoded = SRGBCurve.encode(Double(step) / Double(steps - 1))
-            return UInt8(min(255, max(0, encoded * 255 + 0.5)))
-        }
+        rows8 = SRGBRowConverter(model: model, curves: curves, lightness: lightness, matrix: matrix, sampleBits: 8)
         isIdentity = rampsUnchanged()
+    }
+
+    /// The row converter for `format`: the 8-bit tables, or 16-bit ones made now (a
+    /// 4,097-entry table per curve); nil when the format does not fit the model (gray
+    /// samples for an RGB space, or RGB for a gray one).
+    public func rows(for format: PixelFormat) -> SRGBRowConverter? {
+        guard accepts(format) else { return nil }
+        var rows = format.bytesPerSample == 1 ? rows8
+            : SRGBRowConverter(model: model, curves: curves, lightness: lightness, matrix: matrix, sampleBits: 16)
+        rows.channels = format.channels
+        return rows
+    }
+
+    /// True when pixels of `format` can be converted: RGB and RGBA (alpha untouched) for an
+    /// RGB space, gray and gray+alpha for a gray one, 8 or 16 bits.
+    public func accepts(_ format: PixelFormat) -> Bool {
+        format.isGray == (model == .gray)
     }
 
     /// Each channel's ramp alone and the gray ramp, through the tables, within one code.
     private func rampsUnchanged() -> Bool {
-        func near(_ a: UInt8, _ b: UInt8) -> Bool { (Int(a) - Int(b)).magnitude <= 1 }
+        var ramp: [UInt8] = []
         for v in 0 ... 255 {
             let value = UInt8(v)
-            if model == .gray {
-                if !near(convert(gray: value), value) { return false }
-                continue
-            }
-            for pixel in [(value, 0, 0), (0, value, 0), (0, 0, value), (value, value, value)] as [(UInt8, UInt8, UInt8)] {
-                let out = convert(pixel.0, pixel.1, pixel.2)
-                if !near(out.0, pixel.0) || !near(out.1, pixel.1) || !near(out.2, pixel.2) { return false }
-            }
+            ramp += model == .gray ? [value] : [value, 0, 0, 0, value, 0, 0, 0, value, value, value, value]
         }
+        let out = convert(ramp, format: model == .gray ? .gray8 : .rgb8)
+        for i in 0 ..< ramp.count where (Int(out[i]) - Int(ramp[i])).magnitude > 1 { return false }
         return true
     }
 
-    /// One RGB pixel through the tables: what `apply` does to each pixel.
-    public func convert(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> (UInt8, UInt8, UInt8) {
-        let lr = decodeTables[0][Int(r)], lg = decodeTables[1][Int(g)], lb = decodeTables[2][Int(b)]
-        func channel(_ row: Int) -> UInt8 {
-            let m = row * 3
-            let v = Float(matrix[m]) * lr + Float(matrix[m + 1]) * lg + Float(matrix[m + 2]) * lb
-            return encodeTable[Self.encodeIndex(v)]
+    /// Pixels of `format` through the tables, as `SRGBRowConverter` converts rows: 8-bit
+    /// samples out whatever came in. For tests and small jobs; rows go through `rows(for:)`.
+    public func convert(_ pixels: [UInt8], format: PixelFormat) -> [UInt8] {
+        guard let rows = rows(for: format) else { return pixels }
+        let count = pixels.count / format.bytesPerPixel
+        var out = [UInt8](repeating: 0, count: count * format.eightBit.bytesPerPixel)
+        pixels.withUnsafeBufferPointer { source in
+            out.withUnsafeMutableBufferPointer { rows.convert(source, into: $0, width: count) }
         }
-        return (channel(0), channel(1), channel(2))
+        return out
     }
 
+    /// One RGB pixel through the tables.
+    public func convert(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> (UInt8, UInt8, UInt8) {
+        let out = convert([r, g, b], format: .rgb8)
+        return (out[0], out[1], out[2])
+    }
+
+    /// One gray pixel through the tables.
     public func convert(gray: UInt8) -> UInt8 {
-        encodeTable[Self.encodeIndex(decodeTables[0][Int(gray)])]
-    }
-
-    @inline(__always)
-    static func encodeIndex(_ linear: Float) -> Int {
-        // NaN fails both comparisons and lands on 0.
-        let clipped = linear > 0 ? min(linear, 1) : 0
-        return Int(clipped * Float(encodeSteps - 1) + 0.5)
+        convert([gray], format: .gray8)[0]
     }
 
     /// Linear light from a curve's output: itself, or Y from L*/100.
@@ -139,64 +150,20 @@ public struct SRGBConverter: Sendable {
         return f * f * f
     }
 
-    /// The oracle: the same conversion in Double, without tables, rounded to 8 bits.
-    public func convertExactly(_ pixel: [UInt8]) -> [UInt8] {
+    /// The oracle: the same conversion in Double, without tables, for samples of `maxValue`
+    /// (255 or 65535), rounded to 8 bits.
+    public func convertExactly(_ pixel: [Int], maxValue: Int = 255) -> [UInt8] {
         let linear = (0 ..< pixel.count).map {
-            Self.linear(curves[min($0, curves.count - 1)].evaluate(Double(pixel[$0]) / 255), lightness: lightness)
+            Self.linear(curves[min($0, curves.count - 1)].evaluate(Double(pixel[$0]) / Double(maxValue)),
+                        lightness: lightness)
         }
         let out = model == .gray ? linear : Matrix3.apply(matrix, linear)
         return out.map { UInt8(min(255, max(0, SRGBCurve.encode(min(max($0, 0), 1)) * 255 + 0.5))) }
     }
 
-    /// Converts `image` in place: rgb8 and rgba8 (alpha untouched) for RGB, gray8 for gray.
-    /// Returns false, leaving the image alone, when the layout does not fit the model.
-    /// With `isIdentity` it returns true at once.
-    public func apply(to image: inout Image) -> Bool {
-        let channels: Int
-        switch (model, image.format) {
-        case (.rgb, .rgb8): channels = 3
-        case (.rgb, .rgba8): channels = 4
-        case (.gray, .gray8): channels = 1
-        default: return false
-        }
-        if isIdentity { return true }
-        let m = matrix.map { Float($0) }
-        let steps = Float(Self.encodeSteps - 1)
-        decodeTables[0].withUnsafeBufferPointer { t0 in
-            decodeTables[min(1, decodeTables.count - 1)].withUnsafeBufferPointer { t1 in
-                decodeTables[min(2, decodeTables.count - 1)].withUnsafeBufferPointer { t2 in
-                    encodeTable.withUnsafeBufferPointer { encode in
-                        let width = image.width
-                        for y in 0 ..< image.height {
-                          image.withMutableRow(y) { row in
-                            // SAFETY: x < width and width * channels ≤ row.count (Image's
-                            // stride); table indices are bytes (< 256 entries) or
-                            // encodeIndex, which clips to 0…encodeSteps − 1.
-                            let p = row.baseAddress!
-                            if channels == 1 {
-                                for x in 0 ..< width {
-                                    let v = t0[Int(p[x])]
-                                    p[x] = encode[Int((v > 0 ? min(v, 1) : 0) * steps + 0.5)]
-                                }
-                                return
-                            }
-                            for x in 0 ..< width {
-                                let q = p + x * channels
-                                let r = t0[Int(q[0])], g = t1[Int(q[1])], b = t2[Int(q[2])]
-                                let o0 = m[0] * r + m[1] * g + m[2] * b
-                                let o1 = m[3] * r + m[4] * g + m[5] * b
-                                let o2 = m[6] * r + m[7] * g + m[8] * b
-                                q[0] = encode[Int((o0 > 0 ? min(o0, 1) : 0) * steps + 0.5)]
-                                q[1] = encode[Int((o1 > 0 ? min(o1, 1) : 0) * steps + 0.5)]
-                                q[2] = encode[Int((o2 > 0 ? min(o2, 1) : 0) * steps + 0.5)]
-                            }
-                          }
-                        }
-                    }
-                }
-            }
-        }
-        return true
+    /// The oracle for 8-bit samples.
+    public func convertExactly(_ pixel: [UInt8]) -> [UInt8] {
+        convertExactly(pixel.map { Int($0) })
     }
 }
 
@@ -211,6 +178,11 @@ public enum SRGBCurve {
     /// Linear light to the encoded value, both 0…1.
     public static func encode(_ linear: Double) -> Double {
         linear <= 0.0031308 ? 12.92 * linear : 1.055 * ICCMath.pow(linear, 1 / 2.4) - 0.055
+    }
+
+    /// The encoded value to linear light, both 0…1: `encode`'s inverse.
+    public static func decode(_ encoded: Double) -> Double {
+        encoded <= 0.04045 ? encoded / 12.92 : ICCMath.pow((encoded + 0.055) / 1.055, 2.4)
     }
 }
 

@@ -1,4 +1,5 @@
-import Pare
+@_spi(CommandLine) import Pare
+import PareICC
 import PareCore
 import PareJPEG
 import ParePNG
@@ -10,10 +11,16 @@ import ParePNG
 /// with no options it is what `cjpeg` writes from the same pixels (quality 75, 4:2:0,
 /// standard tables, baseline). `--restart N` puts a restart marker every N MCU rows,
 /// `--restart NB` every N MCUs, as cjpeg's `-restart` does.
+///
+/// Colour goes through the thumbnail's colour stage (`ColourStage`): by default (`--colour
+/// keep`) a JPEG or PNG output carries the source's ICC profile byte for byte (Netpbm
+/// cannot, and a warning says so when one is dropped); `--colour srgb` converts the rows to
+/// sRGB on their way to the encoder and writes no profile (a PNG gets an `sRGB` chunk).
+/// Converted rows are 8-bit, whatever the input's sample size.
 func runConvert(_ raw: [String]) -> Int32 {
     let arguments: Arguments
     do {
-        arguments = try Arguments(raw, valued: ["--output", "--quality", "--sampling", "--restart", "--format"],
+        arguments = try Arguments(raw, valued: ["--output", "--quality", "--sampling", "--restart", "--format", "--colour"],
                                   boolean: ["--optimize", "--progressive", "--baseline"], aliases: ["-o": "--output"])
     } catch {
         return usageError(error.message)
@@ -31,6 +38,11 @@ func runConvert(_ raw: [String]) -> Int32 {
     case .success: break
     case let .failure(error): return usageError(error.message)
     }
+    var colour = ColourHandling.keep
+    if let text = arguments.value("--colour") {
+        guard let parsed = ColourHandling(rawValue: text) else { return usageError("--colour takes keep or srgb") }
+        colour = parsed
+    }
     let input = arguments.positionals[0]
     let source: InputBytes
     do {
@@ -40,39 +52,94 @@ func runConvert(_ raw: [String]) -> Int32 {
     }
     let ledger = MemoryLedger()
     let file = OutputFile(path: output)
+    var colourWarnings: [ThumbnailWarning] = []
     do throws(PareError) {
+        let stage = ColourStage(colour, source: try sourceColour(source))
+        colourWarnings = stage.source.warnings.map(ThumbnailWarning.colour)
         if format == .jpeg {
             guard file.open() else {
                 printError("pare: \(output): cannot write the file")
                 return 1
             }
-            var encoder: JPEGEncoder<FileByteSink>
-            do {
-                encoder = try JPEGEncoder(options: options, ledger: ledger, sink: FileByteSink(file: file))
-            } catch {
-                throw PareError(error)
-            }
-            try decodeFullSize(input: input, source: source, ledger: ledger, into: &encoder)
-            do {
-                try encoder.finish()
-            } catch {
-                throw PareError(error)
-            }
+            var sink = stage.sink(ledger: ledger, into: DeclaringJPEGEncoder(options: options, stage: stage, ledger: ledger,
+                                                                             file: file))
+            try decodeFullSize(input: input, source: source, ledger: ledger, into: &sink)
+            colourWarnings += sink.downstream.colourWarnings
+            try sink.downstream.finish()
         } else {
-            var builder = ImageBuilder(ledger: ledger)
-            try decodeFullSize(input: input, source: source, ledger: ledger, into: &builder)
-            guard let image = builder.image else { throw .unsupported("the decoder produced no rows") }
+            var sink = stage.sink(ledger: ledger, into: ImageBuilder(ledger: ledger))
+            try decodeFullSize(input: input, source: source, ledger: ledger, into: &sink)
+            guard let image = sink.downstream.image else { throw .unsupported("the decoder produced no rows") }
+            let declared = stage.outputColour(decoded: image.format, output: image.format, warnings: &colourWarnings)
+            if let dropped = ImageEncoding.colourDropped(declared, by: format) { colourWarnings.append(dropped) }
             guard file.open() else {
                 printError("pare: \(output): cannot write the file")
                 return 1
             }
-            file.write(try ImageEncoding.encode(image, as: format, ledger: ledger))
+            file.write(try ImageEncoding.encode(image, as: format, colour: declared, ledger: ledger))
         }
     } catch {
         file.abandon()
         return reportInputError(input, error)
     }
+    for warning in colourWarnings { printError("pare: \(input): warning: \(warning)") }
     return commitOutput(file)
+}
+
+/// The colour facts of an input `ImageSource` reads (JPEG, PNG, TIFF); none for Netpbm.
+private func sourceColour(_ source: InputBytes) throws(PareError) -> SourceColour {
+    let image: ImageSource
+    do {
+        image = try ImageSource(input: source)
+    } catch {
+        return SourceColour()
+    }
+    return try image.properties().colour
+}
+
+/// The JPEG encoder, made when the first rows' format is known, so that the file declares
+/// what the colour stage gives for that format (a CMYK profile is not carried on the RGB
+/// pixels of a CMYK JPEG). It writes to `file` as rows arrive.
+struct DeclaringJPEGEncoder: RowSink {
+    let options: JPEGEncoderOptions
+    let stage: ColourStage
+    let ledger: MemoryLedger
+    let file: OutputFile
+    var encoder: JPEGEncoder<FileByteSink>?
+    var failure: JPEGEncodingError?
+    var colourWarnings: [ThumbnailWarning] = []
+
+    init(options: JPEGEncoderOptions, stage: ColourStage, ledger: MemoryLedger, file: OutputFile) {
+        self.options = options
+        self.stage = stage
+        self.ledger = ledger
+        self.file = file
+    }
+
+    mutating func begin(_ header: RowStreamHeader) throws(CoreError) {
+        let colour = stage.outputColour(decoded: header.format, output: header.format, warnings: &colourWarnings)
+        do {
+            encoder = try JPEGEncoder(options: options.declaring(colour), ledger: ledger, sink: FileByteSink(file: file))
+        } catch {
+            failure = error
+            return
+        }
+        try encoder?.begin(header)
+    }
+
+    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+        encoder?.consume(row, at: placement)
+    }
+
+    mutating func finish() throws(PareError) {
+        do throws(JPEGEncodingError) {
+            if let failure { throw failure }
+            guard var encoder else { throw .incompleteImage(rowsGiven: 0, height: 0) }
+            try encoder.finish()
+        } catch {
+            throw PareError(error)
+        }
+    }
 }
 
 /// Writes encoder output into an `OutputFile`.

@@ -278,9 +278,8 @@ private func makeThumbnail(_ item: WorkItem, format: OutputFormat, options: Thum
             made = Made(thumbnail)
             chosen = format.format(for: thumbnail.image)
             encoded = try ImageEncoding.encode(thumbnail.image, as: chosen, jpeg: jpeg, colour: thumbnail.colour)
-            if chosen == .netpbm, case let .profile(profile) = thumbnail.colour {
-                thumbnail.warnings.append(.colour("Netpbm cannot carry an ICC profile; "
-                    + "\(profile.bytes.count)-byte profile '\(profile.description ?? "")' dropped"))
+            if let dropped = ImageEncoding.colourDropped(thumbnail.colour, by: chosen) {
+                thumbnail.warnings.append(dropped)
             }
             for warning in thumbnail.warnings {
                 guard case .colour = warning else { continue }

@@ -18,11 +18,12 @@ let usage = """
                      [--no-rotate] [--jobs N] [--json] [--stats] [--cache DIR]
             IN may be files or directories; with --out-dir, outputs keep their relative paths.
       pare convert IN -o OUT [--quality N] [--sampling 4:2:0|4:2:2|4:4:4] [--optimize]
-                   [--progressive] [--restart N|NB] [--baseline]
+                   [--progressive] [--restart N|NB] [--baseline] [--colour keep|srgb]
             decodes IN (JPEG, PNG, PGM/PPM/PAM) at full size and writes the format OUT's
             extension names (.jpg/.jpeg, .png, .ppm/.pgm/.pam); JPEG output defaults to
             cjpeg's settings (quality 75, 4:2:0, standard tables); --restart N puts a
-            restart marker every N MCU rows, NB every N MCUs.
+            restart marker every N MCU rows, NB every N MCUs; the output carries IN's
+            ICC profile, or with --colour srgb is converted to sRGB.
             --cache DIR keeps the thumbnails in DIR for later runs over unchanged inputs.
       pare decode IN [--scale 1/8|1/4|1/2|1] -o OUT
       pare exif IN --json

@@ -1,0 +1,61 @@
+import PareCore
+
+/// Converts decoded rows to sRGB on their way to `downstream` (the resampler, an encoder,
+/// an image builder): colour is converted at the resolution the decoder gives (a JPEG's
+/// reduced DCT scale), before any resampling, as a reference converts the whole image and
+/// then resizes it. Converting after resampling would average pixels in the source's
+/// encoding and then map the averages through the curves, which differs wherever those
+/// curves bend strongly (a Cineon log curve, gamma 1.0 gray).
+///
+/// With no converter, with an sRGB source (`SRGBConverter.isIdentity`) or with rows the
+/// converter does not fit (gray rows for an RGB profile), rows pass through untouched and
+/// nothing is allocated. Otherwise one row of 8-bit samples is held, and the downstream sees
+/// 8-bit rows of the same channels (`PixelFormat.eightBit`).
+public struct SRGBConvertingSink<Downstream: RowSink>: RowSink {
+    public var downstream: Downstream
+    let converter: SRGBConverter?
+    let ledger: MemoryLedger
+    var rows: SRGBRowConverter?
+    var scratch: LedgerBuffer<UInt8>?
+    /// Set by `begin`: true when the rows downstream are sRGB (converted, or sRGB already),
+    /// false when there was no converter or it did not fit the rows' format.
+    public private(set) var isSRGB = false
+
+    public init(converter: SRGBConverter?, ledger: MemoryLedger, downstream: Downstream) {
+        self.converter = converter
+        self.ledger = ledger
+        self.downstream = downstream
+    }
+
+    public mutating func begin(_ header: RowStreamHeader) throws(CoreError) {
+        rows = nil
+        scratch = nil
+        isSRGB = false
+        guard let converter, converter.accepts(header.format) else {
+            try downstream.begin(header)
+            return
+        }
+        isSRGB = true
+        if converter.isIdentity {
+            try downstream.begin(header)
+            return
+        }
+        var converted = header
+        converted.format = header.format.eightBit
+        let (bytes, overflow) = header.width.multipliedReportingOverflow(by: converted.format.bytesPerPixel)
+        if overflow { throw .sizeOverflow }
+        scratch = try ledger.allocate(UInt8.self, count: bytes, initialValue: 0)
+        rows = converter.rows(for: header.format)
+        try downstream.begin(converted)
+    }
+
+    public mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+        guard let rows, let scratch else {
+            downstream.consume(row, at: placement)
+            return
+        }
+        let width = min(placement.width, scratch.count / rows.channels)
+        rows.convert(row, into: scratch.buffer, width: width)
+        downstream.consume(UnsafeBufferPointer(start: scratch.baseAddress, count: width * rows.channels), at: placement)
+    }
+}

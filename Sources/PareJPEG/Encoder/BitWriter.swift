@@ -6,7 +6,6 @@ import PareCore
 /// (T.81 F.1.2.3, "byte alignment"). Bytes collect in a ledger-counted buffer and go to the
 /// sink when it fills, so the whole file is never held.
 struct BitWriter<Sink: ByteSink> {
-    var sink: Sink
     /// The buffered output. 16 KiB: large enough that the sink is called rarely.
     let buffer: LedgerBuffer<UInt8>
     var fill = 0
@@ -16,6 +15,9 @@ struct BitWriter<Sink: ByteSink> {
     var bitCount = 0
     /// Bytes handed to the sink so far.
     var bytesWritten = 0
+    /// Last, so that the fields above have the same offsets whatever the sink: code not
+    /// specialised for a sink type (a caller in another module) reaches them directly.
+    var sink: Sink
 
     static var bufferSize: Int { 16 * 1024 }
 

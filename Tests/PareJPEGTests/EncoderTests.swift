@@ -123,23 +123,52 @@ import Testing
         #expect(Quantization.scaled(Quantization.chrominanceK2, quality: 1, forceBaseline: true).max() == 255)
     }
 
-    /// The multiplying quantiser equals rounded division for every |x| < 2^15 and every
-    /// divisor the quality scaling can make (8 × 1 … 8 × 6050), sampled above 255.
+    /// The multiplying quantiser equals rounded division for every 16-bit input and every
+    /// baseline divisor (8 × 1 … 8 × 255); wider tables (sampled up to 8 × 6050) divide plainly.
     @Test func reciprocalQuantizationEqualsDivision() throws {
         let ledger = MemoryLedger()
-        var workspace = [Int32](repeating: 0, count: 64), block = [Int16](repeating: 0, count: 64)
+        var coefficients = [Int16](repeating: 0, count: 64), block = [Int16](repeating: 0, count: 64)
         let order = ZigZag.naturalOrder
         var mismatches = 0
         for q in Array(1 ... 255) + Array(stride(from: 256, through: 6050, by: 97)) + [6050] {
             let table = [UInt16](repeating: UInt16(q), count: 64)
             let divisors = try Divisors(table, ledger: ledger)
-            for base in stride(from: -32767, through: 32767, by: 64) {
-                for i in 0 ..< 64 { workspace[i] = Int32(max(-32767, min(32767, base + i))) }
-                divisors.quantize(workspace, into: &block)
-                for k in 0 ..< 64 where block[k] != Quantization.quantize(workspace[order[k]], q: UInt16(q)) {
+            #expect(divisors.narrow == (q <= 255))
+            for base in stride(from: -32768, through: 32767, by: 64) {
+                for i in 0 ..< 64 { coefficients[i] = Int16(base + i) }
+                divisors.quantize(coefficients, into: &block)
+                for k in 0 ..< 64 where block[k] != Quantization.quantize(Int32(coefficients[order[k]]), q: UInt16(q)) {
                     mismatches += 1
                 }
             }
+        }
+        #expect(mismatches == 0)
+    }
+
+    /// The eight-lane forward DCT gives the plain transform's outputs, on random blocks and
+    /// on the extremes (0 and 255 in random places, checkerboards, every block of whole rows or
+    /// whole columns of 0 and 255, which give the largest sums the transform forms).
+    @Test func forwardDCTLanesAgreeWithPlainTransform() {
+        var state: UInt64 = 17
+        var samples = [UInt8](repeating: 0, count: 8 * 12), plain = [Int32](repeating: 0, count: 64)
+        var lanes = [Int16](repeating: 0, count: 64)
+        var mismatches = 0
+        for trial in 0 ..< 20000 {
+            for i in samples.indices {
+                switch trial % 5 {
+                case 0, 1:
+                    state = state &* 6364136223846793005 &+ 1442695040888963407
+                    let random = UInt8(truncatingIfNeeded: state >> 56)
+                    samples[i] = trial % 5 == 0 ? random : (random & 1 == 0 ? 0 : 255)
+                case 2: samples[i] = (i / 12 + i % 12) % 2 == 0 ? 0 : 255
+                // Every block whose rows (then columns) are each all 0 or all 255.
+                case 3: samples[i] = (trial / 5) >> (i / 12) & 1 == 0 ? 0 : 255
+                default: samples[i] = (trial / 5) >> (i % 12 & 7) & 1 == 0 ? 0 : 255
+                }
+            }
+            ForwardDCT.transform(samples, stride: 12, into: &plain)
+            ForwardDCT.transformLanes(samples, stride: 12, into: &lanes)
+            for i in 0 ..< 64 where Int32(lanes[i]) != plain[i] { mismatches += 1 }
         }
         #expect(mismatches == 0)
     }

@@ -11,7 +11,7 @@ final class EncoderState {
     let blocks: [LedgerBuffer<Int16>]
     let blocksPerRow: [Int]
     let eightBitRow: LedgerBuffer<UInt8>?
-    let workspace: LedgerBuffer<Int32>
+    let workspace: LedgerBuffer<Int16>
     let divisors: [Divisors]
     let standardCodes: (dc: [HuffmanCodes], ac: [HuffmanCodes])?
     let holdsAllCoefficients: Bool
@@ -48,7 +48,7 @@ final class EncoderState {
         self.blocksPerRow = blocksPerRow
         eightBitRow = frame.format.bytesPerSample == 2
             ? try ledger.allocate(UInt8.self, count: frame.width * frame.format.channels, initialValue: 0) : nil
-        workspace = try ledger.allocate(Int32.self, count: 64, initialValue: 0)
+        workspace = try ledger.allocate(Int16.self, count: 64, initialValue: 0)
         var divisors: [Divisors] = []
         for table in frame.quantTables { divisors.append(try Divisors(table, ledger: ledger)) }
         self.divisors = divisors
@@ -168,8 +168,8 @@ final class EncoderState {
                 for blockX in 0 ..< blocksPerRow[c] {
                     let out = rowBase + blockX * 64
                     if blockY < frame.heightInBlocks[c] && blockX < frame.widthInBlocks[c] {
-                        ForwardDCT.transform(planes[c].baseAddress + by * 8 * width + blockX * 8, stride: width,
-                                             into: workspace.baseAddress)
+                        ForwardDCT.transformLanes(planes[c].baseAddress + by * 8 * width + blockX * 8, stride: width,
+                                                  into: workspace.baseAddress)
                         divisor.quantize(workspace.baseAddress, into: out)
                     } else {
                         let dc = blockY < frame.heightInBlocks[c]

@@ -89,3 +89,132 @@ enum ForwardDCT {
         d[1 &* step] = descale(o7 &+ y1 &+ y4, descaleBits)
     }
 }
+
+extension ForwardDCT {
+    typealias Lanes = InverseDCT.Lanes
+    typealias LaneMatrix = InverseDCT.LaneMatrix
+
+    /// The same transform on eight rows (then eight columns) at once, with the same integer
+    /// arithmetic, so that every output equals `transform`'s (`EncoderTests` checks it): the
+    /// samples are loaded a row per vector and transposed, so that lane r of vector j is
+    /// sample j of row r; one butterfly then does the row pass of all eight rows; a second
+    /// transpose and butterfly do the columns. Between the passes the values travel as 16-bit
+    /// lanes (row-pass outputs are within ±4 × 1024), where a transpose is 24 unpacks.
+    /// Outputs in natural order, as 16-bit values (the ×8 scaled DCT of 8-bit samples stays
+    /// within ±8192 plus rounding).
+    @inline(__always)
+    static func transformLanes(_ samples: UnsafePointer<UInt8>, stride: Int, into out: UnsafeMutablePointer<Int16>) {
+        let level = Row16(repeating: 128)
+        @inline(__always) func row(_ r: Int) -> Row16 {
+            // SAFETY: the caller's block has 8 rows of 8 samples at `stride`.
+            Row16(truncatingIfNeeded: UnsafeRawPointer(samples + r &* stride).loadUnaligned(as: SIMD8<UInt8>.self)) &- level
+        }
+        var rows: Rows16 = (row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7))
+        transpose(&rows)
+        var m = widened(rows)
+        butterflyLanes(&m, rowPass: true)
+        rows = narrowed(m)
+        transpose(&rows)
+        m = widened(rows)
+        butterflyLanes(&m, rowPass: false)
+        rows = narrowed(m)
+        // SAFETY: out has 64 entries.
+        let o = UnsafeMutableRawPointer(out)
+        o.storeBytes(of: rows.0, toByteOffset: 0, as: Row16.self)
+        o.storeBytes(of: rows.1, toByteOffset: 16, as: Row16.self)
+        o.storeBytes(of: rows.2, toByteOffset: 32, as: Row16.self)
+        o.storeBytes(of: rows.3, toByteOffset: 48, as: Row16.self)
+        o.storeBytes(of: rows.4, toByteOffset: 64, as: Row16.self)
+        o.storeBytes(of: rows.5, toByteOffset: 80, as: Row16.self)
+        o.storeBytes(of: rows.6, toByteOffset: 96, as: Row16.self)
+        o.storeBytes(of: rows.7, toByteOffset: 112, as: Row16.self)
+    }
+
+    typealias Row16 = SIMD8<Int16>
+    typealias Rows16 = (Row16, Row16, Row16, Row16, Row16, Row16, Row16, Row16)
+
+    @inline(__always)
+    static func widened(_ r: Rows16) -> LaneMatrix {
+        (Lanes(truncatingIfNeeded: r.0), Lanes(truncatingIfNeeded: r.1), Lanes(truncatingIfNeeded: r.2),
+         Lanes(truncatingIfNeeded: r.3), Lanes(truncatingIfNeeded: r.4), Lanes(truncatingIfNeeded: r.5),
+         Lanes(truncatingIfNeeded: r.6), Lanes(truncatingIfNeeded: r.7))
+    }
+
+    @inline(__always)
+    static func narrowed(_ m: LaneMatrix) -> Rows16 {
+        (Row16(truncatingIfNeeded: m.0), Row16(truncatingIfNeeded: m.1), Row16(truncatingIfNeeded: m.2),
+         Row16(truncatingIfNeeded: m.3), Row16(truncatingIfNeeded: m.4), Row16(truncatingIfNeeded: m.5),
+         Row16(truncatingIfNeeded: m.6), Row16(truncatingIfNeeded: m.7))
+    }
+
+    /// Transposes 8×8 16-bit values in three rounds of interleaving pairs of vectors — 16-bit,
+    /// then 32-bit, then 64-bit units — each of which is one SSE2 unpack (PUNPCKL/H WD, DQ, QDQ).
+    @inline(__always)
+    static func transpose(_ m: inout Rows16) {
+        @inline(__always) func low16(_ a: Row16, _ b: Row16) -> Row16 { Row16(a[0], b[0], a[1], b[1], a[2], b[2], a[3], b[3]) }
+        @inline(__always) func high16(_ a: Row16, _ b: Row16) -> Row16 { Row16(a[4], b[4], a[5], b[5], a[6], b[6], a[7], b[7]) }
+        @inline(__always) func low32(_ a: Row16, _ b: Row16) -> Row16 {
+            let x = unsafeBitCast(a, to: SIMD4<Int32>.self), y = unsafeBitCast(b, to: SIMD4<Int32>.self)
+            return unsafeBitCast(SIMD4<Int32>(x[0], y[0], x[1], y[1]), to: Row16.self)
+        }
+        @inline(__always) func high32(_ a: Row16, _ b: Row16) -> Row16 {
+            let x = unsafeBitCast(a, to: SIMD4<Int32>.self), y = unsafeBitCast(b, to: SIMD4<Int32>.self)
+            return unsafeBitCast(SIMD4<Int32>(x[2], y[2], x[3], y[3]), to: Row16.self)
+        }
+        @inline(__always) func low64(_ a: Row16, _ b: Row16) -> Row16 { Row16(lowHalf: a.lowHalf, highHalf: b.lowHalf) }
+        @inline(__always) func high64(_ a: Row16, _ b: Row16) -> Row16 { Row16(lowHalf: a.highHalf, highHalf: b.highHalf) }
+        // Rows ab of the 2×2 blocks of 1, then of 2, then of 4 values.
+        let a0 = low16(m.0, m.1), a1 = high16(m.0, m.1), a2 = low16(m.2, m.3), a3 = high16(m.2, m.3)
+        let a4 = low16(m.4, m.5), a5 = high16(m.4, m.5), a6 = low16(m.6, m.7), a7 = high16(m.6, m.7)
+        let b0 = low32(a0, a2), b1 = high32(a0, a2), b2 = low32(a1, a3), b3 = high32(a1, a3)
+        let b4 = low32(a4, a6), b5 = high32(a4, a6), b6 = low32(a5, a7), b7 = high32(a5, a7)
+        m = (low64(b0, b4), high64(b0, b4), low64(b1, b5), high64(b1, b5),
+             low64(b2, b6), high64(b2, b6), low64(b3, b7), high64(b3, b7))
+    }
+
+    /// `butterfly` on eight lanes, in place: inputs x0…x7, outputs in frequency order.
+    /// Every multiplicand fits 16 bits — at most 8 × 255 in the row pass, and in the column
+    /// pass a sum of eight row-pass outputs of one frequency, below 4 × (4 × 8 × 127 + 4 × 8 × 128)
+    /// = 32,640 — so each product is taken from 16-bit lanes (`times`), which SSE2 does in one
+    /// multiply-add (PMADDWD) where a 32-bit lane product takes six instructions.
+    @inline(__always)
+    static func butterflyLanes(_ m: inout LaneMatrix, rowPass: Bool) {
+        let descaleBits = Int32(rowPass ? constBits - pass1Bits : constBits + pass1Bits)
+        let round = Lanes(repeating: 1 &<< (descaleBits &- 1))
+        @inline(__always) func descale(_ x: Lanes) -> Lanes { (x &+ round) &>> descaleBits }
+        @inline(__always) func times(_ x: Lanes, _ c: Int32) -> Lanes {
+            Lanes(truncatingIfNeeded: SIMD8<Int16>(truncatingIfNeeded: x)) &* c
+        }
+        let tmp0 = m.0 &+ m.7, tmp7 = m.0 &- m.7
+        let tmp1 = m.1 &+ m.6, tmp6 = m.1 &- m.6
+        let tmp2 = m.2 &+ m.5, tmp5 = m.2 &- m.5
+        let tmp3 = m.3 &+ m.4, tmp4 = m.3 &- m.4
+
+        // Even part.
+        let tmp10 = tmp0 &+ tmp3, tmp13 = tmp0 &- tmp3
+        let tmp11 = tmp1 &+ tmp2, tmp12 = tmp1 &- tmp2
+        let d0: Lanes, d4: Lanes
+        if rowPass {
+            d0 = (tmp10 &+ tmp11) &<< Int32(pass1Bits)
+            d4 = (tmp10 &- tmp11) &<< Int32(pass1Bits)
+        } else {
+            let half = Lanes(repeating: 1 &<< Int32(pass1Bits - 1))
+            d0 = (tmp10 &+ tmp11 &+ half) &>> Int32(pass1Bits)
+            d4 = (tmp10 &- tmp11 &+ half) &>> Int32(pass1Bits)
+        }
+        let z1 = times(tmp12 &+ tmp13, c0_541196100)
+        let d2 = descale(z1 &+ times(tmp13, c0_765366865))
+        let d6 = descale(z1 &- times(tmp12, c1_847759065))
+
+        // Odd part.
+        let z5 = times(tmp4 &+ tmp5 &+ tmp6 &+ tmp7, c1_175875602)
+        let o4 = times(tmp4, c0_298631336), o5 = times(tmp5, c2_053119869)
+        let o6 = times(tmp6, c3_072711026), o7 = times(tmp7, c1_501321110)
+        let y1 = times(tmp4 &+ tmp7, -c0_899976223)
+        let y2 = times(tmp5 &+ tmp6, -c2_562915447)
+        let y3 = times(tmp4 &+ tmp6, -c1_961570560) &+ z5
+        let y4 = times(tmp5 &+ tmp7, -c0_390180644) &+ z5
+        m = (d0, descale(o7 &+ y1 &+ y4), d2, descale(o6 &+ y2 &+ y3),
+             d4, descale(o5 &+ y2 &+ y4), d6, descale(o4 &+ y1 &+ y3))
+    }
+}

@@ -52,48 +52,82 @@ enum Quantization {
     }
 }
 
-/// Division by 8 × Q as a multiplication: with d = 8 × Q and m = ⌈2^32 / d⌉,
-/// ⌊(|x| + ⌊d/2⌋) · m / 2^32⌋ = ⌊(|x| + ⌊d/2⌋) / d⌋ — T.81 A.3.4's rounding — whenever the
-/// dividend and d are below 2^16 (the error n · (m − 2^32/d) / 2^32 < 2^−16 stays under the
-/// 1/d a quotient needs to change). DCT outputs of 8-bit samples are below 2^15 and the
-/// quality scaling makes d ≤ 8 × 6050, so this is exact; `QuantizationTests` checks it
-/// against `Quantization.quantize` for every reachable divisor. (libjpeg-turbo computes the
-/// same quotients with 16-bit reciprocals and per-coefficient shifts, for its SIMD code.)
+/// Division by 8 × Q as two 16-bit multiplications, eight coefficients at a time — the idea
+/// of libjpeg-turbo's reciprocal quantiser, derived here from Granlund and Montgomery's
+/// bound. With n = |x| + 4Q (T.81 A.3.4's rounding), n < 2^16 whenever Q ≤ 255:
+///
+///     ⌊n / 8Q⌋ = ⌊n′ / Q⌋ with n′ = ⌊n / 8⌋ < 2^13;
+///     ⌊n′ / Q⌋ = ⌊n′ · m / 2^(13+l)⌋ with l = max(1, ⌈log2 Q⌉) and m = ⌈2^(13+l) / Q⌉,
+///
+/// exact because m · Q − 2^(13+l) < Q ≤ 2^l (and m ≤ 2^14 fits 16 bits). In 16-bit lanes:
+/// (8n′ · m) >> 16 is the first high multiply, and the >> l that follows is a high multiply
+/// by 2^(16−l) (SSE2 has no per-lane 16-bit shift). Every baseline table (Q ≤ 255) takes this
+/// path; a table with a larger entry (quality below about 20 without `forceBaseline`)
+/// divides plainly with `Quantization.quantize`. `EncoderTests` checks both against the
+/// plain division for every 16-bit input and every divisor.
 struct Divisors {
-    /// Per natural-order coefficient: ⌊d/2⌋ and m (m < 2^30 since d ≥ 8); and the zig-zag order.
-    let half: LedgerBuffer<UInt32>
-    let multiplier: LedgerBuffer<UInt32>
+    /// Per natural-order coefficient: 4Q, m and 2^(16−l) (narrow tables), and Q.
+    let half: LedgerBuffer<UInt16>
+    let reciprocal: LedgerBuffer<UInt16>
+    let scale: LedgerBuffer<UInt16>
+    let quantizers: LedgerBuffer<UInt16>
+    /// Every Q ≤ 255: the multiplying path applies.
+    let narrow: Bool
     let natural: LedgerBuffer<UInt8>
     /// The quotients in natural order, before they are put in zig-zag order.
     let scratch: LedgerBuffer<Int16>
 
     init(_ q: [UInt16], ledger: MemoryLedger) throws(CoreError) {
-        half = try ledger.allocate(UInt32.self, count: 64, initialValue: 0)
-        multiplier = try ledger.allocate(UInt32.self, count: 64, initialValue: 0)
+        half = try ledger.allocate(UInt16.self, count: 64, initialValue: 0)
+        reciprocal = try ledger.allocate(UInt16.self, count: 64, initialValue: 0)
+        scale = try ledger.allocate(UInt16.self, count: 64, initialValue: 0)
+        quantizers = try ledger.allocate(UInt16.self, count: 64, initialValue: 0)
         natural = try ledger.allocate(UInt8.self, count: 64, initialValue: 0)
         scratch = try ledger.allocate(Int16.self, count: 64, initialValue: 0)
+        narrow = q.allSatisfy { $0 >= 1 && $0 <= 255 }
         for i in 0 ..< 64 {
-            let divisor = UInt64(q[i]) << 3
-            half[i] = UInt32(divisor / 2)
-            multiplier[i] = UInt32(((1 << 32) + divisor - 1) / divisor)
+            quantizers[i] = q[i]
+            guard narrow else { continue }
+            let divisor = Int(q[i])
+            var l = 1
+            while 1 << l < divisor { l += 1 }
+            half[i] = UInt16(4 * divisor)
+            reciprocal[i] = UInt16(((1 << (13 + l)) + divisor - 1) / divisor)
+            scale[i] = UInt16(1 << (16 - l))
         }
         for (k, i) in ZigZag.naturalOrder.enumerated() { natural[k] = UInt8(i) }
     }
 
-    /// Quantises the 64 DCT outputs `workspace` (natural order) into `block` in zig-zag order.
+    /// (a · b) >> 16 per lane: SSE2's PMULHUW.
     @inline(__always)
-    func quantize(_ workspace: UnsafePointer<Int32>, into block: UnsafeMutablePointer<Int16>) {
+    static func multiplyHigh(_ a: SIMD8<UInt16>, _ b: SIMD8<UInt16>) -> SIMD8<UInt16> {
+        SIMD8<UInt16>(truncatingIfNeeded: (SIMD8<UInt32>(truncatingIfNeeded: a) &* SIMD8<UInt32>(truncatingIfNeeded: b)) &>> 16)
+    }
+
+    /// Quantises the 64 DCT outputs `coefficients` (natural order) into `block` in zig-zag order.
+    @inline(__always)
+    func quantize(_ coefficients: UnsafePointer<Int16>, into block: UnsafeMutablePointer<Int16>) {
         // SAFETY: every table, the scratch block and `block` have 64 entries; natural's are < 64.
-        let h = UnsafePointer(half.baseAddress), m = UnsafePointer(multiplier.baseAddress)
-        let q = scratch.baseAddress, order = UnsafePointer(natural.baseAddress)
-        // Natural order first, a straight loop the compiler turns into vector code.
-        for i in 0 ..< 64 {
-            let x = workspace[i]
-            let sign = x &>> 31
-            let magnitude = UInt64(UInt32(bitPattern: (x ^ sign) &- sign) &+ h[i])
-            let quotient = Int32(truncatingIfNeeded: (magnitude &* UInt64(m[i])) &>> 32)
-            q[i] = Int16(truncatingIfNeeded: (quotient ^ sign) &- sign)
+        let q = scratch.baseAddress
+        if narrow {
+            let h = UnsafeRawPointer(half.baseAddress), m = UnsafeRawPointer(reciprocal.baseAddress)
+            let s = UnsafeRawPointer(scale.baseAddress)
+            let wholeEights = SIMD8<UInt16>(repeating: 0xFFF8)
+            for r in 0 ..< 8 {
+                let offset = 16 &* r
+                let x = UnsafeRawPointer(coefficients).loadUnaligned(fromByteOffset: offset, as: SIMD8<Int16>.self)
+                let sign = x &>> 15
+                let magnitude = SIMD8<UInt16>(truncatingIfNeeded: (x ^ sign) &- sign)
+                let n = (magnitude &+ h.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt16>.self)) & wholeEights
+                let quotient = Self.multiplyHigh(Self.multiplyHigh(n, m.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt16>.self)),
+                                                 s.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt16>.self))
+                let signed = SIMD8<Int16>(truncatingIfNeeded: quotient)
+                UnsafeMutableRawPointer(q).storeBytes(of: (signed ^ sign) &- sign, toByteOffset: offset, as: SIMD8<Int16>.self)
+            }
+        } else {
+            for i in 0 ..< 64 { q[i] = Quantization.quantize(Int32(coefficients[i]), q: quantizers[i]) }
         }
+        let order = UnsafePointer(natural.baseAddress)
         for k in 0 ..< 64 { block[k] = q[Int(order[k])] }
     }
 }

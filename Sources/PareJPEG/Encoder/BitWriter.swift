@@ -3,9 +3,14 @@ import PareCore
 /// The entropy coder's output (T.81 F.1.2.3 and B.1.1.5): codes are packed most significant
 /// bit first; every 0xFF byte of entropy-coded data is followed by a stuffed 0x00 so that
 /// it cannot be read as a marker; the last byte before a marker is padded with 1-bits
-/// (T.81 F.1.2.3, "byte alignment"). Bytes collect in a ledger-counted buffer and go to the
-/// sink when it fills, so the whole file is never held.
-struct BitWriter<Sink: ByteSink> {
+/// (T.81 F.1.2.3, "byte alignment"). Bytes collect in a ledger-counted buffer; `BitWriter`
+/// hands them to the sink when it fills, so the whole file is never held.
+///
+/// `BitPacker` is the part without the sink, so that the code writing the entropy-coded
+/// data is concrete whatever the sink (generic code called from another module runs
+/// unspecialised): its writers keep room for what they write, checking `room` before a
+/// unit of known greatest size (an MCU, a block), and `BitWriter` drains it when short.
+struct BitPacker {
     /// The buffered output. 16 KiB: large enough that the sink is called rarely.
     let buffer: LedgerBuffer<UInt8>
     var fill = 0
@@ -13,20 +18,24 @@ struct BitWriter<Sink: ByteSink> {
     /// between calls).
     var accumulator: UInt64 = 0
     var bitCount = 0
-    /// Bytes handed to the sink so far.
-    var bytesWritten = 0
-    /// Last, so that the fields above have the same offsets whatever the sink: code not
-    /// specialised for a sink type (a caller in another module) reaches them directly.
-    var sink: Sink
 
-    static var bufferSize: Int { 16 * 1024 }
+    static var capacity: Int { 16 * 1024 }
+    /// The most bytes one `write` adds: a 32-bit word with every byte stuffed.
+    static var writeBound: Int { 8 }
+    /// The most bytes one block's codes add (T.81 F.1.2: a DC code and its bits, then at most
+    /// 63 AC codes of 16 bits with 10 bits each, 27 + 63 × 26 bits; every byte stuffed; a word).
+    static var blockBound: Int { 2 * (27 + 63 * 26 + 7) / 8 + writeBound }
 
-    init(sink: Sink, ledger: MemoryLedger) throws(CoreError) {
-        self.sink = sink
-        buffer = try ledger.allocate(UInt8.self, count: Self.bufferSize, initialValue: 0)
+    init(ledger: MemoryLedger) throws(CoreError) {
+        buffer = try ledger.allocate(UInt8.self, count: Self.capacity, initialValue: 0)
     }
 
-    /// Appends the low `length` bits of `bits` (length ≤ 32, no bits above it set).
+    /// Free bytes in the buffer.
+    @inline(__always)
+    var room: Int { Self.capacity &- fill }
+
+    /// Appends the low `length` bits of `bits` (length ≤ 32, no bits above it set). Needs
+    /// `writeBound` bytes of room.
     @inline(__always)
     mutating func write(_ bits: UInt32, length: Int) {
         accumulator = accumulator &<< UInt64(truncatingIfNeeded: length) | UInt64(bits)
@@ -41,33 +50,31 @@ struct BitWriter<Sink: ByteSink> {
         let word = UInt32(truncatingIfNeeded: accumulator &>> UInt64(bitCount))
         // A byte is 0xFF exactly when its complement's byte is zero; most words have none.
         let inverted = ~word
-        let hasFF = ((inverted &- 0x0101_0101) & ~inverted & 0x8080_8080) != 0
-        if hasFF || fill > Self.bufferSize - 8 {
-            flushWordSlowly(word)
+        if ((inverted &- 0x0101_0101) & ~inverted & 0x8080_8080) != 0 {
+            flushStuffedWord(word)
             return
         }
-        // SAFETY: fill ≤ bufferSize − 8, checked above.
+        // SAFETY: the writer kept writeBound bytes of room (see `write`), fill ≤ capacity − 8.
         (UnsafeMutableRawPointer(buffer.baseAddress) + fill).storeBytes(of: word.bigEndian, as: UInt32.self)
         fill &+= 4
     }
 
-    /// The rare cases: a full buffer, or 0xFF bytes to stuff.
+    /// The rare case: 0xFF bytes to stuff.
     @inline(never)
-    mutating func flushWordSlowly(_ word: UInt32) {
-        if fill > Self.bufferSize - 8 { drain() }
+    mutating func flushStuffedWord(_ word: UInt32) {
         for shift in stride(from: 24, through: 0, by: -8) {
             let byte = UInt8(truncatingIfNeeded: word >> UInt32(shift))
-            buffer.baseAddress[fill] = byte
+            buffer[fill] = byte
             fill += 1
             if byte == 0xFF {
-                buffer.baseAddress[fill] = 0
+                buffer[fill] = 0
                 fill += 1
             }
         }
     }
 
     /// Pads the last partial byte with 1-bits and writes out every whole byte (T.81 F.1.2.3),
-    /// as before a marker or at the end of a scan.
+    /// as before a marker or at the end of a scan. Needs `writeBound` bytes of room.
     mutating func alignToByte() {
         let partial = bitCount & 7
         if partial != 0 { write((1 << UInt32(8 - partial)) - 1, length: 8 - partial) }
@@ -80,11 +87,46 @@ struct BitWriter<Sink: ByteSink> {
         accumulator = 0
     }
 
-    /// One byte outside entropy-coded data (markers and their segments): no stuffing.
+    /// One byte outside entropy-coded data (markers and their segments): no stuffing. Needs
+    /// one byte of room.
     mutating func writeByte(_ byte: UInt8) {
-        if fill >= Self.bufferSize { drain() }
-        buffer.baseAddress[fill] = byte
+        buffer[fill] = byte
         fill += 1
+    }
+}
+
+/// A `BitPacker` and the sink its bytes go to.
+struct BitWriter<Sink: ByteSink> {
+    var bits: BitPacker
+    /// Bytes handed to the sink so far.
+    var bytesWritten = 0
+    var sink: Sink
+
+    init(sink: Sink, ledger: MemoryLedger) throws(CoreError) {
+        self.sink = sink
+        bits = try BitPacker(ledger: ledger)
+    }
+
+    /// Drains the buffer unless `bytes` more fit.
+    @inline(__always)
+    mutating func makeRoom(_ bytes: Int) {
+        if bits.room < bytes { drain() }
+    }
+
+    @inline(__always)
+    mutating func write(_ value: UInt32, length: Int) {
+        makeRoom(BitPacker.writeBound)
+        bits.write(value, length: length)
+    }
+
+    mutating func alignToByte() {
+        makeRoom(2 * BitPacker.writeBound)
+        bits.alignToByte()
+    }
+
+    mutating func writeByte(_ byte: UInt8) {
+        makeRoom(1)
+        bits.writeByte(byte)
     }
 
     mutating func writeBytes(_ bytes: [UInt8]) {
@@ -98,9 +140,9 @@ struct BitWriter<Sink: ByteSink> {
 
     /// Hands the buffered bytes to the sink.
     mutating func drain() {
-        guard fill > 0 else { return }
-        sink.write(UnsafeRawBufferPointer(start: buffer.baseAddress, count: fill))
-        bytesWritten += fill
-        fill = 0
+        guard bits.fill > 0 else { return }
+        sink.write(UnsafeRawBufferPointer(start: bits.buffer.baseAddress, count: bits.fill))
+        bytesWritten += bits.fill
+        bits.fill = 0
     }
 }

@@ -102,12 +102,15 @@ extension ForwardDCT {
     /// lanes (row-pass outputs are within ±4 × 1024), where a transpose is 24 unpacks.
     /// Outputs in natural order, as 16-bit values (the ×8 scaled DCT of 8-bit samples stays
     /// within ±8192 plus rounding).
-    @inline(__always)
+    @inline(never)
     static func transformLanes(_ samples: UnsafePointer<UInt8>, stride: Int, into out: UnsafeMutablePointer<Int16>) {
         let level = Row16(repeating: 128)
         @inline(__always) func row(_ r: Int) -> Row16 {
             // SAFETY: the caller's block has 8 rows of 8 samples at `stride`.
-            Row16(truncatingIfNeeded: UnsafeRawPointer(samples + r &* stride).loadUnaligned(as: SIMD8<UInt8>.self)) &- level
+            let b = UnsafeRawPointer(samples + r &* stride).loadUnaligned(as: SIMD8<UInt8>.self), z: UInt8 = 0
+            // Each byte with a zero byte above it: the samples as 16-bit lanes (PUNPCKLBW).
+            let wide = SIMD16<UInt8>(b[0], z, b[1], z, b[2], z, b[3], z, b[4], z, b[5], z, b[6], z, b[7], z)
+            return unsafeBitCast(wide, to: Row16.self) &- level
         }
         var rows: Rows16 = (row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7))
         transpose(&rows)
@@ -133,18 +136,27 @@ extension ForwardDCT {
     typealias Row16 = SIMD8<Int16>
     typealias Rows16 = (Row16, Row16, Row16, Row16, Row16, Row16, Row16, Row16)
 
+    /// 16-bit lanes as 32-bit lanes, the even-numbered ones first (lanes 0, 2, 4, 6, 1, 3, 5,
+    /// 7): each pair of 16-bit lanes read as one 32-bit lane and split by shifts. The
+    /// butterfly works lane by lane, so the order does not matter; `narrowed` restores it.
+    /// (Shifts and a bit cast, where the standard library's converting initialisers are
+    /// generic calls the optimiser may leave out of line.)
     @inline(__always)
     static func widened(_ r: Rows16) -> LaneMatrix {
-        (Lanes(truncatingIfNeeded: r.0), Lanes(truncatingIfNeeded: r.1), Lanes(truncatingIfNeeded: r.2),
-         Lanes(truncatingIfNeeded: r.3), Lanes(truncatingIfNeeded: r.4), Lanes(truncatingIfNeeded: r.5),
-         Lanes(truncatingIfNeeded: r.6), Lanes(truncatingIfNeeded: r.7))
+        @inline(__always) func widen(_ v: Row16) -> Lanes {
+            let pairs = unsafeBitCast(v, to: SIMD4<Int32>.self)
+            return Lanes(lowHalf: (pairs &<< 16) &>> 16, highHalf: pairs &>> 16)
+        }
+        return (widen(r.0), widen(r.1), widen(r.2), widen(r.3), widen(r.4), widen(r.5), widen(r.6), widen(r.7))
     }
 
+    /// The inverse of `widened`, keeping the low 16 bits of each lane.
     @inline(__always)
     static func narrowed(_ m: LaneMatrix) -> Rows16 {
-        (Row16(truncatingIfNeeded: m.0), Row16(truncatingIfNeeded: m.1), Row16(truncatingIfNeeded: m.2),
-         Row16(truncatingIfNeeded: m.3), Row16(truncatingIfNeeded: m.4), Row16(truncatingIfNeeded: m.5),
-         Row16(truncatingIfNeeded: m.6), Row16(truncatingIfNeeded: m.7))
+        @inline(__always) func narrow(_ v: Lanes) -> Row16 {
+            unsafeBitCast((v.lowHalf & 0xFFFF) | (v.highHalf &<< 16), to: Row16.self)
+        }
+        return (narrow(m.0), narrow(m.1), narrow(m.2), narrow(m.3), narrow(m.4), narrow(m.5), narrow(m.6), narrow(m.7))
     }
 
     /// Transposes 8×8 16-bit values in three rounds of interleaving pairs of vectors — 16-bit,
@@ -175,16 +187,14 @@ extension ForwardDCT {
     /// `butterfly` on eight lanes, in place: inputs x0…x7, outputs in frequency order.
     /// Every multiplicand fits 16 bits — at most 8 × 255 in the row pass, and in the column
     /// pass a sum of eight row-pass outputs of one frequency, below 4 × (4 × 8 × 127 + 4 × 8 × 128)
-    /// = 32,640 — so each product is taken from 16-bit lanes (`times`), which SSE2 does in one
+    /// = 32,640 — so each product is taken from the low 16 bits of its lane (`times`), which SSE2 does in one
     /// multiply-add (PMADDWD) where a 32-bit lane product takes six instructions.
     @inline(__always)
     static func butterflyLanes(_ m: inout LaneMatrix, rowPass: Bool) {
         let descaleBits = Int32(rowPass ? constBits - pass1Bits : constBits + pass1Bits)
         let round = Lanes(repeating: 1 &<< (descaleBits &- 1))
         @inline(__always) func descale(_ x: Lanes) -> Lanes { (x &+ round) &>> descaleBits }
-        @inline(__always) func times(_ x: Lanes, _ c: Int32) -> Lanes {
-            Lanes(truncatingIfNeeded: SIMD8<Int16>(truncatingIfNeeded: x)) &* c
-        }
+        @inline(__always) func times(_ x: Lanes, _ c: Int32) -> Lanes { ((x &<< 16) &>> 16) &* c }
         let tmp0 = m.0 &+ m.7, tmp7 = m.0 &- m.7
         let tmp1 = m.1 &+ m.6, tmp6 = m.1 &- m.6
         let tmp2 = m.2 &+ m.5, tmp5 = m.2 &- m.5

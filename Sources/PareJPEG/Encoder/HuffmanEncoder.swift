@@ -127,20 +127,19 @@ func additionalBits(_ value: Int32, size: Int) -> UInt32 {
 /// as SSSS and its bits, then the AC coefficients as RRRRSSSS run/size symbols with ZRL for
 /// runs of 16 zeros and EOB after the last non-zero coefficient.
 enum SequentialHuffman {
-    /// Writes one block, given in zig-zag order, with the code tables' entries.
+    /// Writes one block, given in zig-zag order, with the code tables' entries. Needs
+    /// `BitPacker.blockBound` bytes of room.
     @inline(__always)
-    static func encode<S>(_ block: UnsafePointer<Int16>, dcDifference: Int32, dc dcCodes: UnsafePointer<UInt32>,
-                          ac acCodes: UnsafePointer<UInt32>, to out: inout BitWriter<S>) {
+    static func encode(_ block: UnsafePointer<Int16>, dcDifference: Int32, dc dcCodes: UnsafePointer<UInt32>,
+                       ac acCodes: UnsafePointer<UInt32>, to out: inout BitPacker) {
         // SAFETY: the tables have 256 entries and every index below is a byte.
         let size = magnitudeCategory(dcDifference)
         let dcEntry = dcCodes[size]
         out.write((dcEntry &>> 8) &<< UInt32(truncatingIfNeeded: size) | additionalBits(dcDifference, size: size),
                   length: Int(dcEntry & 0xFF) &+ size)
-        // Bit k of the mask is set when coefficient k (1…63) is non-zero: the runs of zeros
-        // are then the gaps between set bits, found a word at a time.
-        var mask: UInt64 = 0
-        // SAFETY: block has 64 entries; k runs over 1…63.
-        for k in 1 ..< 64 { mask |= UInt64(block[k] != 0 ? 1 : 0) &<< UInt64(k) }
+        // The runs of zeros are the gaps between the set bits of the mask, found a word at a
+        // time instead of a coefficient at a time.
+        var mask = nonzeroMask(block) & ~1
         var previous = 0
         while mask != 0 {
             let k = mask.trailingZeroBitCount
@@ -152,6 +151,7 @@ enum SequentialHuffman {
                 out.write(zrl &>> 8, length: Int(zrl & 0xFF))
                 run &-= 16
             }
+            // SAFETY: k < 64, the block's length.
             let value = Int32(block[k])
             let size = magnitudeCategory(value)
             let entry = acCodes[run &<< 4 | size]
@@ -162,6 +162,80 @@ enum SequentialHuffman {
             let eob = acCodes[0]
             out.write(eob &>> 8, length: Int(eob & 0xFF))
         }
+    }
+
+    /// Bit k set when coefficient k of the block is non-zero: the plain definition, the
+    /// oracle for `nonzeroMask`.
+    static func plainNonzeroMask(_ block: UnsafePointer<Int16>) -> UInt64 {
+        var mask: UInt64 = 0
+        for k in 0 ..< 64 where block[k] != 0 { mask |= 1 << UInt64(k) }
+        return mask
+    }
+
+    /// The same mask, eight coefficients at a time: each 16-bit lane becomes 0 or 1 (the top
+    /// bit of v | −v), and one multiplication of four lanes read as a 64-bit word by
+    /// 2^48 + 2^33 + 2^18 + 2^3 gathers their low bits into bits 48…51 (each product bit
+    /// lands on its own position, so no carry disturbs them).
+    @inline(__always)
+    static func nonzeroMask(_ block: UnsafePointer<Int16>) -> UInt64 {
+        let raw = UnsafeRawPointer(block), gather: UInt64 = 1 << 48 | 1 << 33 | 1 << 18 | 1 << 3
+        @inline(__always) func eight(_ offset: Int) -> UInt64 {
+            // SAFETY: offset ≤ 112, and the block's 64 entries are 128 bytes.
+            let lanes = raw.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt16>.self)
+            let flags = unsafeBitCast((lanes | (0 &- lanes)) &>> 15, to: SIMD2<UInt64>.self)
+            return ((flags[0] &* gather) &>> 48) & 0xF | ((flags[1] &* gather) &>> 44) & 0xF0
+        }
+        return eight(0) | eight(16) &<< 8 | eight(32) &<< 16 | eight(48) &<< 24
+            | eight(64) &<< 32 | eight(80) &<< 40 | eight(96) &<< 48 | eight(112) &<< 56
+    }
+
+    /// One component's blocks in an MCU row, for `encodeRow`.
+    struct Component {
+        /// The first block of the MCU row, and the distance from one block row to the next.
+        let blocks: UnsafePointer<Int16>
+        let stride: Int
+        let h: Int
+        let v: Int
+        let dc: UnsafePointer<UInt32>
+        let ac: UnsafePointer<UInt32>
+    }
+
+    /// Writes the MCUs of one MCU row from `mcuX` on (T.81 A.2.3's interleaved order, each
+    /// component's DC predicted from its last block, restart markers every `restart` MCUs,
+    /// E.1.4), as long as the buffer has room for one more; returns the MCU it stopped before,
+    /// `mcusPerRow` when the row is done. `mcu` counts the scan's MCUs.
+    static func encodeRow(_ components: [Component], mcusPerRow: Int, from start: Int, mcu: inout Int, restart: Int,
+                          lastDC: inout [Int32], to out: inout BitPacker) -> Int {
+        var blocksPerMCU = 0
+        for c in components { blocksPerMCU += c.h * c.v }
+        // A marker and its alignment, then every block.
+        let mcuBound = 2 &* BitPacker.writeBound &+ 2 &+ blocksPerMCU &* BitPacker.blockBound
+        var mcuX = start
+        while mcuX < mcusPerRow {
+            if out.room < mcuBound { return mcuX }
+            if restart > 0 && mcu > 0 && mcu % restart == 0 {
+                out.alignToByte()
+                out.writeByte(0xFF)
+                out.writeByte(Marker.rst0 + UInt8((mcu / restart - 1) & 7))
+                for c in 0 ..< lastDC.count { lastDC[c] = 0 }
+            }
+            for c in 0 ..< components.count {
+                let part = components[c]
+                for by in 0 ..< part.v {
+                    // SAFETY: by < v and mcuX · h + bx < blocksPerRow: inside this MCU row's blocks.
+                    var block = part.blocks + by &* part.stride + mcuX &* part.h &* 64
+                    for _ in 0 ..< part.h {
+                        let dc = Int32(block[0])
+                        encode(block, dcDifference: dc &- lastDC[c], dc: part.dc, ac: part.ac, to: &out)
+                        lastDC[c] = dc
+                        block += 64
+                    }
+                }
+            }
+            mcu += 1
+            mcuX += 1
+        }
+        return mcuX
     }
 
     /// Counts the symbols `encode` would write for the block (the K.2 statistics pass).

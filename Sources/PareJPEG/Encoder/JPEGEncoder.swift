@@ -182,36 +182,22 @@ public struct JPEGEncoder<Sink: ByteSink>: RowSink {
         }
         guard let codes = state.standardCodes else { return }
         // The blocks of each component's row, and its code tables, as plain pointers: the MCU
-        // loop below then touches no reference counts.
-        var lastDC = state.lastDC
-        let parts = frame.components.indices.map { c in
-            (blocks: UnsafePointer(state.block(component: c, mcuRow: row, blockRow: 0, blockX: 0)),
-             stride: state.blocksPerRow[c] &* 64, h: frame.components[c].h, v: frame.components[c].v,
-             dc: UnsafePointer(codes.dc[frame.components[c].huffmanTable].entries.baseAddress),
-             ac: UnsafePointer(codes.ac[frame.components[c].huffmanTable].entries.baseAddress))
+        // loop touches no reference counts, and runs as concrete code whatever the sink.
+        let components = frame.components.indices.map { c in
+            SequentialHuffman.Component(
+                blocks: UnsafePointer(state.block(component: c, mcuRow: row, blockRow: 0, blockX: 0)),
+                stride: state.blocksPerRow[c] &* 64, h: frame.components[c].h, v: frame.components[c].v,
+                dc: UnsafePointer(codes.dc[frame.components[c].huffmanTable].entries.baseAddress),
+                ac: UnsafePointer(codes.ac[frame.components[c].huffmanTable].entries.baseAddress))
         }
+        var lastDC = state.lastDC
         var mcu = state.mcuCounter
-        for mcuX in 0 ..< frame.mcusPerRow {
-            if restart > 0 && mcu > 0 && mcu % restart == 0 {
-                writer.alignToByte()
-                MarkerWriter.marker(Marker.rst0 + UInt8((mcu / restart - 1) & 7), to: &writer)
-                for c in 0 ..< lastDC.count { lastDC[c] = 0 }
-            }
-            for c in 0 ..< parts.count {
-                let part = parts[c]
-                for by in 0 ..< part.v {
-                    // SAFETY: by < v and mcuX · h + bx < blocksPerRow: inside this MCU row's blocks.
-                    var block = part.blocks + by &* part.stride + mcuX &* part.h &* 64
-                    for _ in 0 ..< part.h {
-                        let dc = Int32(block[0])
-                        SequentialHuffman.encode(block, dcDifference: dc &- lastDC[c], dc: part.dc, ac: part.ac,
-                                                 to: &writer)
-                        lastDC[c] = dc
-                        block += 64
-                    }
-                }
-            }
-            mcu += 1
+        var mcuX = 0
+        while true {
+            mcuX = SequentialHuffman.encodeRow(components, mcusPerRow: frame.mcusPerRow, from: mcuX, mcu: &mcu,
+                                               restart: restart, lastDC: &lastDC, to: &writer.bits)
+            if mcuX == frame.mcusPerRow { break }
+            writer.drain()
         }
         state.mcuCounter = mcu
         state.lastDC = lastDC
@@ -243,8 +229,9 @@ public struct JPEGEncoder<Sink: ByteSink>: RowSink {
             MarkerWriter.marker(Marker.rst0 + UInt8(n & 7), to: &out)
         }) { c, block, difference in
             let table = frame.components[c].huffmanTable
+            out.makeRoom(BitPacker.blockBound)
             SequentialHuffman.encode(block, dcDifference: difference, dc: dcCodes[table].entries.baseAddress,
-                                     ac: acCodes[table].entries.baseAddress, to: &out)
+                                     ac: acCodes[table].entries.baseAddress, to: &out.bits)
         }
         out.alignToByte()
         writer = out

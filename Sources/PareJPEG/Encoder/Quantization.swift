@@ -99,13 +99,19 @@ struct Divisors {
     }
 
     /// (a · b) >> 16 per lane: SSE2's PMULHUW.
+    /// Written on pairs of lanes read as 32-bit lanes (even lanes masked, odd lanes shifted
+    /// down), as bit casts and shifts: the standard library's converting initialisers are
+    /// generic calls the optimiser may leave out of line.
     @inline(__always)
     static func multiplyHigh(_ a: SIMD8<UInt16>, _ b: SIMD8<UInt16>) -> SIMD8<UInt16> {
-        SIMD8<UInt16>(truncatingIfNeeded: (SIMD8<UInt32>(truncatingIfNeeded: a) &* SIMD8<UInt32>(truncatingIfNeeded: b)) &>> 16)
+        let x = unsafeBitCast(a, to: SIMD4<UInt32>.self), y = unsafeBitCast(b, to: SIMD4<UInt32>.self)
+        let even = ((x & 0xFFFF) &* (y & 0xFFFF)) &>> 16
+        let odd = (x &>> 16) &* (y &>> 16)
+        return unsafeBitCast(even | (odd & 0xFFFF_0000), to: SIMD8<UInt16>.self)
     }
 
     /// Quantises the 64 DCT outputs `coefficients` (natural order) into `block` in zig-zag order.
-    @inline(__always)
+    @inline(never)
     func quantize(_ coefficients: UnsafePointer<Int16>, into block: UnsafeMutablePointer<Int16>) {
         // SAFETY: every table, the scratch block and `block` have 64 entries; natural's are < 64.
         let q = scratch.baseAddress
@@ -117,11 +123,11 @@ struct Divisors {
                 let offset = 16 &* r
                 let x = UnsafeRawPointer(coefficients).loadUnaligned(fromByteOffset: offset, as: SIMD8<Int16>.self)
                 let sign = x &>> 15
-                let magnitude = SIMD8<UInt16>(truncatingIfNeeded: (x ^ sign) &- sign)
+                let magnitude = unsafeBitCast((x ^ sign) &- sign, to: SIMD8<UInt16>.self)
                 let n = (magnitude &+ h.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt16>.self)) & wholeEights
                 let quotient = Self.multiplyHigh(Self.multiplyHigh(n, m.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt16>.self)),
                                                  s.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt16>.self))
-                let signed = SIMD8<Int16>(truncatingIfNeeded: quotient)
+                let signed = unsafeBitCast(quotient, to: SIMD8<Int16>.self)
                 UnsafeMutableRawPointer(q).storeBytes(of: (signed ^ sign) &- sign, toByteOffset: offset, as: SIMD8<Int16>.self)
             }
         } else {

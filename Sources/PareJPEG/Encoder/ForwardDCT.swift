@@ -91,8 +91,10 @@ enum ForwardDCT {
 }
 
 extension ForwardDCT {
-    typealias Lanes = InverseDCT.Lanes
-    typealias LaneMatrix = InverseDCT.LaneMatrix
+    /// Four 32-bit lanes: the butterflies run on half of a block's rows (or columns) at a
+    /// time, so that the eight vectors of a pass fit the sixteen SSE registers.
+    typealias Lanes = SIMD4<Int32>
+    typealias LaneMatrix = (Lanes, Lanes, Lanes, Lanes, Lanes, Lanes, Lanes, Lanes)
 
     /// The same transform on eight rows (then eight columns) at once, with the same integer
     /// arithmetic, so that every output equals `transform`'s (`EncoderTests` checks it): the
@@ -114,13 +116,15 @@ extension ForwardDCT {
         }
         var rows: Rows16 = (row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7))
         transpose(&rows)
-        var m = widened(rows)
-        butterflyLanes(&m, rowPass: true)
-        rows = narrowed(m)
+        var (even, odd) = widened(rows)
+        butterflyLanes(&even, rowPass: true)
+        butterflyLanes(&odd, rowPass: true)
+        rows = narrowed(even, odd)
         transpose(&rows)
-        m = widened(rows)
-        butterflyLanes(&m, rowPass: false)
-        rows = narrowed(m)
+        (even, odd) = widened(rows)
+        butterflyLanes(&even, rowPass: false)
+        butterflyLanes(&odd, rowPass: false)
+        rows = narrowed(even, odd)
         // SAFETY: out has 64 entries.
         let o = UnsafeMutableRawPointer(out)
         o.storeBytes(of: rows.0, toByteOffset: 0, as: Row16.self)
@@ -136,27 +140,26 @@ extension ForwardDCT {
     typealias Row16 = SIMD8<Int16>
     typealias Rows16 = (Row16, Row16, Row16, Row16, Row16, Row16, Row16, Row16)
 
-    /// 16-bit lanes as 32-bit lanes, the even-numbered ones first (lanes 0, 2, 4, 6, 1, 3, 5,
-    /// 7): each pair of 16-bit lanes read as one 32-bit lane and split by shifts. The
-    /// butterfly works lane by lane, so the order does not matter; `narrowed` restores it.
-    /// (Shifts and a bit cast, where the standard library's converting initialisers are
-    /// generic calls the optimiser may leave out of line.)
+    /// 16-bit lanes as 32-bit lanes: lanes 0, 2, 4, 6 and lanes 1, 3, 5, 7, each pair of 16-bit
+    /// lanes read as one 32-bit lane and split by shifts. The butterfly works lane by lane,
+    /// so the split does not matter; `narrowed` joins the halves again. (Shifts and a bit
+    /// cast, where the standard library's converting initialisers are generic calls the
+    /// optimiser may leave out of line.)
     @inline(__always)
-    static func widened(_ r: Rows16) -> LaneMatrix {
-        @inline(__always) func widen(_ v: Row16) -> Lanes {
-            let pairs = unsafeBitCast(v, to: SIMD4<Int32>.self)
-            return Lanes(lowHalf: (pairs &<< 16) &>> 16, highHalf: pairs &>> 16)
-        }
-        return (widen(r.0), widen(r.1), widen(r.2), widen(r.3), widen(r.4), widen(r.5), widen(r.6), widen(r.7))
+    static func widened(_ r: Rows16) -> (even: LaneMatrix, odd: LaneMatrix) {
+        @inline(__always) func pairs(_ v: Row16) -> Lanes { unsafeBitCast(v, to: Lanes.self) }
+        @inline(__always) func even(_ v: Row16) -> Lanes { (pairs(v) &<< 16) &>> 16 }
+        @inline(__always) func odd(_ v: Row16) -> Lanes { pairs(v) &>> 16 }
+        return ((even(r.0), even(r.1), even(r.2), even(r.3), even(r.4), even(r.5), even(r.6), even(r.7)),
+                (odd(r.0), odd(r.1), odd(r.2), odd(r.3), odd(r.4), odd(r.5), odd(r.6), odd(r.7)))
     }
 
     /// The inverse of `widened`, keeping the low 16 bits of each lane.
     @inline(__always)
-    static func narrowed(_ m: LaneMatrix) -> Rows16 {
-        @inline(__always) func narrow(_ v: Lanes) -> Row16 {
-            unsafeBitCast((v.lowHalf & 0xFFFF) | (v.highHalf &<< 16), to: Row16.self)
-        }
-        return (narrow(m.0), narrow(m.1), narrow(m.2), narrow(m.3), narrow(m.4), narrow(m.5), narrow(m.6), narrow(m.7))
+    static func narrowed(_ even: LaneMatrix, _ odd: LaneMatrix) -> Rows16 {
+        @inline(__always) func join(_ e: Lanes, _ o: Lanes) -> Row16 { unsafeBitCast((e & 0xFFFF) | (o &<< 16), to: Row16.self) }
+        return (join(even.0, odd.0), join(even.1, odd.1), join(even.2, odd.2), join(even.3, odd.3),
+                join(even.4, odd.4), join(even.5, odd.5), join(even.6, odd.6), join(even.7, odd.7))
     }
 
     /// Transposes 8×8 16-bit values in three rounds of interleaving pairs of vectors — 16-bit,
@@ -184,7 +187,7 @@ extension ForwardDCT {
              low64(b2, b6), high64(b2, b6), low64(b3, b7), high64(b3, b7))
     }
 
-    /// `butterfly` on eight lanes, in place: inputs x0…x7, outputs in frequency order.
+    /// `butterfly` on four lanes, in place: inputs x0…x7, outputs in frequency order.
     /// Every multiplicand fits 16 bits — at most 8 × 255 in the row pass, and in the column
     /// pass a sum of eight row-pass outputs of one frequency, below 4 × (4 × 8 × 127 + 4 × 8 × 128)
     /// = 32,640 — so each product is taken from the low 16 bits of its lane (`times`), which SSE2 does in one

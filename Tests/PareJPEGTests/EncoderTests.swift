@@ -110,17 +110,18 @@ import Testing
     }
 
     @Test func qualityScalingIsLibjpegs() {
-        #expect(Quantization.scale(quality: 50) == 100)
-        #expect(Quantization.scale(quality: 75) == 50)
-        #expect(Quantization.scale(quality: 10) == 500)
-        #expect(Quantization.scaled(Quantization.luminanceK1, quality: 50, forceBaseline: false) == Quantization.luminanceK1)
-        #expect(Quantization.scaled(Quantization.luminanceK1, quality: 100, forceBaseline: false).allSatisfy { $0 == 1 })
+        #expect(IJGQuality.scale(quality: 50) == 100)
+        #expect(IJGQuality.scale(quality: 75) == 50)
+        #expect(IJGQuality.scale(quality: 10) == 500)
+        let q50 = Quantization.tables(quality: 50, forceBaseline: false, gray: false)
+        #expect(q50 == [IJGQuality.luminance, IJGQuality.chrominance])
+        #expect(Quantization.tables(quality: 100, forceBaseline: false, gray: true)[0].allSatisfy { $0 == 1 })
         // cjpeg -quality 75: 8 6 5 8 12 20 26 31 …
-        #expect(Array(Quantization.scaled(Quantization.luminanceK1, quality: 75, forceBaseline: false).prefix(8))
+        #expect(Array(Quantization.tables(quality: 75, forceBaseline: false, gray: true)[0].prefix(8))
                 == [8, 6, 5, 8, 12, 20, 26, 31])
-        let q1 = Quantization.scaled(Quantization.chrominanceK2, quality: 1, forceBaseline: false)
-        #expect(q1.max() == 4950)
-        #expect(Quantization.scaled(Quantization.chrominanceK2, quality: 1, forceBaseline: true).max() == 255)
+        let q1 = Quantization.tables(quality: 1, forceBaseline: false, gray: false)
+        #expect(q1[1].max() == 4950)
+        #expect(Quantization.tables(quality: 1, forceBaseline: true, gray: false)[1].max() == 255)
     }
 
     /// The multiplying quantiser equals rounded division for every 16-bit input and every

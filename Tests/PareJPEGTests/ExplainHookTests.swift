@@ -78,8 +78,8 @@ import Testing
     /// no estimate.
     @Test func qualityOfScaledTables() {
         for q in [10, 50, 75, 85, 90, 95, 100] {
-            let tables: [[Int]?] = [JPEGQualityEstimate.scaled(JPEGQualityEstimate.luminance, quality: q),
-                                    JPEGQualityEstimate.scaled(JPEGQualityEstimate.chrominance, quality: q), nil, nil]
+            let tables: [[Int]?] = [JPEGQualityEstimate.scaled(IJGQuality.luminance, quality: q),
+                                    JPEGQualityEstimate.scaled(IJGQuality.chrominance, quality: q), nil, nil]
             let estimate = JPEGQualityEstimate.estimate(tables)
             #expect(estimate == .init(quality: q, exact: true, identical: true), "quality \(q)")
             let gray = JPEGQualityEstimate.estimate([tables[0], nil, nil, nil])

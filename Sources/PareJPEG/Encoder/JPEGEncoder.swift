@@ -292,17 +292,15 @@ struct EncoderFrame {
         self.format = format
         if format.isGray {
             components = [EncoderComponent(id: 1, h: 1, v: 1, quantTable: 0, huffmanTable: 0)]
-            quantTables = [Quantization.scaled(Quantization.luminanceK1, quality: options.quality,
-                                               forceBaseline: options.forceBaseline)]
+            quantTables = Quantization.tables(quality: options.quality, forceBaseline: options.forceBaseline,
+                                              gray: true)
         } else {
             let (h, v) = options.sampling.lumaFactors
             components = [EncoderComponent(id: 1, h: h, v: v, quantTable: 0, huffmanTable: 0),
                           EncoderComponent(id: 2, h: 1, v: 1, quantTable: 1, huffmanTable: 1),
                           EncoderComponent(id: 3, h: 1, v: 1, quantTable: 1, huffmanTable: 1)]
-            quantTables = [Quantization.scaled(Quantization.luminanceK1, quality: options.quality,
-                                               forceBaseline: options.forceBaseline),
-                           Quantization.scaled(Quantization.chrominanceK2, quality: options.quality,
-                                               forceBaseline: options.forceBaseline)]
+            quantTables = Quantization.tables(quality: options.quality, forceBaseline: options.forceBaseline,
+                                              gray: false)
         }
         let maxH = components.map { $0.h }.max()!, maxV = components.map { $0.v }.max()!
         self.maxH = maxH

@@ -1,46 +1,16 @@
 import PareCore
 
 /// Quantisation for encoding (T.81 A.3.4: Sq = round(S / Q)) with the tables of T.81 K.1
-/// scaled by a quality as libjpeg scales them, so that `quality 85` gives the tables cjpeg's
-/// `-quality 85` gives.
+/// scaled by a quality as libjpeg scales them (`IJGQuality`), so that `quality 85` gives the
+/// tables cjpeg's `-quality 85` gives.
 enum Quantization {
-    /// T.81 Table K.1, luminance, natural (row-major) order.
-    static let luminanceK1: [UInt16] = [
-        16, 11, 10, 16, 24, 40, 51, 61,
-        12, 12, 14, 19, 26, 58, 60, 55,
-        14, 13, 16, 24, 40, 57, 69, 56,
-        14, 17, 22, 29, 51, 87, 80, 62,
-        18, 22, 37, 56, 68, 109, 103, 77,
-        24, 35, 55, 64, 81, 104, 113, 92,
-        49, 64, 78, 87, 103, 121, 120, 101,
-        72, 92, 95, 98, 112, 100, 103, 99,
-    ]
-
-    /// T.81 Table K.2, chrominance, natural order.
-    static let chrominanceK2: [UInt16] = [
-        17, 18, 24, 47, 99, 99, 99, 99,
-        18, 21, 26, 66, 99, 99, 99, 99,
-        24, 26, 56, 99, 99, 99, 99, 99,
-        47, 66, 99, 99, 99, 99, 99, 99,
-        99, 99, 99, 99, 99, 99, 99, 99,
-        99, 99, 99, 99, 99, 99, 99, 99,
-        99, 99, 99, 99, 99, 99, 99, 99,
-        99, 99, 99, 99, 99, 99, 99, 99,
-    ]
-
-    /// The percentage a quality 1…100 scales the K.1 tables by: 5000 / q below 50, 200 − 2q
-    /// from 50 (so 50 is the tables themselves and 100 is all ones).
-    static func scale(quality: Int) -> Int {
-        let q = min(max(quality, 1), 100)
-        return q < 50 ? 5000 / q : 200 - 2 * q
-    }
-
-    /// A base table scaled: (value × scale + 50) / 100, at least 1, at most 32,767 (a 16-bit
-    /// DQT entry), or 255 when the file must stay baseline (8-bit entries, T.81 B.2.4.1).
-    static func scaled(_ base: [UInt16], quality: Int, forceBaseline: Bool) -> [UInt16] {
-        let factor = scale(quality: quality)
+    /// T.81 K.1 and K.2 scaled for `quality` as libjpeg scales them, entries at most 255 when
+    /// the file must stay baseline (8-bit DQT entries, T.81 B.2.4.1), else 32,767.
+    static func tables(quality: Int, forceBaseline: Bool, gray: Bool) -> [[UInt16]] {
         let ceiling = forceBaseline ? 255 : 32767
-        return base.map { UInt16(min(max((Int($0) * factor + 50) / 100, 1), ceiling)) }
+        let luminance = IJGQuality.scaled(IJGQuality.luminance, quality: quality, ceiling: ceiling)
+        if gray { return [luminance] }
+        return [luminance, IJGQuality.scaled(IJGQuality.chrominance, quality: quality, ceiling: ceiling)]
     }
 
     /// Rounded division of a forward-DCT output (which is 8 × the true coefficient) by

@@ -25,36 +25,6 @@ public enum JPEGQualityEstimate {
         return tables
     }
 
-    /// T.81 Table K.1, luminance, natural order.
-    public static let luminance: [Int] = [
-        16, 11, 10, 16, 24, 40, 51, 61,
-        12, 12, 14, 19, 26, 58, 60, 55,
-        14, 13, 16, 24, 40, 57, 69, 56,
-        14, 17, 22, 29, 51, 87, 80, 62,
-        18, 22, 37, 56, 68, 109, 103, 77,
-        24, 35, 55, 64, 81, 104, 113, 92,
-        49, 64, 78, 87, 103, 121, 120, 101,
-        72, 92, 95, 98, 112, 100, 103, 99,
-    ]
-    /// T.81 Table K.2, chrominance, natural order.
-    public static let chrominance: [Int] = [
-        17, 18, 24, 47, 99, 99, 99, 99,
-        18, 21, 26, 66, 99, 99, 99, 99,
-        24, 26, 56, 99, 99, 99, 99, 99,
-        47, 66, 99, 99, 99, 99, 99, 99,
-        99, 99, 99, 99, 99, 99, 99, 99,
-        99, 99, 99, 99, 99, 99, 99, 99,
-        99, 99, 99, 99, 99, 99, 99, 99,
-        99, 99, 99, 99, 99, 99, 99, 99,
-    ]
-
-    /// The IJG scaling of `table` for quality `q` (1…100), entries limited to 1…255 as for
-    /// baseline files.
-    public static func scaled(_ table: [Int], quality q: Int) -> [Int] {
-        let factor = q < 50 ? 5000 / q : 200 - 2 * q
-        return table.map { min(255, max(1, ($0 * factor + 50) / 100)) }
-    }
-
     public struct Estimate: Sendable, Equatable {
         /// 1…100, nil when the tables are too far from IJG's for an estimate.
         public var quality: Int?
@@ -77,10 +47,10 @@ public enum JPEGQualityEstimate {
             hash = first[2] + first[53]
         }
         for q in 1 ... 100 {
-            let lum = scaled(luminance, quality: q)
+            let lum = scaled(IJGQuality.luminance, quality: q)
             let refHash: Int, refSum: Int
             if second != nil {
-                let chroma = scaled(chrominance, quality: q)
+                let chroma = scaled(IJGQuality.chrominance, quality: q)
                 refHash = lum[2] + lum[53] + chroma[0] + chroma[63]
                 refSum = lum.reduce(0, +) + chroma.reduce(0, +)
             } else {
@@ -91,9 +61,14 @@ public enum JPEGQualityEstimate {
             let exact = hash <= refHash && sum <= refSum
             guard exact || q > 50 else { return Estimate(quality: nil, exact: false, identical: false) }
             var identical = first == lum
-            if let second { identical = identical && second == scaled(chrominance, quality: q) }
+            if let second { identical = identical && second == scaled(IJGQuality.chrominance, quality: q) }
             return Estimate(quality: q, exact: exact, identical: identical)
         }
         return Estimate(quality: nil, exact: false, identical: false)
+    }
+
+    /// `IJGQuality.scaled` for baseline files, as the figures above compare them.
+    static func scaled(_ table: [UInt16], quality q: Int) -> [Int] {
+        IJGQuality.scaled(table, quality: q).map { Int($0) }
     }
 }

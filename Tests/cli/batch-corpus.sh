@@ -6,19 +6,8 @@
 #      thumbnail present is a whole PNG (alpha) or JPEG (opaque).
 # Usage: Tests/cli/batch-corpus.sh PATH/TO/pare. Prints "N passed, M failed".
 set -u
-pare=${1:?usage: batch-corpus.sh PATH/TO/pare}
-cd "$(dirname "$0")/../.."
-corpus=../shared/corpus
-if [ ! -d "$corpus" ]; then
-    echo "batch-corpus: ../shared/corpus is missing; skipped"
-    exit 0
-fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-check() { # description, condition-status
-    if [ "$2" = 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: $1"; fi
-}
+name=batch-corpus
+source "$(dirname "$0")/common.sh"
 
 # 200 inputs: the same mix copied into several folders (names keep relative paths apart).
 mkdir -p "$work/in"
@@ -97,5 +86,4 @@ for signal in INT TERM; do
         $([ "$partial" = 0 ] && [ "$broken" = 0 ]; echo $?)
 done
 
-echo "batch-corpus: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+report

@@ -11,19 +11,8 @@
 # PngSuite files) under numbered names. Usage: Tests/cli/cache-crash.sh PATH/TO/pare.
 # Prints "N passed, M failed".
 set -u
-pare=${1:?usage: cache-crash.sh PATH/TO/pare}
-cd "$(dirname "$0")/../.."
-corpus=../shared/corpus
-if [ ! -d "$corpus" ]; then
-    echo "cache-crash: ../shared/corpus is missing; skipped"
-    exit 0
-fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0 failed=0
-check() { # description, condition-status
-    if [ "$2" = 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: $1"; fi
-}
+name=cache-crash
+source "$(dirname "$0")/common.sh"
 
 mkdir -p "$work/in"
 n=0
@@ -121,5 +110,4 @@ check "the cache now has every entry ($(ls "$work/cache" | grep -c '\.pare$') of
     $([ "$(ls "$work/cache" | grep -c '\.pare$')" = "$total" ]; echo $?)
 check "no temporary file is left in the cache" $([ "$(ls -A "$work/cache" | grep -c '^\.tmp-')" = 0 ]; echo $?)
 
-echo "cache-crash: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+report

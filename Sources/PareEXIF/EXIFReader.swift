@@ -1,4 +1,4 @@
-import PareCore
+@_spi(Codec) import PareCore
 
 /// What a JPEG file's metadata segments hold: the Exif APP1, the MPF APP2 index, where the
 /// ICC profile's APP2 chunks are, a JFXX thumbnail, and the primary frame's size, found in one walk from SOI to SOS.
@@ -50,8 +50,8 @@ public enum EXIFReader {
     public static func readJPEG<Source: ByteSource>(_ source: Source,
                                                     options: EXIFOptions = .init()) throws(EXIFError) -> JPEGMetadata {
         let walk = try JPEGSegmentLocator(source, start: 0, end: source.count, options: options)
-        var result = JPEGMetadata(exif: nil, mpf: [], mpfIndex: nil, exifSegmentOffset: walk.exif?.offset,
-                                  mpfSegmentOffset: walk.mpf?.offset, jfxxThumbnail: nil,
+        var result = JPEGMetadata(exif: nil, mpf: [], mpfIndex: nil, exifSegmentOffset: walk.exif?.marker.offset,
+                                  mpfSegmentOffset: walk.mpf?.marker.offset, jfxxThumbnail: nil,
                                   width: walk.frameWidth, height: walk.frameHeight, warnings: walk.warnings)
         result.iccChunks = walk.iccChunks.map { ($0.payloadOffset, $0.payloadLength) }
         if let segment = walk.exif {
@@ -92,7 +92,7 @@ public enum EXIFReader {
         return result
     }
 
-    private static func payloadBytes<Source: ByteSource>(_ segment: JPEGSegment,
+    private static func payloadBytes<Source: ByteSource>(_ segment: MarkerSegment,
                                                          in source: Source) throws(EXIFError) -> [UInt8] {
         do {
             return try source.bytes(at: segment.payloadOffset, count: segment.payloadLength)

@@ -1,4 +1,4 @@
-import PareCore
+@_spi(Codec) import PareCore
 import CZlib
 
 /// A chunk's length and type, read ahead of its data (PNG 3rd ed. §5.3).
@@ -57,7 +57,7 @@ enum ChunkType {
 /// data with its CRC-32 checked (zlib's `crc32`), and the concatenated data of an IDAT run
 /// streamed through the caller's buffer without holding a chunk in memory.
 struct ChunkReader<Source: ByteSource> {
-    var stream: ByteStream<Source>
+    var stream: ByteStream
     let maxChunkLength: Int
 
     /// The IDAT chunk being streamed, its unread bytes and its running CRC.

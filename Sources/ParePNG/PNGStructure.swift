@@ -1,4 +1,4 @@
-import PareCore
+@_spi(Codec) import PareCore
 import CZlib
 
 /// One chunk as it sits in the file (PNG 3rd ed. §5.3), with its CRC checked.

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import PareCore
+@_spi(Codec) import PareCore
 import Testing
-@testable import PareJPEG
+@_spi(Codec) @testable import PareJPEG
 
 /// Canonical code assignment (T.81 C.2), as an encoder would do it, for round trips.
 private func canonicalCodes(_ table: HuffmanTable) -> [UInt8: (code: Int, length: Int)] {
@@ -40,7 +40,7 @@ private struct BitWriter {
 }
 
 private func reader(_ bytes: [UInt8]) throws -> BitReader {
-    BitReader(stream: try ByteInput(source: MemoryByteSource(bytes), ledger: MemoryLedger()))
+    BitReader(stream: try ByteStream(source: MemoryByteSource(bytes), ledger: MemoryLedger()))
 }
 
 @Suite struct HuffmanTableTests {
@@ -156,8 +156,8 @@ private func reader(_ bytes: [UInt8]) throws -> BitReader {
 }
 
 /// The eight-bytes-at-once paths of the entropy-coded data readers against byte-by-byte
-/// references: `ByteInput.loadPlainBytes` through `BitReader`, and the 16-byte marker scan of
-/// `ByteInput.nextEntropyMarker`.
+/// references: `ByteStream.loadPlainBytes` through `BitReader`, and the 16-byte marker scan of
+/// `ByteStream.nextEntropyMarker`.
 @Suite struct EntropyDataTests {
     /// Random bytes, 0xFF among them one time in eight so that stuffing lands everywhere.
     static func randomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
@@ -215,7 +215,7 @@ private func reader(_ bytes: [UInt8]) throws -> BitReader {
             for fill in 0 ... 2 {
                 var bytes = Array(stuffed[..<split]) + [UInt8](repeating: 0xFF, count: fill) + [0xFF, 0xD0 + UInt8(split & 7)]
                 bytes += stuffed[split...] + [0xFF, 0xD9]
-                var input = try ByteInput(source: MemoryByteSource(bytes), ledger: MemoryLedger())
+                var input = try ByteStream(source: MemoryByteSource(bytes), ledger: MemoryLedger(), windowSize: JPEGOptions().inputWindowBytes)
                 var found: [(UInt8, Int, Int)] = []
                 while let marker = try input.nextEntropyMarker() { found.append(marker) }
                 let expected = Self.referenceMarkers(bytes)
@@ -227,14 +227,14 @@ private func reader(_ bytes: [UInt8]) throws -> BitReader {
     }
 
     @Test func findsMarkersAcrossTheWindowEdge() throws {
-        let window = ByteInput.windowSize
+        let window = JPEGOptions().inputWindowBytes
         for offset in window - 20 ... window + 2 {
             var bytes = [UInt8](repeating: 0x5A, count: window + 64)
             bytes[offset - 4] = 0xFF
             bytes[offset - 3] = 0x00
             bytes[offset] = 0xFF
             bytes[offset + 1] = 0xD5
-            var input = try ByteInput(source: MemoryByteSource(bytes), ledger: MemoryLedger())
+            var input = try ByteStream(source: MemoryByteSource(bytes), ledger: MemoryLedger(), windowSize: JPEGOptions().inputWindowBytes)
             let marker = try input.nextEntropyMarker()
             #expect(marker?.code == 0xD5 && marker?.offset == offset, "marker at \(offset)")
             #expect(try input.nextEntropyMarker() == nil)

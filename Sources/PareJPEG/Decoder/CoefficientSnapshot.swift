@@ -1,4 +1,4 @@
-import PareCore
+@_spi(Codec) import PareCore
 
 /// The quantised DCT coefficients of a frame, for `pare explain`: the DC coefficient of every
 /// block, all 64 coefficients of the blocks asked for, and the quantisers each component was
@@ -121,16 +121,9 @@ extension JPEGDecoder {
     /// itself two bytes a block plus 128 per block kept whole.
     @_spi(Explain)
     public mutating func coefficientSnapshot(keepAll: Bool, chosen: [[Int]]) throws(JPEGError) -> JPEGCoefficientSnapshot {
-        var log = WarningLog(warnings: headerWarnings, dropped: headerDroppedWarnings, strict: options.strict,
-                             limit: options.maxWarnings)
-        defer {
-            warnings = log.warnings
-            droppedWarnings = log.dropped
-            bytesRead = reader.stream.position
-        }
-        reader.stream.seek(to: scanStart)
-        reader.discardBits()
-        reader.marker = nil
+        var log = startDecode()
+        defer { finishDecode(log) }
+        rewind(to: scanStart)
         var layouts: [(width: Int, height: Int, wide: Int, high: Int)] = []
         let single = frame.components.count == 1
         for component in frame.components {
@@ -230,11 +223,8 @@ extension JPEGDecoder {
                     }
                 }
                 reader = scan.reader
-                guard let next = try nextScan(tables: &tables, restartInterval: &restartInterval, log: &log) else { break }
-                number += 1
-                guard number <= options.maxScans else {
-                    throw .limitExceeded(what: "scan count", value: number, limit: options.maxScans, offset: next.offset)
-                }
+                guard let next = try scanAfter(&number, tables: &tables, restartInterval: &restartInterval,
+                                               log: &log) else { break }
                 header = next
             }
         }
@@ -256,76 +246,53 @@ extension JPEGDecoder {
 /// text beside `ScanDecoder.decodeBlock`, which fuses the same steps with the IDCT.
 struct PlainBlockReader {
     var reader: BitReader
-    let dc: [HuffmanDecodingTable]
-    let ac: [HuffmanDecodingTable]
+    /// The restart countdown and the state of data that ran out, as `ScanDecoder` keeps them.
+    var progress: ScanProgress
+    /// Owns the tables `dc` and `ac` point into.
+    let huffman: HuffmanTableCache
+    let dc: [HuffmanPointers]
+    let ac: [HuffmanPointers]
     var predictors: [Int32]
-    let scanNumber: Int
-    let restartInterval: Int
-    var restartsToGo: Int
-    var nextRestart = 0
-    var insufficient = false
-    var warned = false
 
     init(header: ScanHeader, number: Int, tables: TableSet, restartInterval: Int, ledger: MemoryLedger,
          reader: BitReader) throws(JPEGError) {
-        func table(_ tableClass: Int, _ id: Int) throws(JPEGError) -> HuffmanDecodingTable {
-            let defined = tableClass == 0 ? tables.dc[id] : tables.ac[id]
-            guard let spec = defined ?? HuffmanTable.standard(tableClass: tableClass, id: id) else {
-                throw .missingTable(kind: tableClass == 0 ? "DC Huffman" : "AC Huffman", id: id, offset: header.offset)
-            }
-            return try HuffmanDecodingTable(spec, isDC: tableClass == 0, ledger: ledger, offset: header.offset)
-        }
-        var dc: [HuffmanDecodingTable] = [], ac: [HuffmanDecodingTable] = []
+        var huffman = HuffmanTableCache(fastPath: true)
+        var dc: [HuffmanPointers] = [], ac: [HuffmanPointers] = []
         for component in header.components {
-            dc.append(try table(0, component.dcTable))
-            ac.append(try table(1, component.acTable))
+            dc.append(try huffman.pointers(0, component.dcTable, tables: tables, ledger: ledger, offset: header.offset))
+            ac.append(try huffman.pointers(1, component.acTable, tables: tables, ledger: ledger, offset: header.offset))
         }
+        self.huffman = huffman
         self.dc = dc
         self.ac = ac
         self.reader = reader
         predictors = [Int32](repeating: 0, count: header.components.count)
-        scanNumber = number
-        self.restartInterval = restartInterval
-        restartsToGo = restartInterval
+        progress = ScanProgress(scanNumber: number, restartInterval: restartInterval)
     }
 
-    /// Restart handling before an MCU (T.81 E.2.4). False once the data has ended for good.
+    /// Restart handling before an MCU (T.81 E.2.4; the DC predictors start again at 0,
+    /// F.2.1.3.1). False once the data has ended for good.
     mutating func startMCU(log: inout WarningLog) throws(JPEGError) -> Bool {
-        if restartInterval > 0 {
-            if restartsToGo == 0 {
-                let wasExhausted = insufficient || reader.isExhausted
-                try RestartSync.expect(nextRestart, reader: &reader, log: &log)
-                nextRestart = (nextRestart + 1) & 7
-                restartsToGo = restartInterval
-                for i in predictors.indices { predictors[i] = 0 }
-                insufficient = reader.marker != nil && wasExhausted
-            }
-            restartsToGo -= 1
+        if try progress.startMCU(&reader, log: &log) {
+            for i in predictors.indices { predictors[i] = 0 }
         }
-        if !insufficient && reader.isExhausted {
-            insufficient = true
-            if !warned {
-                warned = true
-                try log.add(.truncated(scan: scanNumber, offset: reader.markerOffset))
-            }
-        }
-        return !insufficient || (restartInterval > 0 && reader.marker.map(Marker.isRestart) == true)
+        return !progress.insufficient || (progress.restartInterval > 0 && reader.marker.map(Marker.isRestart) == true)
     }
 
     /// One block's quantised coefficients in natural order; all zero once the data is spent.
     mutating func readBlock(unit: Int, into block: inout [Int16], log: inout WarningLog) throws(JPEGError) {
         for i in 0 ..< 64 { block[i] = 0 }
-        guard !insufficient else { return }
+        guard !progress.insufficient else { return }
         let order = ZigZag.naturalOrder
         try reader.ensure(32)
-        let category = symbol(dc[unit].pointers) ?? 0
+        let category = reader.decode(dc[unit]) ?? 0
         let difference = category == 0 ? 0 : reader.receiveExtend(category)
         predictors[unit] = predictors[unit] &+ Int32(truncatingIfNeeded: difference)
         block[0] = Int16(truncatingIfNeeded: predictors[unit])
         var k = 1
         while k < 64 {
             try reader.ensure(32)
-            let rs = symbol(ac[unit].pointers) ?? 0
+            let rs = reader.decode(ac[unit]) ?? 0
             let run = rs >> 4, size = rs & 15
             if size == 0 {
                 if run != 15 { break }
@@ -338,10 +305,6 @@ struct PlainBlockReader {
             block[order[min(k, 63)]] = Int16(truncatingIfNeeded: value)
             k += 1
         }
-    }
-
-    mutating func symbol(_ table: HuffmanPointers) -> Int? {
-        reader.decode(table)
     }
 }
 

@@ -1,4 +1,4 @@
-import PareCore
+@_spi(Codec) import PareCore
 
 /// A baseline and extended-sequential (8-bit Huffman) JPEG decoder, ITU-T T.81 Annexes B, C,
 /// E and F, that streams rows into a `RowSink` at full size or at 1/2, 1/4 or 1/8 in the DCT
@@ -16,12 +16,14 @@ public struct JPEGDecoder<Source: ByteSource> {
     let ledger: MemoryLedger
     let options: JPEGOptions
     var reader: BitReader
-    let frame: FrameHeader
+    let frame: JPEGFrameRecord
     /// The tables in force when the first scan starts.
     let tables: TableSet
     let firstScan: ScanHeader
     /// The offset of the first byte of entropy-coded data.
     let scanStart: Int
+    /// Markers up to the first SOS, counted against `options.maxSegments` (`MarkerReader`).
+    let headerMarkers: Int
     public let info: JPEGInfo
     /// Repairs made so far: while reading the headers, then by each `decode`.
     public internal(set) var warnings: [JPEGWarning]
@@ -39,21 +41,23 @@ public struct JPEGDecoder<Source: ByteSource> {
     public init(source: Source, ledger: MemoryLedger, options: JPEGOptions = JPEGOptions()) throws(JPEGError) {
         self.ledger = ledger
         self.options = options
-        var stream = try ByteInput(source: source, ledger: ledger, windowSize: options.inputWindowBytes)
-        let soi = stream.remaining >= 2 ? try stream.readUInt16() : 0
-        guard soi == 0xFFD8 else { throw .notJPEG(offset: 0) }
+        var stream = try core { () throws(CoreError) in
+            try ByteStream(source: source, ledger: ledger, windowSize: options.inputWindowBytes)
+        }
+        guard try MarkerReader.startOfImage(&stream) else { throw .notJPEG(offset: 0) }
 
         var log = WarningLog(strict: options.strict, limit: options.maxWarnings)
         var tables = TableSet()
         var segments: [JPEGSegment] = []
-        var frame: FrameHeader?
+        var frame: JPEGFrameRecord?
         var restartInterval = 0
         var sawJFIF = false
         var adobeTransform: Int?
         var adobeOffset = 0
         var scan: ScanHeader?
+        var markers = MarkerReader(maxMarkers: options.maxSegments)
         while scan == nil {
-            guard let marker = try MarkerReader.next(&stream) else { throw .missingScan(offset: stream.position) }
+            guard let marker = try markers.nextMarker(&stream) else { throw .missingScan(offset: stream.position) }
             if marker.discarded > 0 {
                 try log.add(.extraneousBytes(count: marker.discarded, marker: marker.code, offset: marker.offset))
             }
@@ -68,18 +72,14 @@ public struct JPEGDecoder<Source: ByteSource> {
                 break
             }
             let isApp = marker.code >= 0xE0 && marker.code <= 0xEF
-            let (bytes, length) = try MarkerReader.segment(&stream, marker: marker,
-                                                           limit: isApp || marker.code == Marker.com ? 32 : 65535)
-            guard segments.count < options.maxSegments else {
-                throw .limitExceeded(what: "marker segment count", value: segments.count + 1, limit: options.maxSegments,
-                                     offset: marker.offset)
-            }
-            let kind = isApp ? MarkerReader.kind(marker: marker.code, prefix: bytes) : .other
+            let (bytes, length) = try MarkerReader.parameters(&stream, of: marker,
+                                                              keep: isApp || marker.code == Marker.com ? 32 : 65533)
+            let kind = isApp ? MarkerParameters.kind(marker: marker.code, prefix: bytes) : .other
             segments.append(JPEGSegment(marker: marker.code, offset: marker.offset, length: length, kind: kind))
             switch marker.code {
             case _ where JPEGProcess(marker: marker.code) != nil:
                 guard frame == nil else { throw .unexpectedMarker(marker: marker.code, offset: marker.offset) }
-                frame = try FrameHeader(bytes, marker: marker, options: options)
+                frame = try JPEGFrameRecord(bytes, marker: marker, options: options)
             case 0xDE, 0xDF:
                 throw .unsupportedFeature(feature: "hierarchical mode (\(markerName(marker.code)))", offset: marker.offset)
             case Marker.sos:
@@ -88,7 +88,7 @@ public struct JPEGDecoder<Source: ByteSource> {
             default:
                 if try tables.apply(marker: marker, bytes: bytes) { continue }
                 if marker.code == Marker.dri {
-                    restartInterval = try MarkerReader.restartInterval(bytes, marker: marker)
+                    restartInterval = try MarkerParameters.restartInterval(bytes, marker: marker)
                 } else if kind == .jfif {
                     sawJFIF = true
                 } else if kind == .adobe, bytes.count >= 12 {
@@ -130,6 +130,7 @@ public struct JPEGDecoder<Source: ByteSource> {
         self.info = JPEGInfo(width: frame.width, height: frame.height, precision: frame.precision,
                              components: frame.components, process: frame.process, colorSpace: colorSpace,
                              restartInterval: restartInterval, adobeTransform: adobeTransform, segments: segments)
+        self.headerMarkers = markers.markers
         self.headerWarnings = log.warnings
         self.warnings = log.warnings
         self.droppedWarnings = log.dropped
@@ -153,8 +154,8 @@ public struct JPEGDecoder<Source: ByteSource> {
     /// Progressive scans of the last `decode` passed over without entropy decoding, because
     /// they carry no coefficient the chosen scale keeps.
     public internal(set) var skippedScans = 0
-    /// Marker segments met so far by the last `decode`, the headers' included, against
-    /// `options.maxSegments`.
+    /// Markers met so far by the last `decode`, the headers' included, against
+    /// `options.maxSegments` (`MarkerReader.markers`).
     var segmentCount = 0
     /// MCUs of the last sequential `decode` that were entropy decoded; the ones after the data
     /// ran out are not, they come out flat.
@@ -170,19 +171,12 @@ public struct JPEGDecoder<Source: ByteSource> {
     /// Decodes the image at `scale` into `sink`: `begin` with the output size and format, then
     /// every row once, top to bottom. May be called again (for another scale).
     public mutating func decode<Sink: RowSink>(scale: JPEGScale, into sink: inout Sink) throws(JPEGError) {
-        var log = WarningLog(warnings: headerWarnings, dropped: headerDroppedWarnings, strict: options.strict,
-                             limit: options.maxWarnings)
-        skippedScans = 0
-        segmentCount = info.segments.count
+        var log = startDecode()
+        defer { finishDecode(log) }
         decodedMCUs = 0
         repeatedRows = 0
         coefficientDigest = 0
         bandSetup = nil
-        defer {
-            warnings = log.warnings
-            droppedWarnings = log.dropped
-            bytesRead = reader.stream.position
-        }
         let plan = try ScalePlan(frame: frame, scale: scale, offset: firstScan.offset)
         let progressive = frame.process == .progressive
         // A progressive frame is reconstructed from its coefficient store one MCU row at a time.
@@ -193,9 +187,7 @@ public struct JPEGDecoder<Source: ByteSource> {
         let store = progressive ? try CoefficientStore(frame: frame, plan: plan, options: options, ledger: ledger) : nil
         let header = RowStreamHeader(width: plan.outputWidth, height: plan.outputHeight, format: outputFormat)
         try core { () throws(CoreError) in try sink.begin(header) }
-        reader.stream.seek(to: scanStart)
-        reader.discardBits()
-        reader.marker = nil
+        rewind(to: scanStart)
 
         if let store {
             try decodeScans(into: store, log: &log)
@@ -259,6 +251,29 @@ public struct JPEGDecoder<Source: ByteSource> {
         }
     }
 
+    /// What every decode of the scans starts with: a warning log that holds the header's
+    /// repairs, and the counts of one decode back at the header's.
+    mutating func startDecode() -> WarningLog {
+        skippedScans = 0
+        segmentCount = headerMarkers
+        return WarningLog(warnings: headerWarnings, dropped: headerDroppedWarnings, strict: options.strict,
+                          limit: options.maxWarnings)
+    }
+
+    /// What every decode ends with, however it ends: its repairs and how far it read.
+    mutating func finishDecode(_ log: WarningLog) {
+        warnings = log.warnings
+        droppedWarnings = log.dropped
+        bytesRead = reader.stream.position
+    }
+
+    /// Puts the bit reader at `offset` of the entropy-coded data, with nothing buffered.
+    mutating func rewind(to offset: Int) {
+        reader.stream.seek(to: offset)
+        reader.discardBits()
+        reader.marker = nil
+    }
+
     /// Decodes the MCU rows `rows` of a single interleaved scan, starting at `firstColumn` of
     /// the first, and after each row hands the output stage every output row it can now make.
     /// Each buffer keeps the previous MCU row's last sample row above the current one, the
@@ -316,16 +331,20 @@ public struct JPEGDecoder<Source: ByteSource> {
     /// SOS; nil at EOI or the end of the data.
     mutating func nextScan(tables: inout TableSet, restartInterval: inout Int,
                            log: inout WarningLog) throws(JPEGError) -> ScanHeader? {
+        // The marker that ended the data was found by the bit reader; it counts like the rest.
+        var markers = MarkerReader(maxMarkers: options.maxSegments, markersSoFar: segmentCount)
+        defer { segmentCount = markers.markers }
         var pending = reader.marker.map { FoundMarker(code: $0, offset: reader.markerOffset, discarded: 0) }
         reader.marker = nil
         reader.discardBits()
         while true {
             let marker: FoundMarker
             if let p = pending {
+                try markers.countMarker(p)
                 marker = p
                 pending = nil
             } else {
-                guard let m = try MarkerReader.next(&reader.stream) else { return nil }
+                guard let m = try markers.nextMarker(&reader.stream) else { return nil }
                 if m.discarded > 0 {
                     try log.add(.extraneousBytes(count: m.discarded, marker: m.code, offset: m.offset))
                 }
@@ -334,16 +353,11 @@ public struct JPEGDecoder<Source: ByteSource> {
             if marker.code == Marker.eoi { return nil }
             if Marker.isStandalone(marker.code) { continue }
             if JPEGProcess(marker: marker.code) != nil { return nil }
-            guard segmentCount < options.maxSegments else {
-                throw .limitExceeded(what: "marker segment count", value: segmentCount + 1, limit: options.maxSegments,
-                                     offset: marker.offset)
-            }
-            segmentCount += 1
-            let (bytes, _) = try MarkerReader.segment(&reader.stream, marker: marker,
-                                                      limit: marker.code >= 0xE0 && marker.code <= 0xEF ? 0 : 65535)
+            let (bytes, _) = try MarkerReader.parameters(&reader.stream, of: marker,
+                                                         keep: Marker.isApplication(marker.code) ? 0 : 65533)
             if marker.code == Marker.sos { return try ScanHeader(bytes, marker: marker, frame: frame) }
             if try tables.apply(marker: marker, bytes: bytes) { continue }
-            if marker.code == Marker.dri { restartInterval = try MarkerReader.restartInterval(bytes, marker: marker) }
+            if marker.code == Marker.dri { restartInterval = try MarkerParameters.restartInterval(bytes, marker: marker) }
         }
     }
 

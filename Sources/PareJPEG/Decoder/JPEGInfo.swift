@@ -42,9 +42,9 @@ public struct JPEGOptions: Sendable, Equatable {
     /// Largest width or height accepted from SOF. Default: 65,535, all T.81 allows; "width"
     /// or "height".
     public var maxDimension = 65535
-    /// Most marker segments in the file, those before the first scan (recorded in
-    /// `JPEGInfo.segments`) and those between scans together. Default: 4,096, "marker
-    /// segment count".
+    /// Most markers in the file, those before the first scan (the segments among them
+    /// recorded in `JPEGInfo.segments`) and those between scans together, stand-alone ones
+    /// included, the closing EOI not (`MarkerReader`). Default: 4,096, "marker segment count".
     public var maxSegments = 4096
     /// Most scans read in a multi-scan file (non-interleaved sequential or progressive;
     /// a progressive file that sends each AC coefficient of three components alone needs 190).

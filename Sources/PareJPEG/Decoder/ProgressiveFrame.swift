@@ -1,4 +1,4 @@
-import PareCore
+@_spi(Codec) import PareCore
 
 /// The progressive process (T.81 Annex G, SOF2): every scan refines the coefficients held in
 /// a `CoefficientStore`, and only when the scans are done are the blocks transformed and

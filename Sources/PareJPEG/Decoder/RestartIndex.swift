@@ -1,4 +1,4 @@
-import PareCore
+@_spi(Codec) import PareCore
 
 /// Where the restart intervals of a sequential scan begin, found without entropy decoding, so
 /// that horizontal bands of the image can be decoded independently (and, by a caller that
@@ -105,15 +105,8 @@ extension JPEGDecoder {
     /// so that its decode need not wait for the index.
     @_spi(Bands) public mutating func decodeBand<Sink: RowSink>(scale: JPEGScale, mcuRows band: Range<Int>, index: RestartIndex?,
                                                    into sink: inout Sink) throws(JPEGError) {
-        var log = WarningLog(warnings: headerWarnings, dropped: headerDroppedWarnings, strict: options.strict,
-                             limit: options.maxWarnings)
-        skippedScans = 0
-        segmentCount = info.segments.count
-        defer {
-            warnings = log.warnings
-            droppedWarnings = log.dropped
-            bytesRead = reader.stream.position
-        }
+        var log = startDecode()
+        defer { finishDecode(log) }
         var setup: BandSetup
         if let kept = bandSetup, kept.scale == scale {
             setup = kept
@@ -139,9 +132,7 @@ extension JPEGDecoder {
         var output = setup.output
         output.nextRow = plan.rowsCompleted(byMCURows: band.lowerBound)
         output.endRow = plan.rowsCompleted(byMCURows: band.upperBound)
-        reader.stream.seek(to: offset)
-        reader.discardBits()
-        reader.marker = nil
+        rewind(to: offset)
         var scan = setup.scan
         scan.reader = reader
         scan.progress.nextRestart = interval & 7

@@ -54,7 +54,7 @@ struct ScalePlan {
     /// Widest upsampled row any component produces.
     var upsampledWidth: Int
 
-    init(frame: FrameHeader, scale: JPEGScale, offset: Int) throws(JPEGError) {
+    init(frame: JPEGFrameRecord, scale: JPEGScale, offset: Int) throws(JPEGError) {
         let k = scale.blockSize
         let single = frame.components.count == 1
         let hMax = single ? 1 : frame.maxHorizontal, vMax = single ? 1 : frame.maxVertical

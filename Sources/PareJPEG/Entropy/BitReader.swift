@@ -1,4 +1,4 @@
-import PareCore
+@_spi(Codec) import PareCore
 
 /// Reads entropy-coded data bit by bit (T.81 F.2.2.5, Figure F.18, and the byte stuffing of
 /// F.1.2.3): a 64-bit buffer holds the next bits most significant first; a stuffed 0xFF00
@@ -8,9 +8,9 @@ import PareCore
 /// definite. Once padding bits are consumed, `isExhausted` is true and the scan decoder
 /// fills the rest of the segment with flat blocks.
 struct BitReader {
-    var stream: ByteInput
+    var stream: ByteStream
     /// The next bits, most significant first. Bits past `count` are zero or, after
-    /// `ByteInput.loadPlainBytes`, the first bits of the byte that follows the counted ones.
+    /// `ByteStream.loadPlainBytes`, the first bits of the byte that follows the counted ones.
     var buffer: UInt64 = 0
     /// Valid bits in `buffer`, real data and padding.
     var count = 0
@@ -20,7 +20,7 @@ struct BitReader {
     var marker: UInt8?
     var markerOffset = 0
 
-    init(stream: ByteInput) {
+    init(stream: ByteStream) {
         self.stream = stream
     }
 
@@ -28,7 +28,7 @@ struct BitReader {
     var isExhausted: Bool { count < padding }
 
     /// Makes at least 56 bits available (real or padding). Plain bytes are loaded eight at a
-    /// time (`ByteInput.loadPlainBytes`, which the entropy decoders' loops also call inline);
+    /// time (`ByteStream.loadPlainBytes`, which the entropy decoders' loops also call inline);
     /// a 0xFF, a window refill or the end of the data take the slow step.
     @inline(never)
     mutating func refill() throws(JPEGError) {
@@ -43,13 +43,13 @@ struct BitReader {
                     continue
                 }
             }
-            try refillStep()
+            do { try refillStep() } catch { throw .core(error) }
         }
     }
 
     /// One step of `refill` for the unusual cases: a stuffed or fill 0xFF, a marker, the end
     /// of the window or of the data, or padding after a marker.
-    mutating func refillStep() throws(JPEGError) {
+    mutating func refillStep() throws(CoreError) {
         if marker != nil {
             let add = (64 - count) & ~7
             count += add

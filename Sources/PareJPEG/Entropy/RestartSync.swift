@@ -1,4 +1,4 @@
-import PareCore
+@_spi(Codec) import PareCore
 
 /// The marker at the end of a restart interval (T.81 E.2.4), shared by the sequential and
 /// progressive scan decoders.
@@ -41,7 +41,8 @@ enum RestartSync {
 
     /// The next marker in the stream (after the bit reader's position), EOI at the end.
     static func nextMarker(_ reader: inout BitReader, log: inout WarningLog) throws(JPEGError) -> (UInt8, Int) {
-        guard let marker = try MarkerReader.next(&reader.stream) else {
+        var markers = MarkerReader()
+        guard let marker = try markers.nextMarker(&reader.stream) else {
             return (Marker.eoi, reader.stream.position)
         }
         if marker.discarded > 0 {

@@ -1,4 +1,4 @@
-import PareCore
+@_spi(Codec) import PareCore
 
 /// The block decoders of `ScanDecoder`.
 enum EntropyPath: Sendable {

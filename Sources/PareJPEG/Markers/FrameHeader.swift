@@ -1,14 +1,13 @@
-/// The frame header (T.81 B.2.2, Figure B.3): size, precision and the components with their
-/// sampling factors and quantisation table selectors.
-struct FrameHeader {
-    var process: JPEGProcess
-    var precision: Int
-    var width: Int
-    var height: Int
-    var components: [JPEGComponentInfo]
+@_spi(Codec) import PareCore
+
+/// The frame header (T.81 B.2.2, Figure B.3) the decoder works from: the SOFn segment as
+/// written (`init(parsing:marker:)` below: size, precision and the components with their
+/// sampling factors and quantisation table selectors), checked for decoding by
+/// `init(_:marker:options:)`.
+extension JPEGFrameRecord {
     /// Hmax and Vmax (T.81 A.1.1).
-    var maxHorizontal: Int
-    var maxVertical: Int
+    var maxHorizontal: Int { components.map { $0.horizontal }.max() ?? 1 }
+    var maxVertical: Int { components.map { $0.vertical }.max() ?? 1 }
 
     /// Checks a frame header, as `JPEGFrameRecord(parsing:marker:)` read it, for decoding.
     /// Only 8-bit sequential and progressive Huffman frames pass: other processes throw
@@ -24,10 +23,7 @@ struct FrameHeader {
             throw .unsupportedFeature(feature: "\(bytes[0])-bit samples", offset: offset)
         }
         let record = try JPEGFrameRecord(parsing: bytes, marker: marker)
-        precision = record.precision
-        height = record.height
-        width = record.width
-        let count = record.components.count
+        let width = record.width, height = record.height, count = record.components.count
         guard height > 0 else {
             throw .unsupportedFeature(feature: "height defined by DNL (T.81 B.2.5)", offset: offset)
         }
@@ -46,17 +42,13 @@ struct FrameHeader {
         guard count == 1 || count == 3 || count == 4 else {
             throw .unsupportedFeature(feature: "\(count) components", offset: offset)
         }
-        self.process = process
-        self.components = record.components
-        maxHorizontal = components.map { $0.horizontal }.max() ?? 1
-        maxVertical = components.map { $0.vertical }.max() ?? 1
+        self = record
     }
-}
 
-extension JPEGFrameRecord {
     /// An SOFn segment as written (T.81 B.2.2, Figure B.3), whatever the process: only the
     /// layout is checked (the length matches Nf, sampling factors 1…4, Tq 0…3; T.87 allows
-    /// Tq 0 only but it is unused there). `FrameHeader` checks what decoding needs on top.
+    /// Tq 0 only but it is unused there). `init(_:marker:options:)` checks what decoding
+    /// needs on top.
     init(parsing bytes: [UInt8], marker: FoundMarker) throws(JPEGError) {
         func invalid(_ reason: String) -> JPEGError {
             .invalidSegment(marker: marker.code, offset: marker.offset, reason: reason)

@@ -1,4 +1,4 @@
-import PareCore
+@_spi(Codec) import PareCore
 
 /// A JPEG file as a reader of T.81 sees it: every marker from SOI to EOI in file order
 /// (Annex B), with the contents of the segments that shape decoding — frame headers
@@ -181,7 +181,9 @@ extension JPEGStructure {
                                                 options: JPEGOptions = JPEGOptions()) -> JPEGStructure {
         var structure = JPEGStructure()
         do {
-            var stream = try ByteInput(source: source, ledger: ledger, windowSize: options.inputWindowBytes)
+            var stream = try core { () throws(CoreError) in
+                try ByteStream(source: source, ledger: ledger, windowSize: options.inputWindowBytes)
+            }
             try structure.read(&stream, options: options)
         } catch {
             structure.failure = error
@@ -189,26 +191,21 @@ extension JPEGStructure {
         return structure
     }
 
-    private mutating func read(_ stream: inout ByteInput, options: JPEGOptions) throws(JPEGError) {
-        guard stream.count >= 2, try stream.nextByte() == 0xFF, try stream.nextByte() == Marker.soi else {
-            throw .notJPEG(offset: 0)
-        }
+    private mutating func read(_ stream: inout ByteStream, options: JPEGOptions) throws(JPEGError) {
+        guard try MarkerReader.startOfImage(&stream) else { throw .notJPEG(offset: 0) }
         markers.append(JPEGMarkerRecord(marker: Marker.soi, offset: 0, length: nil, content: .none))
         var restartInterval = 0
         var isJPEGLS = false
         var sawFrame = false
+        var reader = MarkerReader(maxMarkers: options.maxSegments)
         while true {
-            guard let found = try MarkerReader.next(&stream) else {
+            guard let found = try reader.nextMarker(&stream) else {
                 guard !scans.isEmpty else { throw .missingScan(offset: stream.count) }
                 warn(.truncated(scan: scans.count, offset: stream.count), options)
                 return
             }
             if found.discarded > 0 {
                 warn(.extraneousBytes(count: found.discarded, marker: found.code, offset: found.offset), options)
-            }
-            guard markers.count < options.maxSegments else {
-                throw .limitExceeded(what: "marker segment count", value: markers.count + 1, limit: options.maxSegments,
-                                     offset: found.offset)
             }
             if Marker.isStandalone(found.code) {
                 markers.append(JPEGMarkerRecord(marker: found.code, offset: found.offset, length: nil, content: .none))
@@ -220,7 +217,7 @@ extension JPEGStructure {
                 if found.code == Marker.soi { throw .unexpectedMarker(marker: found.code, offset: found.offset) }
                 continue
             }
-            let (bytes, length) = try MarkerReader.segment(&stream, marker: found)
+            let (bytes, length) = try MarkerReader.parameters(&stream, of: found)
             var record = JPEGMarkerRecord(marker: found.code, offset: found.offset, length: length, content: .none)
             switch found.code {
             case _ where JPEGProcess(marker: found.code) != nil:
@@ -238,7 +235,7 @@ extension JPEGStructure {
                                       symbols: $0.table.symbols)
                 })
             case Marker.dri:
-                restartInterval = try MarkerReader.restartInterval(bytes, marker: found)
+                restartInterval = try MarkerParameters.restartInterval(bytes, marker: found)
                 record.content = .restartInterval(restartInterval)
             case Marker.sos:
                 guard sawFrame else { throw .unexpectedMarker(marker: Marker.sos, offset: found.offset) }
@@ -268,11 +265,11 @@ extension JPEGStructure {
         if warnings.count < options.maxWarnings { warnings.append(warning) }
     }
 
-    /// Passes over a scan's entropy-coded data (`ByteInput.nextEntropyMarker`), counting its
+    /// Passes over a scan's entropy-coded data (`ByteStream.nextEntropyMarker`), counting its
     /// RSTn markers; any other marker ends the scan. Returns the offset where the data ends
     /// (fill bytes before the marker, B.1.1.2, belong to neither the data nor the marker) and
     /// leaves the stream on the marker's 0xFF; nil when the file ends first.
-    static func skipEntropyData(_ stream: inout ByteInput, isJPEGLS: Bool,
+    static func skipEntropyData(_ stream: inout ByteStream, isJPEGLS: Bool,
                                 restarts: inout Int) throws(JPEGError) -> Int? {
         while let marker = try stream.nextEntropyMarker(jpegLS: isJPEGLS) {
             if Marker.isRestart(marker.code) {
@@ -287,7 +284,7 @@ extension JPEGStructure {
 
     /// Names an APPn segment and reads the fields of the common ones.
     static func application(_ bytes: [UInt8], marker: UInt8, offset: Int) -> JPEGApplicationRecord {
-        let kind = MarkerReader.kind(marker: marker, prefix: bytes)
+        let kind = MarkerParameters.kind(marker: marker, prefix: bytes)
         var identifier = ""
         for byte in bytes.prefix(64) {
             guard byte >= 0x20 && byte < 0x7F else { break }

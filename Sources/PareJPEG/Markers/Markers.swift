@@ -1,78 +1,12 @@
-import PareCore
+@_spi(Codec) import PareCore
 
-/// Marker codes (the byte after 0xFF), T.81 B.1.1.3 and Table B.1.
-enum Marker {
-    static let soi: UInt8 = 0xD8
-    static let eoi: UInt8 = 0xD9
-    static let sos: UInt8 = 0xDA
-    static let dqt: UInt8 = 0xDB
-    static let dnl: UInt8 = 0xDC
-    static let dri: UInt8 = 0xDD
-    static let dht: UInt8 = 0xC4
-    static let dac: UInt8 = 0xCC
-    static let com: UInt8 = 0xFE
-    static let rst0: UInt8 = 0xD0
-    static let app0: UInt8 = 0xE0
-    static let app14: UInt8 = 0xEE
+/// The marker codes by their short name inside the JPEG codec (PareCore's `JPEGMarker`,
+/// shared with the metadata reader).
+typealias Marker = JPEGMarker
 
-    static func isRestart(_ code: UInt8) -> Bool { code >= 0xD0 && code <= 0xD7 }
-    /// Markers that stand alone, without a length (T.81 B.1.1.3): TEM, RSTn, SOI, EOI.
-    static func isStandalone(_ code: UInt8) -> Bool { code == 0x01 || (code >= 0xD0 && code <= 0xD9) }
-}
-
-/// A marker found in the byte stream: its code and the offset of its 0xFF byte.
-struct FoundMarker {
-    var code: UInt8
-    var offset: Int
-    /// Bytes skipped before it that were not part of any marker (T.81 B.1.1.2 allows only
-    /// 0xFF fill bytes there; libjpeg skips anything else with a warning, and so do we).
-    var discarded: Int
-}
-
-/// The marker-level reader (T.81 B.1.1): finds markers, reads segment parameters, and names
-/// what an APPn segment holds.
-enum MarkerReader {
-    /// The next marker at or after the stream's position, skipping fill bytes (0xFF runs),
-    /// stuffed zeros and stray bytes as libjpeg's next_marker does; nil at the end of data.
-    static func next(_ stream: inout ByteInput) throws(JPEGError) -> FoundMarker? {
-        var discarded = 0
-        while true {
-            guard var byte = try stream.nextByte() else { return nil }
-            while byte != 0xFF {
-                discarded += 1
-                guard let b = try stream.nextByte() else { return nil }
-                byte = b
-            }
-            var code: UInt8 = 0xFF
-            while code == 0xFF {
-                guard let b = try stream.nextByte() else { return nil }
-                code = b
-            }
-            if code != 0 {
-                return FoundMarker(code: code, offset: stream.position - 2, discarded: discarded)
-            }
-            discarded += 2
-        }
-    }
-
-    /// The parameters of a marker segment (the stream sits just after the marker code), at
-    /// most `limit` bytes of them read into memory; the rest is skipped. Returns the bytes and
-    /// the length field.
-    static func segment(_ stream: inout ByteInput, marker: FoundMarker,
-                                       limit: Int = 65535) throws(JPEGError) -> (bytes: [UInt8], length: Int) {
-        let length = Int(try stream.readUInt16())
-        guard length >= 2 else {
-            throw .invalidSegment(marker: marker.code, offset: marker.offset, reason: "length \(length) is less than 2")
-        }
-        guard stream.remaining >= length - 2 else {
-            throw .core(.outOfBounds(offset: stream.position, needed: length - 2, available: max(0, stream.remaining)))
-        }
-        let kept = min(length - 2, limit)
-        let bytes = try stream.readBytes(kept)
-        try stream.skip(length - 2 - kept)
-        return (bytes, length)
-    }
-
+/// The decoder's reading of marker-segment parameters that need no stage of their own (the
+/// markers themselves are found by PareCore's `MarkerReader`).
+enum MarkerParameters {
     /// What an APPn segment carries, from its marker and identifier string.
     static func kind(marker: UInt8, prefix: [UInt8]) -> JPEGSegmentKind {
         func starts(_ text: StaticString) -> Bool {
@@ -106,6 +40,57 @@ enum MarkerReader {
             throw .invalidSegment(marker: Marker.dri, offset: marker.offset, reason: "length must be 4")
         }
         return Int(bytes[0]) << 8 | Int(bytes[1])
+    }
+}
+
+extension MarkerReader {
+    /// `readSOI`, its failure as a JPEG error.
+    static func startOfImage(_ stream: inout ByteStream) throws(JPEGError) -> Bool {
+        do { return try readSOI(&stream) } catch { throw JPEGError(error) }
+    }
+
+    /// `next`, its failures as JPEG errors.
+    mutating func nextMarker(_ stream: inout ByteStream) throws(JPEGError) -> FoundMarker? {
+        do { return try next(&stream) } catch { throw JPEGError(error) }
+    }
+
+    /// `count`, its failure as a JPEG error.
+    mutating func countMarker(_ marker: FoundMarker) throws(JPEGError) {
+        do { try count(marker) } catch { throw JPEGError(error) }
+    }
+
+    /// `segment`, its failures as JPEG errors: the parameter bytes (at most `keep`) and the
+    /// length field.
+    static func parameters(_ stream: inout ByteStream, of marker: FoundMarker,
+                           keep: Int = 65533) throws(JPEGError) -> (bytes: [UInt8], length: Int) {
+        do {
+            let segment = try segment(&stream, of: marker, keep: keep)
+            return (segment.bytes, segment.length)
+        } catch {
+            throw JPEGError(error)
+        }
+    }
+}
+
+extension JPEGError {
+    /// The marker reader's failures as the decoder has always reported them.
+    init(_ error: MarkerError) {
+        switch error {
+        case let .input(error):
+            self = .core(error)
+        case let .truncatedLength(_, offset, available):
+            // The length field follows the marker.
+            self = .core(.outOfBounds(offset: offset + 2, needed: 2, available: available))
+        case let .lengthTooSmall(marker, offset, length):
+            self = .invalidSegment(marker: marker, offset: offset, reason: "length \(length) is less than 2")
+        case let .truncatedSegment(_, offset, needed, available):
+            // The segment's parameters start after its marker and length field.
+            self = .core(.outOfBounds(offset: offset + 4, needed: needed, available: available))
+        case let .tooManyMarkers(offset, count, limit):
+            self = .limitExceeded(what: "marker segment count", value: count, limit: limit, offset: offset)
+        case let .tooManySkippedBytes(offset, limit):
+            self = .limitExceeded(what: "bytes skipped between markers", value: limit + 1, limit: limit, offset: offset)
+        }
     }
 }
 

@@ -1,3 +1,5 @@
+import PareCore
+
 /// Quantisation tables (T.81 B.2.4.1, Figure B.6): 64 values, 8- or 16-bit, sent in zig-zag
 /// order and kept here in natural (row-major) order, ready to be fused into the inverse DCT.
 struct QuantizationTable: Sendable {

@@ -1,3 +1,5 @@
+@_spi(Codec) import PareCore
+
 /// The scan header (T.81 B.2.3, Figure B.4): which frame components the scan codes, in what
 /// order, with which DC and AC Huffman tables, and, in a progressive frame, which band of
 /// coefficients (Ss…Se) at which bit positions (Ah, Al).
@@ -25,7 +27,7 @@ struct ScanHeader {
     /// libjpeg, not enforced there; in a progressive frame they must follow T.81 G.1.1.1.1 (a
     /// DC band alone, AC bands of one component, Ah = 0 or Al + 1, Al ≤ 13), as libjpeg
     /// insists.
-    init(_ bytes: [UInt8], marker: FoundMarker, frame: FrameHeader) throws(JPEGError) {
+    init(_ bytes: [UInt8], marker: FoundMarker, frame: JPEGFrameRecord) throws(JPEGError) {
         offset = marker.offset
         func invalid(_ reason: String) -> JPEGError {
             .invalidSegment(marker: Marker.sos, offset: marker.offset, reason: reason)

@@ -134,7 +134,7 @@ final class CoefficientStore {
     /// (and whether the file completes its progression) were never seen.
     var stoppedEarly = false
 
-    init(frame: FrameHeader, plan: ScalePlan, options: JPEGOptions, ledger: MemoryLedger) throws(JPEGError) {
+    init(frame: JPEGFrameRecord, plan: ScalePlan, options: JPEGOptions, ledger: MemoryLedger) throws(JPEGError) {
         // Exact sets for every component when they all fit the budget, else corners for all:
         // one rule for the whole picture, so chroma never differs in kind between components.
         var total = 0
@@ -210,7 +210,7 @@ final class CoefficientStore {
 
     /// Latches each component's quantisers at its first scan (T.81 B.2.4.1; libjpeg does the
     /// same, so a DQT between scans only affects components not yet seen).
-    func latchQuantizers(_ scan: ScanHeader, frame: FrameHeader, tables: TableSet) throws(JPEGError) {
+    func latchQuantizers(_ scan: ScanHeader, frame: JPEGFrameRecord, tables: TableSet) throws(JPEGError) {
         for component in scan.components {
             let plane = planes[component.index]
             guard !plane.latched else { continue }

@@ -2,19 +2,22 @@
 /// row, to another sink: the "resampler" stage of the thumbnail pipeline (the Architecture
 /// article, Sources/Pare/Pare.docc/Architecture.md).
 ///
-/// Sequential input is resampled separably. Each input row is converted to Float (alpha
-/// premultiplied, see below) and filtered horizontally at once, through weights computed in
-/// `begin`; the filtered row is then added, with its vertical weight, into every output row
-/// whose window contains it. Those open output rows live in a small ring of accumulators, and
-/// each is normalised and emitted the moment its last input row has arrived. Nothing holds
-/// more than one input row, so memory never grows with the input's height:
+/// Sequential input is resampled separably (`SeparableResampler`), vertically first. Each
+/// input row is converted to Float (alpha premultiplied, see below) and added, with its
+/// vertical weight, into every open output row whose window contains it; those rows, as wide
+/// as the input, live in a small ring of accumulators, and each is filtered horizontally
+/// through weights computed in `begin`, normalised and emitted the moment its last input row
+/// has arrived. Nothing holds more than one input row, so memory never grows with the input's
+/// height:
 ///
-///     4·(inputWidth·c + outputWidth·T + outputWidth·c·(K + 1) + K) + 2·W·outputWidth + outputWidth·c₈
+///     4·(inputWidth·c·(K + 1) + K + outputWidth·c + outputWidth·T) + 16·inputWidth + 2·W·outputWidth + outputWidth·c₈
 ///
 /// bytes, with c the input's channels, c₈ the output's bytes per pixel, W the bytes of an
 /// `Int`, T the horizontal taps per output pixel (about 2·support·inputWidth/outputWidth when
 /// shrinking) and K ≤ ⌊(2·support·max(1, s) + 1)/s⌋ + 2 the open output rows, s being
-/// inputHeight/outputHeight (K ≤ 9 for Lanczos3 when shrinking, whatever the ratio).
+/// inputHeight/outputHeight (K ≤ 9 for Lanczos3 when shrinking, whatever the ratio); the
+/// 16·inputWidth is the row laid out a pixel to a vector for the horizontal pass (none for
+/// gray).
 ///
 /// Interlaced input (Adam7, `header.interlaced`) arrives in passes, rows out of order and
 /// pixels `xStep` apart, so it cannot be filtered row by row. Every pixel is instead added,
@@ -40,6 +43,8 @@ public struct Resampler<Downstream: RowSink>: RowSink {
     private let filter: ResamplingFilter
     private let ledger: MemoryLedger
     private var mode: Mode = .idle
+    /// Use `PlainSeparableResampler` for sequential input (the oracle in tests).
+    var usesPlainEngine = false
 
     private enum Mode {
         case idle
@@ -47,6 +52,8 @@ public struct Resampler<Downstream: RowSink>: RowSink {
         /// premultiplying and dividing back.
         case passthrough
         case sequential(SeparableResampler)
+        /// The plain engine, for tests that hold the fast one to it.
+        case plain(PlainSeparableResampler)
         case interlaced(AreaAccumulator)
         case finished
     }
@@ -73,6 +80,9 @@ public struct Resampler<Downstream: RowSink>: RowSink {
         } else if header.interlaced {
             mode = .interlaced(try AreaAccumulator(input: header, outputWidth: outputWidth,
                                                    outputHeight: outputHeight, ledger: ledger))
+        } else if usesPlainEngine {
+            mode = .plain(try PlainSeparableResampler(input: header, outputWidth: outputWidth,
+                                                      outputHeight: outputHeight, filter: filter, ledger: ledger))
         } else {
             mode = .sequential(try SeparableResampler(input: header, outputWidth: outputWidth,
                                                       outputHeight: outputHeight, filter: filter, ledger: ledger))
@@ -89,6 +99,10 @@ public struct Resampler<Downstream: RowSink>: RowSink {
             engine.push(row, at: placement)
             emitReady(&engine)
             mode = .sequential(engine)
+        case .plain(var engine):
+            engine.push(row, at: placement)
+            emitReady(&engine)
+            mode = .plain(engine)
         case .interlaced(var accumulator):
             accumulator.add(row, at: placement)
             mode = .interlaced(accumulator)
@@ -103,6 +117,9 @@ public struct Resampler<Downstream: RowSink>: RowSink {
         case .sequential(var engine):
             engine.fillMissingRows()
             emitReady(&engine)
+        case .plain(var engine):
+            engine.fillMissingRows()
+            emitReady(&engine)
         case .interlaced(let accumulator):
             for y in 0 ..< outputHeight {
                 downstream.consume(accumulator.outputRow(y), at: RowPlacement(y: y, width: outputWidth))
@@ -113,36 +130,86 @@ public struct Resampler<Downstream: RowSink>: RowSink {
         mode = .finished
     }
 
-    private mutating func emitReady(_ engine: inout SeparableResampler) {
+    private mutating func emitReady<Engine: SequentialResampling>(_ engine: inout Engine) {
         while let (y, row) = engine.nextReadyRow() {
             downstream.consume(row, at: RowPlacement(y: y, width: outputWidth))
         }
     }
 }
 
-/// The sequential path of `Resampler`: horizontal pass per input row, vertical accumulation
-/// into a ring of open output rows. Not generic, so its loops are compiled once, here.
-struct SeparableResampler {
+/// The steps `Resampler` drives on a sequential stream, whichever engine does the sums.
+protocol SequentialResampling {
+    init(input header: RowStreamHeader, outputWidth: Int, outputHeight: Int, filter: ResamplingFilter,
+         ledger: MemoryLedger) throws(CoreError)
+    /// Takes the next input row. Rows must come top to bottom: a row already seen, a short
+    /// row or a misplaced one is ignored; a gap is filled by repeating the row before it.
+    mutating func push(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement)
+    /// Feeds the rows a truncated stream never sent, as copies of the last one that came
+    /// (or of a zero row), so that every output row is completed.
+    mutating func fillMissingRows()
+    /// The next completed output row and its index, or nil. The bytes stay valid until the
+    /// next call.
+    mutating func nextReadyRow() -> (Int, UnsafeBufferPointer<UInt8>)?
+}
+
+/// One axis's weights laid out for the inner loops: output j takes `count[j]` inputs from
+/// `first[j]`, with the weights at `weights[j·stride ...]`, normalised to sum to one. Built
+/// so that first + count ≤ the input's length and count ≤ stride: the loops rely on it.
+struct TapTable {
+    let first: LedgerBuffer<Int>
+    let count: LedgerBuffer<Int>
+    let weights: LedgerBuffer<Float>
+    let stride: Int
+
+    init(_ axis: ResamplingAxis, ledger: MemoryLedger) throws(CoreError) {
+        let outputs = axis.outputCount
+        stride = axis.maxTaps
+        first = try ledger.allocate(Int.self, count: outputs, initialValue: 0)
+        count = try ledger.allocate(Int.self, count: outputs, initialValue: 0)
+        weights = try ledger.allocate(Float.self, count: try checkedProduct(outputs, stride), initialValue: 0)
+        for j in 0 ..< outputs {
+            let window = axis.window(j)
+            let taps = window.last - window.first + 1
+            precondition(window.first >= 0 && window.last < axis.inputCount && taps <= stride)
+            var sum = 0.0
+            for i in window.first ... window.last { sum += axis.weight(j, i) }
+            if !(sum > 0) { sum = 1 }
+            for i in window.first ... window.last {
+                weights[j * stride + i - window.first] = Float(axis.weight(j, i) / sum)
+            }
+            first[j] = window.first
+            count[j] = taps
+        }
+    }
+}
+
+/// The sequential path of `Resampler`, vertical pass first. Each input row is converted to
+/// Float and added, with its vertical weight, into every open output row whose window
+/// contains it: rows as wide as the input, in a small ring (the same K as the bound on
+/// `Resampler`). When an output row's last input row has arrived, it is normalised, laid out
+/// one pixel to a `SIMD4<Float>`, and filtered horizontally to the output width.
+///
+/// Filtering vertically first puts the horizontal pass, whose windows differ from pixel to
+/// pixel, on output rows only (768 instead of 1500 going from 2000×1500 to 1024×768), and
+/// the vertical pass is one multiply-add per sample over whole rows, which vectorises. A
+/// pixel in one vector makes each horizontal tap a single vector multiply-add for all its
+/// channels. The sums are those of `PlainSeparableResampler` in another order, so outputs
+/// agree with it within one level (Float rounding).
+struct SeparableResampler: SequentialResampling {
     private let inputWidth: Int
     private let inputHeight: Int
     private let outputWidth: Int
     private let inputFormat: PixelFormat
     private let channels: Int
     private let vertical: ResamplingAxis
+    private let horizontal: TapTable
 
-    // Horizontal weights: output x takes `tapCount[x]` input pixels from `firstTap[x]`, with
-    // the weights at `weights[x·tapStride ...]`, normalised. Built so that
-    // firstTap + tapCount ≤ inputWidth and tapCount ≤ tapStride: the loops rely on it.
-    private let firstTap: LedgerBuffer<Int>
-    private let tapCount: LedgerBuffer<Int>
-    private let weights: LedgerBuffer<Float>
-    private let tapStride: Int
-
-    private let inputRow: LedgerBuffer<Float>      // inputWidth × channels, premultiplied
-    private let filteredRow: LedgerBuffer<Float>   // outputWidth × channels
-    private let accumulators: LedgerBuffer<Float>  // ring of `openLimit` rows of outputWidth × channels
-    private let weightSums: LedgerBuffer<Float>    // one per ring slot
-    private let outputRow: LedgerBuffer<UInt8>     // outputWidth × output bytes per pixel
+    private let inputRow: LedgerBuffer<Float>           // inputWidth × channels, premultiplied
+    private let accumulators: LedgerBuffer<Float>       // ring of `openLimit` rows of inputWidth × channels
+    private let weightSums: LedgerBuffer<Float>         // one per ring slot
+    private let pixels: LedgerBuffer<SIMD4<Float>>      // inputWidth: a completed row, normalised
+    private let filteredRow: LedgerBuffer<Float>        // outputWidth × channels
+    private let outputRow: LedgerBuffer<UInt8>          // outputWidth × output bytes per pixel
     private let openLimit: Int
 
     private var nextInputRow = 0
@@ -158,38 +225,21 @@ struct SeparableResampler {
         self.outputWidth = outputWidth
         inputFormat = header.format
         channels = header.format.channels
-        let horizontal = ResamplingAxis(inputCount: header.width, outputCount: outputWidth, filter: filter)
+        precondition(channels >= 1 && channels <= 4)
+        horizontal = try TapTable(ResamplingAxis(inputCount: header.width, outputCount: outputWidth, filter: filter),
+                                  ledger: ledger)
         vertical = ResamplingAxis(inputCount: header.height, outputCount: outputHeight, filter: filter)
-
-        tapStride = horizontal.maxTaps
-        firstTap = try ledger.allocate(Int.self, count: outputWidth, initialValue: 0)
-        tapCount = try ledger.allocate(Int.self, count: outputWidth, initialValue: 0)
-        weights = try ledger.allocate(Float.self, count: try checkedProduct(outputWidth, tapStride), initialValue: 0)
-        for x in 0 ..< outputWidth {
-            let window = horizontal.window(x)
-            let count = window.last - window.first + 1
-            precondition(window.first >= 0 && window.last < inputWidth && count <= tapStride)
-            var sum = 0.0
-            for i in window.first ... window.last { sum += horizontal.weight(x, i) }
-            if !(sum > 0) { sum = 1 }
-            for i in window.first ... window.last {
-                weights[x * tapStride + i - window.first] = Float(horizontal.weight(x, i) / sum)
-            }
-            firstTap[x] = window.first
-            tapCount[x] = count
-        }
-
         openLimit = vertical.maxOutputsPerInput
-        let rowFloats = try checkedProduct(outputWidth, channels)
-        inputRow = try ledger.allocate(Float.self, count: try checkedProduct(inputWidth, channels), initialValue: 0)
-        filteredRow = try ledger.allocate(Float.self, count: rowFloats, initialValue: 0)
-        accumulators = try ledger.allocate(Float.self, count: try checkedProduct(rowFloats, openLimit), initialValue: 0)
+        let inputFloats = try checkedProduct(inputWidth, channels)
+        let outputFloats = try checkedProduct(outputWidth, channels)
+        inputRow = try ledger.allocate(Float.self, count: inputFloats, initialValue: 0)
+        accumulators = try ledger.allocate(Float.self, count: try checkedProduct(inputFloats, openLimit), initialValue: 0)
         weightSums = try ledger.allocate(Float.self, count: openLimit, initialValue: 0)
-        outputRow = try ledger.allocate(UInt8.self, count: rowFloats, initialValue: 0)
+        pixels = try ledger.allocate(SIMD4<Float>.self, count: channels == 1 ? 0 : inputWidth, initialValue: .zero)
+        filteredRow = try ledger.allocate(Float.self, count: outputFloats, initialValue: 0)
+        outputRow = try ledger.allocate(UInt8.self, count: outputFloats, initialValue: 0)
     }
 
-    /// Takes the next input row. Rows must come top to bottom: a row already seen, a short
-    /// row or a misplaced one is ignored; a gap is filled by repeating the row before it.
     mutating func push(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
         let y = placement.y
         guard y >= nextInputRow, y < inputHeight, placement.xOrigin == 0, placement.xStep == 1,
@@ -197,44 +247,41 @@ struct SeparableResampler {
               row.count / inputFormat.bytesPerPixel >= inputWidth else { return }
         while nextInputRow < y { accumulate() }
         PremultipliedPixels.load(base, pixels: inputWidth, format: inputFormat, into: inputRow.baseAddress)
-        filterHorizontally()
         haveRow = true
         accumulate()
     }
 
-    /// Feeds the rows a truncated stream never sent, as copies of the last one that came
-    /// (or of a zero row), so that every output row is completed.
     mutating func fillMissingRows() {
-        if !haveRow { filteredRow.fill(with: 0) }
+        if !haveRow { inputRow.fill(with: 0) }
         while nextInputRow < inputHeight { accumulate() }
     }
 
-    /// The next completed output row and its index, or nil. The bytes stay valid until the
-    /// next call.
     mutating func nextReadyRow() -> (Int, UnsafeBufferPointer<UInt8>)? {
         guard nextEmitted < nextOpened, vertical.window(nextEmitted).last < nextInputRow else { return nil }
         let y = nextEmitted
         let slot = y % openLimit
         let sum = weightSums[slot]
         let scale: Float = sum > 0 ? 1 / sum : 0
-        PremultipliedPixels.store(accumulators.baseAddress + slot * outputWidth * channels, scale: scale,
-                                  pixels: outputWidth, channels: channels, into: outputRow.baseAddress)
+        filterHorizontally(accumulators.baseAddress + slot * inputRow.count, scale: scale)
+        PremultipliedPixels.store(filteredRow.baseAddress, scale: 1, pixels: outputWidth, channels: channels,
+                                  into: outputRow.baseAddress)
         nextEmitted += 1
         return (y, UnsafeBufferPointer(start: outputRow.baseAddress, count: outputRow.count))
     }
 
-    /// Adds `filteredRow`, as input row `nextInputRow`, into every output row it feeds.
+    /// Adds `inputRow`, as input row `nextInputRow`, into every output row it feeds.
     private mutating func accumulate() {
         let y = nextInputRow
+        let n = inputRow.count
         while nextOpened < vertical.outputCount, nextOpened - nextEmitted < openLimit,
               vertical.window(nextOpened).first <= y {
             let slot = nextOpened % openLimit
-            (accumulators.baseAddress + slot * filteredRow.count).update(repeating: 0, count: filteredRow.count)
+            (accumulators.baseAddress + slot * n).update(repeating: 0, count: n)
             weightSums[slot] = 0
             nextOpened += 1
         }
-        let n = filteredRow.count
-        let source = filteredRow.baseAddress
+        // SAFETY: inputRow holds n floats and every ring slot n floats (slot < openLimit).
+        let source = inputRow.baseAddress
         for outputY in nextEmitted ..< nextOpened {
             let w = vertical.weight(outputY, y)
             if w == 0 { continue }
@@ -247,41 +294,61 @@ struct SeparableResampler {
         nextInputRow += 1
     }
 
-    private func filterHorizontally() {
+    /// Filters one completed row (inputWidth × channels floats, multiplied by `scale` on the
+    /// way) to `filteredRow`.
+    private func filterHorizontally(_ row: UnsafePointer<Float>, scale: Float) {
         switch channels {
-        case 1: filterHorizontally(channels: 1)
-        case 2: filterHorizontally(channels: 2)
-        case 3: filterHorizontally(channels: 3)
-        default: filterHorizontally(channels: 4)
+        case 1: filterGray(row, scale: scale)
+        case 2: filterPixels(row, scale: scale, channels: 2)
+        case 3: filterPixels(row, scale: scale, channels: 3)
+        default: filterPixels(row, scale: scale, channels: 4)
         }
     }
 
-    /// Inlined with a constant `channels`, so that the channel loop unrolls into registers.
-    @inline(__always)
-    private func filterHorizontally(channels: Int) {
-        let source = inputRow.baseAddress
+    private func filterGray(_ row: UnsafePointer<Float>, scale: Float) {
+        // SAFETY: first[x] + count[x] ≤ inputWidth and count[x] ≤ stride (TapTable).
         let target = filteredRow.baseAddress
-        let weightBase = weights.baseAddress
-        let firsts = firstTap.baseAddress
-        let counts = tapCount.baseAddress
+        let weights = horizontal.weights.baseAddress, firsts = horizontal.first.baseAddress
+        let counts = horizontal.count.baseAddress, stride = horizontal.stride
         for x in 0 ..< outputWidth {
-            var p = source + firsts[x] * channels
-            var w = weightBase + x * tapStride
-            var a0: Float = 0, a1: Float = 0, a2: Float = 0, a3: Float = 0
-            for _ in 0 ..< counts[x] {
-                let k = w.pointee
-                a0 += k * p[0]
-                if channels > 1 { a1 += k * p[1] }
-                if channels > 2 { a2 += k * p[2] }
-                if channels > 3 { a3 += k * p[3] }
-                p += channels
-                w += 1
-            }
-            let out = target + x * channels
-            out[0] = a0
-            if channels > 1 { out[1] = a1 }
-            if channels > 2 { out[2] = a2 }
-            if channels > 3 { out[3] = a3 }
+            let p = row + firsts[x], w = weights + x * stride
+            var sum: Float = 0
+            for k in 0 ..< counts[x] { sum += w[k] * p[k] }
+            target[x] = sum * scale
+        }
+    }
+
+    /// Inlined with a constant `channels`: each pixel becomes one vector (unused lanes zero),
+    /// and each tap one vector multiply-add.
+    @inline(__always)
+    private func filterPixels(_ row: UnsafePointer<Float>, scale: Float, channels: Int) {
+        // SAFETY: `row` holds inputWidth × channels floats, `pixels` inputWidth vectors,
+        // `filteredRow` outputWidth × channels floats; first[x] + count[x] ≤ inputWidth and
+        // count[x] ≤ stride (TapTable).
+        let vectors = pixels.baseAddress
+        var p = row
+        for x in 0 ..< inputWidth {
+            var v = SIMD4<Float>.zero
+            v[0] = p[0]
+            v[1] = p[1]
+            if channels > 2 { v[2] = p[2] }
+            if channels > 3 { v[3] = p[3] }
+            vectors[x] = v * scale
+            p += channels
+        }
+        let target = filteredRow.baseAddress
+        let weights = horizontal.weights.baseAddress, firsts = horizontal.first.baseAddress
+        let counts = horizontal.count.baseAddress, stride = horizontal.stride
+        var out = target
+        for x in 0 ..< outputWidth {
+            let source = vectors + firsts[x], w = weights + x * stride
+            var sum = SIMD4<Float>.zero
+            for k in 0 ..< counts[x] { sum += source[k] * w[k] }
+            out[0] = sum[0]
+            out[1] = sum[1]
+            if channels > 2 { out[2] = sum[2] }
+            if channels > 3 { out[3] = sum[3] }
+            out += channels
         }
     }
 }

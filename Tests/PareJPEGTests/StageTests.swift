@@ -293,15 +293,37 @@ private func reader(_ bytes: [UInt8]) throws -> BitReader {
             let dequantized = (0 ..< 64).map { Double(coefficients[$0]) * Double(quantizers[$0]) }
             let reference = Self.referenceIDCT(dequantized)
             var output = [UInt8](repeating: 0, count: 64)
-            var workspace = [InverseDCT.Lanes](repeating: InverseDCT.Lanes(repeating: 0), count: 8)
-            InverseDCT.transform8(&coefficients, &quantizers, output: &output, stride: 8, workspace: &workspace,
-                                  firstRowOnly: false)
+            InverseDCT.transform8(&coefficients, &quantizers, output: &output, stride: 8, firstRowOnly: false)
             for i in 0 ..< 64 {
                 let expected = min(255, max(0, reference[i].rounded()))
                 worst = max(worst, abs(Double(output[i]) - expected))
             }
         }
         #expect(worst <= 1)
+    }
+
+    /// The 16-bit transform against its 32-bit oracle, bit for bit: photo-like blocks, blocks
+    /// of extreme coefficients and quantisers (where dequantising and the first pass wrap and
+    /// saturate, as only corrupt data does), and DC-only rows.
+    @Test func sixteenBitTransformMatchesWideOracle() {
+        var g = Generator(state: 1180)
+        for trial in 0 ..< 3000 {
+            var (coefficients, quantizers) = Self.randomBlock(&g)
+            if trial % 3 == 1 {
+                for i in 0 ..< 64 {
+                    coefficients[i] = Int16(g.next(-32768 ... 32767))
+                    quantizers[i] = Int32(g.next(1 ... 65535))
+                }
+            }
+            let firstRowOnly = trial % 3 == 2
+            if firstRowOnly { for i in 8 ..< 64 { coefficients[i] = 0 } }
+            var fast = [UInt8](repeating: 0, count: 64), wide = fast
+            var workspace = [InverseDCT.Lanes](repeating: InverseDCT.Lanes(repeating: 0), count: 8)
+            InverseDCT.transform8(&coefficients, &quantizers, output: &fast, stride: 8, firstRowOnly: firstRowOnly)
+            InverseDCT.transform8Wide(&coefficients, &quantizers, output: &wide, stride: 8, workspace: &workspace,
+                                      firstRowOnly: firstRowOnly)
+            #expect(fast == wide, "trial \(trial)")
+        }
     }
 
     /// The reduced transforms give the means of 2×2 and 4×4 groups of the exact IDCT, and 1×1
@@ -378,6 +400,23 @@ private func reader(_ bytes: [UInt8]) throws -> BitReader {
         #expect(output == [90, 90, 90, 90, 90, 90])
     }
 
+    /// The vector filter against the plain one, on noise, for every width up to 40 (edges,
+    /// whole and partial groups of eight) and a long row.
+    @Test func fancyBothWaysVectorMatchesPlain() {
+        var state: UInt32 = 12345
+        func noise() -> UInt8 {
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return UInt8(truncatingIfNeeded: state >> 24)
+        }
+        for width in Array(1 ... 40) + [1000, 1003] {
+            let near = (0 ..< width).map { _ in noise() }, far = (0 ..< width).map { _ in noise() }
+            var fast = [UInt8](repeating: 0, count: 2 * width), plain = fast
+            Upsampler.fancyH2V2(near: near, far: far, width: width, output: &fast)
+            Upsampler.fancyH2V2Plain(near: near, far: far, width: width, output: &plain)
+            #expect(fast == plain, "width \(width)")
+        }
+    }
+
     @Test func replication() {
         var output = [UInt8](repeating: 0, count: 7)
         Upsampler.replicate([1, 2, 3], width: 3, factor: 3, count: 7, output: &output)
@@ -394,6 +433,31 @@ private func reader(_ bytes: [UInt8]) throws -> BitReader {
         #expect(Array(out[3 ..< 6]) == [255, 255, 255])
         #expect(Array(out[6 ..< 9]) == [254, 0, 0])     // JFIF red
         #expect(Array(out[9 ..< 12]) == [0, 0, 254])     // JFIF blue, clamped
+    }
+
+    /// The 16-bit vector conversion against the plain one for every (Y, Cb, Cr): rows of 256
+    /// pixels (Y running through 0…255) for each (Cb, Cr), plus short rows for the tail.
+    @Test func yCbCrVectorMatchesPlainEverywhere() {
+        let y = (0 ..< 256).map { UInt8($0) }
+        var fast = [UInt8](repeating: 0, count: 768), plain = fast
+        var mismatches = 0
+        for blue in 0 ..< 256 {
+            for red in 0 ..< 256 {
+                let cb = [UInt8](repeating: UInt8(blue), count: 256), cr = [UInt8](repeating: UInt8(red), count: 256)
+                ColorConverter.yCbCrToRGB(y, cb, cr, count: 256, output: &fast)
+                ColorConverter.yCbCrToRGBPlain(y, cb, cr, count: 256, output: &plain)
+                if fast != plain { mismatches += 1 }
+            }
+        }
+        #expect(mismatches == 0)
+        for count in 1 ... 20 {
+            let cb = (0 ..< count).map { UInt8(truncatingIfNeeded: $0 &* 37) }
+            let cr = (0 ..< count).map { UInt8(truncatingIfNeeded: $0 &* 91 &+ 5) }
+            var a = [UInt8](repeating: 0, count: 3 * count), b = a
+            ColorConverter.yCbCrToRGB(Array(y[0 ..< count]), cb, cr, count: count, output: &a)
+            ColorConverter.yCbCrToRGBPlain(Array(y[0 ..< count]), cb, cr, count: count, output: &b)
+            #expect(a == b, "count \(count)")
+        }
     }
 
     @Test func adobeCMYK() {

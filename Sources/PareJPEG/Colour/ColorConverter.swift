@@ -18,9 +18,53 @@ enum ColorConverter {
         UInt8(truncatingIfNeeded: x < 0 ? 0 : (x > 255 ? 255 : x))
     }
 
+    /// YCbCr → RGB eight pixels at a time in 16-bit lanes, the plain loop
+    /// (`yCbCrToRGBPlain`) finishing the row. Each term is split so that 16-bit products do
+    /// it exactly (StageTests compares the two over every (Y, Cb, Cr)):
+    ///
+    /// - with (k·x + 2^15) >> 16 = (⌊k·x / 2^15⌋ + 1) >> 1 and ⌊k·x / 2^15⌋ the high half of
+    ///   the 16-bit product (2x)·k, R's 91881 = 2^16 + 26345 and B's 116130 = 2·2^16 − 14942
+    ///   need one high-half product each;
+    /// - G's two products are summed before the one rounding shift, so they are widened to
+    ///   32 bits (−46802 = −2^16 + 18734 keeps both factors within 16 bits).
     static func yCbCrToRGB(_ y: UnsafePointer<UInt8>, _ cb: UnsafePointer<UInt8>, _ cr: UnsafePointer<UInt8>,
                            count: Int, output: UnsafeMutablePointer<UInt8>) {
-        // 32-bit arithmetic: every intermediate fits, and the loop vectorises.
+        typealias Lanes = ShortLanes.Short
+        @inline(__always) func roundedHigh(_ x: Lanes, _ k: Int16) -> Lanes {
+            (ShortLanes.truncate(ShortLanes.product(x &<< 1, k) &>> 16) &+ 1) &>> 1
+        }
+        let bias = Lanes(repeating: 128), zero = Lanes(repeating: 0), top = Lanes(repeating: 255)
+        var i = 0
+        // SAFETY: each step reads 8 samples of each row from i and writes 8-byte words at
+        // output + 3i + 6k, k < 4, ending 2 bytes past its 24; i + 8 < count keeps both in
+        // the rows (3·(i + 8) + 2 ≤ 3·count).
+        while i + 8 < count {
+            let luma = ShortLanes.load(y + i), blue = ShortLanes.load(cb + i) &- bias
+            let red = ShortLanes.load(cr + i) &- bias
+            let r = luma &+ red &+ roundedHigh(red, 26345)
+            let b = luma &+ (blue &<< 1) &+ roundedHigh(blue, -14942)
+            let gTerm = (ShortLanes.product(blue, Int16(-cbToG)) &+ ShortLanes.product(red, 18734)
+                &+ ShortLanes.Long(repeating: Int32(half))) &>> 16
+            let g = luma &- red &+ ShortLanes.truncate(gTerm)
+            @inline(__always) func limited(_ v: Lanes) -> ShortLanes.Long {
+                ShortLanes.widen(v.clamped(lowerBound: zero, upperBound: top))
+            }
+            // One pixel a 32-bit word (R, G, B, 0), then two pixels a 64-bit word of 6 bytes.
+            let words = unsafeBitCast(limited(r) | limited(g) &<< 8 | limited(b) &<< 16, to: SIMD4<UInt64>.self)
+            let pairs = (words & SIMD4(repeating: 0xFF_FFFF)) | ((words &>> 8) & SIMD4(repeating: 0xFFFF_FF00_0000))
+            let out = UnsafeMutableRawPointer(output + 3 * i)
+            out.storeBytes(of: pairs[0], as: UInt64.self)
+            out.storeBytes(of: pairs[1], toByteOffset: 6, as: UInt64.self)
+            out.storeBytes(of: pairs[2], toByteOffset: 12, as: UInt64.self)
+            out.storeBytes(of: pairs[3], toByteOffset: 18, as: UInt64.self)
+            i += 8
+        }
+        yCbCrToRGBPlain(y + i, cb + i, cr + i, count: count - i, output: output + 3 * i)
+    }
+
+    /// The conversion as libjpeg states it, one pixel at a time: the oracle of `yCbCrToRGB`.
+    static func yCbCrToRGBPlain(_ y: UnsafePointer<UInt8>, _ cb: UnsafePointer<UInt8>, _ cr: UnsafePointer<UInt8>,
+                                count: Int, output: UnsafeMutablePointer<UInt8>) {
         var out = output
         for i in 0 ..< count {
             let luma = Int32(y[i]), blue = Int32(cb[i]) &- 128, red = Int32(cr[i]) &- 128

@@ -37,31 +37,48 @@ enum Upsampler {
     }
 
     /// 2:1 both ways, one output row: vertical sums 3·near + far, then horizontally
-    /// (3·this + neighbour + 8) / 16 for even outputs and + 7 for odd ones. Writes 2·width samples.
+    /// (3·this + neighbour + 8) / 16 for even outputs and + 7 for odd ones. Writes 2·width
+    /// samples. Eight inputs at a time in 16-bit lanes, each output pair stored as one 16-bit
+    /// word; the plain loop (`fancyH2V2Plain`, the oracle) does the edges.
     static func fancyH2V2(near: UnsafePointer<UInt8>, far: UnsafePointer<UInt8>, width: Int,
                           output: UnsafeMutablePointer<UInt8>) {
-        var this = Int(near[0]) * 3 + Int(far[0])
-        if width == 1 {
-            output[0] = UInt8(truncatingIfNeeded: (this * 4 + 8) >> 4)
-            output[1] = UInt8(truncatingIfNeeded: (this * 4 + 7) >> 4)
+        guard width >= 10 else {
+            fancyH2V2Plain(near: near, far: far, width: width, output: output)
             return
         }
-        var next = Int(near[1]) * 3 + Int(far[1])
-        output[0] = UInt8(truncatingIfNeeded: (this * 4 + 8) >> 4)
-        output[1] = UInt8(truncatingIfNeeded: (this * 3 + next + 7) >> 4)
-        var last = this
-        this = next
-        var i = 1
-        while i < width - 1 {
-            next = Int(near[i + 1]) * 3 + Int(far[i + 1])
-            output[2 * i] = UInt8(truncatingIfNeeded: (this * 3 + last + 8) >> 4)
-            output[2 * i + 1] = UInt8(truncatingIfNeeded: (this * 3 + next + 7) >> 4)
-            last = this
-            this = next
-            i += 1
+        @inline(__always) func columnSum(_ i: Int) -> ShortLanes.Short {
+            ShortLanes.load(near + i) &* 3 &+ ShortLanes.load(far + i)
         }
-        output[2 * i] = UInt8(truncatingIfNeeded: (this * 3 + last + 8) >> 4)
-        output[2 * i + 1] = UInt8(truncatingIfNeeded: (this * 4 + 7) >> 4)
+        fancyH2V2Plain(near: near, far: far, width: width, output: output, only: 0 ... 0)
+        var i = 1
+        // SAFETY: each step reads inputs i − 1 ... i + 8 and writes outputs 2i ..< 2i + 16;
+        // i + 9 ≤ width keeps both in the rows.
+        while i + 9 <= width {
+            let this = columnSum(i) &* 3, left = columnSum(i - 1), right = columnSum(i + 1)
+            let even = (this &+ left &+ 8) &>> 4, odd = (this &+ right &+ 7) &>> 4
+            // Little-endian 16-bit words: the even output, then the odd one.
+            UnsafeMutableRawPointer(output + 2 * i).storeBytes(of: even | odd &<< 8, as: ShortLanes.Short.self)
+            i += 8
+        }
+        fancyH2V2Plain(near: near, far: far, width: width, output: output, only: i ... width - 1)
+    }
+
+    /// The plain 2:1 both-ways filter over the whole row: the oracle of `fancyH2V2`.
+    static func fancyH2V2Plain(near: UnsafePointer<UInt8>, far: UnsafePointer<UInt8>, width: Int,
+                               output: UnsafeMutablePointer<UInt8>) {
+        fancyH2V2Plain(near: near, far: far, width: width, output: output, only: 0 ... width - 1)
+    }
+
+    /// The plain filter for inputs `only` (output pairs 2i, 2i + 1), edges included.
+    static func fancyH2V2Plain(near: UnsafePointer<UInt8>, far: UnsafePointer<UInt8>, width: Int,
+                               output: UnsafeMutablePointer<UInt8>, only: ClosedRange<Int>) {
+        @inline(__always) func columnSum(_ i: Int) -> Int { Int(near[i]) * 3 + Int(far[i]) }
+        for i in only {
+            let this = columnSum(i)
+            let left = i == 0 ? this : columnSum(i - 1), right = i == width - 1 ? this : columnSum(i + 1)
+            output[2 * i] = UInt8(truncatingIfNeeded: (this * 3 + left + 8) >> 4)
+            output[2 * i + 1] = UInt8(truncatingIfNeeded: (this * 3 + right + 7) >> 4)
+        }
     }
 
     /// Repeats each of `width` samples `factor` times, stopping after `count` outputs.

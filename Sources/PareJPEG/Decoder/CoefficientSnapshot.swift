@@ -45,16 +45,13 @@ public struct JPEGCoefficientSnapshot: Sendable {
 
         static func transform(_ block: [Int16], _ quantizers: [Int32]) -> [UInt8] {
             var output = [UInt8](repeating: 0, count: 64)
-            var lanes = [InverseDCT.Lanes](repeating: InverseDCT.Lanes(repeating: 0), count: 8)
             block.withUnsafeBufferPointer { c in
                 quantizers.withUnsafeBufferPointer { q in
                     output.withUnsafeMutableBufferPointer { out in
-                        lanes.withUnsafeMutableBufferPointer { work in
-                            // SAFETY: 64 coefficients, 64 quantisers, 64 outputs at stride 8 and
-                            // the 8 lanes transform8 works in, all allocated just above.
-                            InverseDCT.transform8(c.baseAddress!, q.baseAddress!, output: out.baseAddress!, stride: 8,
-                                                  workspace: work.baseAddress!, firstRowOnly: false)
-                        }
+                        // SAFETY: 64 coefficients, 64 quantisers and 64 outputs at stride 8,
+                        // all allocated just above.
+                        InverseDCT.transform8(c.baseAddress!, q.baseAddress!, output: out.baseAddress!, stride: 8,
+                                              firstRowOnly: false)
                     }
                 }
             }

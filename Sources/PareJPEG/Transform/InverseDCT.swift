@@ -106,8 +106,7 @@ enum InverseDCT {
                           workspace: UnsafeMutablePointer<Int32>, firstRowOnly: Bool) {
         switch size {
         case 8:
-            transform8(coefficients, quantizers, output: output, stride: stride, workspace: lanes,
-                       firstRowOnly: firstRowOnly)
+            transform8(coefficients, quantizers, output: output, stride: stride, firstRowOnly: firstRowOnly)
         case 4:
             transform4(coefficients, quantizers, output: output, stride: stride, workspace: workspace)
         default:
@@ -115,9 +114,10 @@ enum InverseDCT {
         }
     }
 
-    /// The full 8×8 islow transform. `workspace` holds 8 rows of lanes. `firstRowOnly` says
+    /// The full 8×8 islow transform in 32-bit lanes, the flow graph as libjpeg states it:
+    /// the oracle of `transform8`. `workspace` holds 8 rows of lanes. `firstRowOnly` says
     /// that rows 1…7 of the block are zero, when the first pass reduces to a shift.
-    static func transform8(_ coefficients: UnsafePointer<Int16>, _ quantizers: UnsafePointer<Int32>,
+    static func transform8Wide(_ coefficients: UnsafePointer<Int16>, _ quantizers: UnsafePointer<Int32>,
                            output: UnsafeMutablePointer<UInt8>, stride: Int,
                            workspace: UnsafeMutablePointer<Lanes>, firstRowOnly: Bool) {
         // Pass 1: columns, from coefficients to the workspace, scaled up by 2^pass1Bits; lane c
@@ -224,6 +224,145 @@ enum InverseDCT {
             let c = SIMD16(lowHalf: m.4, highHalf: m.5), d = SIMD16(lowHalf: m.6, highHalf: m.7)
             m = (a.evenHalf, b.evenHalf, c.evenHalf, d.evenHalf, a.oddHalf, b.oddHalf, c.oddHalf, d.oddHalf)
         }
+    }
+
+    // MARK: 16-bit lanes
+
+    typealias Short = ShortLanes.Short
+    typealias Long = ShortLanes.Long
+
+    @inline(__always)
+    static func product(_ v: Short, _ k: Int) -> Long { ShortLanes.product(v, Int16(k)) }
+
+    /// The 8-point islow IDCT on eight 16-bit lanes: `butterfly`'s flow graph with each sum
+    /// of a product and a sum of products written as two products of 16-bit factors, its
+    /// constants combined (z5 = (z3 + z4)·1.175875602 becomes z3·1.175875602 + z4·1.175875602,
+    /// and so on), which is the same exact 32-bit value. Outputs x0…x7 scaled by 2^constBits.
+    @inline(__always)
+    static func butterfly16(_ x0: Short, _ x1: Short, _ x2: Short, _ x3: Short,
+                            _ x4: Short, _ x5: Short, _ x6: Short, _ x7: Short) -> LaneMatrix {
+        // Even part: (X2, X6) rotated by (0.541196100, −1.847759065, 0.765366865).
+        let tmp3 = product(x2, (fix0_541196100 + fix0_765366865)) &+ product(x6, (fix0_541196100))
+        let tmp2 = product(x2, (fix0_541196100)) &+ product(x6, (fix0_541196100 - fix1_847759065))
+        let tmp0 = ShortLanes.widen(x0 &+ x4) &<< Int32(constBits)
+        let tmp1 = ShortLanes.widen(x0 &- x4) &<< Int32(constBits)
+        let tmp10 = tmp0 &+ tmp3, tmp13 = tmp0 &- tmp3, tmp11 = tmp1 &+ tmp2, tmp12 = tmp1 &- tmp2
+
+        // Odd part: z3 = X7 + X3 and z4 = X5 + X1 wrap to 16 bits, as in `butterfly`.
+        let z3 = x7 &+ x3, z4 = x5 &+ x1
+        let z3r = product(z3, (fix1_175875602 - fix1_961570560)) &+ product(z4, (fix1_175875602))
+        let z4r = product(z3, (fix1_175875602)) &+ product(z4, (fix1_175875602 - fix0_390180644))
+        let o0 = product(x7, (fix0_298631336 - fix0_899976223)) &+ product(x1, (-fix0_899976223)) &+ z3r
+        let o1 = product(x5, (fix2_053119869 - fix2_562915447)) &+ product(x3, (-fix2_562915447)) &+ z4r
+        let o2 = product(x3, (fix3_072711026 - fix2_562915447)) &+ product(x5, (-fix2_562915447)) &+ z3r
+        let o3 = product(x1, (fix1_501321110 - fix0_899976223)) &+ product(x7, (-fix0_899976223)) &+ z4r
+        return (tmp10 &+ o3, tmp11 &+ o2, tmp12 &+ o1, tmp13 &+ o0,
+                tmp13 &- o0, tmp12 &- o1, tmp11 &- o2, tmp10 &- o3)
+    }
+
+    typealias ShortMatrix = (Short, Short, Short, Short, Short, Short, Short, Short)
+
+    /// a0 b0 a1 b1 a2 b2 a3 b3 (x86: punpcklwd).
+    @inline(__always)
+    static func interleaveLow(_ a: Short, _ b: Short) -> Short {
+        Short(a[0], b[0], a[1], b[1], a[2], b[2], a[3], b[3])
+    }
+
+    /// a4 b4 a5 b5 a6 b6 a7 b7 (x86: punpckhwd).
+    @inline(__always)
+    static func interleaveHigh(_ a: Short, _ b: Short) -> Short {
+        Short(a[4], b[4], a[5], b[5], a[6], b[6], a[7], b[7])
+    }
+
+    /// The same on pairs and on quadruples of 16-bit lanes.
+    @inline(__always)
+    static func interleaveLow32(_ a: Short, _ b: Short) -> Short {
+        let x = unsafeBitCast(a, to: SIMD4<Int32>.self), y = unsafeBitCast(b, to: SIMD4<Int32>.self)
+        return unsafeBitCast(SIMD4<Int32>(x[0], y[0], x[1], y[1]), to: Short.self)
+    }
+
+    @inline(__always)
+    static func interleaveHigh32(_ a: Short, _ b: Short) -> Short {
+        let x = unsafeBitCast(a, to: SIMD4<Int32>.self), y = unsafeBitCast(b, to: SIMD4<Int32>.self)
+        return unsafeBitCast(SIMD4<Int32>(x[2], y[2], x[3], y[3]), to: Short.self)
+    }
+
+    @inline(__always)
+    static func interleaveLow64(_ a: Short, _ b: Short) -> Short {
+        let x = unsafeBitCast(a, to: SIMD2<Int64>.self), y = unsafeBitCast(b, to: SIMD2<Int64>.self)
+        return unsafeBitCast(SIMD2<Int64>(x[0], y[0]), to: Short.self)
+    }
+
+    @inline(__always)
+    static func interleaveHigh64(_ a: Short, _ b: Short) -> Short {
+        let x = unsafeBitCast(a, to: SIMD2<Int64>.self), y = unsafeBitCast(b, to: SIMD2<Int64>.self)
+        return unsafeBitCast(SIMD2<Int64>(x[1], y[1]), to: Short.self)
+    }
+
+    /// Transposes 8×8 16-bit lanes in three rounds of interleaving: 16-bit lanes of row
+    /// pairs, then 32-bit pairs, then 64-bit quadruples.
+    @inline(__always)
+    static func transpose(_ m: ShortMatrix) -> ShortMatrix {
+        let a0 = interleaveLow(m.0, m.1), a1 = interleaveHigh(m.0, m.1)
+        let a2 = interleaveLow(m.2, m.3), a3 = interleaveHigh(m.2, m.3)
+        let a4 = interleaveLow(m.4, m.5), a5 = interleaveHigh(m.4, m.5)
+        let a6 = interleaveLow(m.6, m.7), a7 = interleaveHigh(m.6, m.7)
+        let b0 = interleaveLow32(a0, a2), b1 = interleaveHigh32(a0, a2)
+        let b2 = interleaveLow32(a1, a3), b3 = interleaveHigh32(a1, a3)
+        let b4 = interleaveLow32(a4, a6), b5 = interleaveHigh32(a4, a6)
+        let b6 = interleaveLow32(a5, a7), b7 = interleaveHigh32(a5, a7)
+        return (interleaveLow64(b0, b4), interleaveHigh64(b0, b4), interleaveLow64(b1, b5), interleaveHigh64(b1, b5),
+                interleaveLow64(b2, b6), interleaveHigh64(b2, b6), interleaveLow64(b3, b7), interleaveHigh64(b3, b7))
+    }
+
+    /// The full 8×8 islow transform in 16-bit lanes, as libjpeg-turbo's SIMD transforms
+    /// work: coefficients, dequantised values and the workspace between the passes are 16-bit
+    /// (dequantising and the sums X0 ± X4, X3 + X7, X1 + X5 wrap, first-pass results
+    /// saturate), products and the sums of products 32-bit. The same values as
+    /// `transform8Wide`, its oracle in 32-bit lanes (StageTests compares the two).
+    /// `firstRowOnly` says that rows 1…7 of the block are zero, when the first pass reduces to
+    /// a shift.
+    static func transform8(_ coefficients: UnsafePointer<Int16>, _ quantizers: UnsafePointer<Int32>,
+                           output: UnsafeMutablePointer<UInt8>, stride: Int, firstRowOnly: Bool) {
+        @inline(__always) func row(_ k: Int) -> Short {
+            let c = UnsafeRawPointer(coefficients + 8 * k).loadUnaligned(as: Short.self)
+            let q = UnsafeRawPointer(quantizers + 8 * k).loadUnaligned(as: Long.self)
+            // The low 16 bits of a product depend only on the low 16 bits of its factors.
+            return c &* ShortLanes.truncate(q)
+        }
+        // Pass 1: columns, lane c of vector k being row k of column c; scaled up by 2^pass1Bits.
+        var m: ShortMatrix
+        if firstRowOnly {
+            let value = row(0) &<< Int16(pass1Bits)
+            m = (value, value, value, value, value, value, value, value)
+        } else {
+            let p = butterfly16(row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7))
+            let shift = Int32(constBits - pass1Bits), round = Long(repeating: 1 << (constBits - pass1Bits - 1))
+            @inline(__always) func descale(_ v: Long) -> Short { ShortLanes.saturate((v &+ round) &>> shift) }
+            m = (descale(p.0), descale(p.1), descale(p.2), descale(p.3),
+                 descale(p.4), descale(p.5), descale(p.6), descale(p.7))
+        }
+        // Pass 2: rows. After the transpose, lane r of vector j is input j of row r.
+        m = transpose(m)
+        let p = butterfly16(m.0, m.1, m.2, m.3, m.4, m.5, m.6, m.7)
+        let shift = Int32(constBits + pass1Bits + 3), round = Long(repeating: 1 << (constBits + pass1Bits + 2))
+        let level = Long(repeating: 128)
+        @inline(__always) func samples(_ v: Long) -> Short {
+            ShortLanes.limitToByte(ShortLanes.saturate(((v &+ round) &>> shift) &+ level))
+        }
+        m = transpose((samples(p.0), samples(p.1), samples(p.2), samples(p.3),
+                       samples(p.4), samples(p.5), samples(p.6), samples(p.7)))
+        @inline(__always) func store(_ v: Short, _ row: Int) {
+            UnsafeMutableRawPointer(output + row * stride).storeBytes(of: ShortLanes.bytes(v), as: SIMD8<UInt8>.self)
+        }
+        store(m.0, 0)
+        store(m.1, 1)
+        store(m.2, 2)
+        store(m.3, 3)
+        store(m.4, 4)
+        store(m.5, 5)
+        store(m.6, 6)
+        store(m.7, 7)
     }
 
     // Constants of the reduced transforms (see `transform4`, `transform2`), round(x · 2^13).

@@ -9,6 +9,7 @@
 #   CALLGRIND=1 Benchmarks/compare.sh           # also callgrind instruction counts
 #   CALLGRIND=only Benchmarks/compare.sh        # only the callgrind counts
 #   WORK=/tmp/pare-compare Benchmarks/compare.sh  # reuse inputs made by an earlier run
+#   ROWS='null|thumb1024' Benchmarks/compare.sh  # only the rows whose id matches
 #
 # Inputs are made in WORK (a new temporary folder unless given) from five corpus camera
 # photos, upscaled with grain so that they compress like photos. Each row times Pare and
@@ -72,6 +73,13 @@ if [ ! -f "$in/done" ]; then
     exiftool -q -TagsFromFile "$cameras/${photos[0]}.jpg" -exif:all -o "$in/24-420-exif.jpg" "$in/24-420.jpg"
     touch "$in/done"
 fi
+# Inputs of the second round (issue 19's rows), made when missing so that an older WORK
+# gains them: a 12 MP progressive file (libjpeg's default script) from the same picture.
+if [ ! -f "$in/12-prog.jpg" ]; then
+    grain "${photos[0]}" 4000x3000 "$in/12.ppm"
+    cjpeg -progressive -quality 90 -sample 2x2 -outfile "$in/12-prog.jpg" "$in/12.ppm"
+    rm "$in/12.ppm"
+fi
 # libpng on its own, writing what pare decode writes (pngtopnm mostly measures Netpbm).
 libpng_pam=
 if command -v cc >/dev/null && pkg-config --exists libpng 2>/dev/null; then
@@ -125,6 +133,8 @@ fi
 
 # ---------------------------------------------------------------------------- timing
 row() { # id, label, target ratio or "", RSS target (1/0), pare command, peer name, peer command
+    # ROWS=REGEX times only the rows whose id matches (e.g. ROWS='null|thumb1024').
+    if [ -n "${ROWS:-}" ] && ! [[ $1 =~ $ROWS ]]; then return; fi
     local tool=${7%% *}
     if ! have "$tool"; then
         $helper skip "$work" "$1" "$2" "$6" "$tool not installed"
@@ -155,6 +165,35 @@ if [ "$mode" != only ]; then
         "$pare thumbnail $in/24-420-exif.jpg --size 256 -o $out/p.png" "$d8" "$d8 -pnm -outfile $out/d.ppm $in/24-420-exif.jpg"
     row thumb-24-vips "thumbnail 24 MP → 256, one file" "" 0 \
         "$pare thumbnail $in/24-420.jpg --size 256 -o $out/p.png" "vipsthumbnail -s 256" "vipsthumbnail $in/24-420.jpg -s 256 -o $out/v.png"
+    # Second round (issue 19): outputs to /dev/null (decodes) or a PPM (thumbnails), so that
+    # writing a large file does not dilute the ratio.
+    dn=/dev/null
+    row full-12-420-null "full decode 12 MP 4:2:0 → /dev/null" 1.2 0 \
+        "$pare decode $in/12-420.jpg --scale 1 -o $dn" "djpeg -dct int" "djpeg -dct int -outfile $dn $in/12-420.jpg"
+    row full-24-420-null "full decode 24 MP 4:2:0 → /dev/null" 1.2 0 \
+        "$pare decode $in/24-420.jpg --scale 1 -o $dn" "djpeg -dct int" "djpeg -dct int -outfile $dn $in/24-420.jpg"
+    row full-12-prog-null "full decode 12 MP progressive → /dev/null" "" 0 \
+        "$pare decode $in/12-prog.jpg --scale 1 -o $dn" "djpeg -dct int" "djpeg -dct int -outfile $dn $in/12-prog.jpg"
+    row half-12-420-null "1/2 decode 12 MP 4:2:0 → /dev/null" 1.0 0 \
+        "$pare decode $in/12-420.jpg --scale 1/2 -o $dn" "djpeg -scale 1/2" "djpeg -scale 1/2 -outfile $dn $in/12-420.jpg"
+    row quarter-24-420-null "1/4 decode 24 MP 4:2:0 → /dev/null" 1.0 0 \
+        "$pare decode $in/24-420.jpg --scale 1/4 -o $dn" "djpeg -scale 1/4" "djpeg -scale 1/4 -outfile $dn $in/24-420.jpg"
+    for name in 12-420 12-444 24-420 12-prog; do
+        target=0.6
+        [ "$name" = 12-prog ] && target=0.8
+        row "thumb1024-$name" "thumbnail $name → 1024 (PPM)" "$target" 0 \
+            "$pare thumbnail $in/$name.jpg --size 1024 -o $out/p1024.ppm" "vipsthumbnail -s 1024" \
+            "vipsthumbnail $in/$name.jpg -s 1024 -o $out/v1024.ppm"
+    done
+    row thumb1024-png "thumbnail 12 MP PNG → 1024 (PPM)" 0.6 0 \
+        "$pare thumbnail $in/12.png --size 1024 -o $out/p1024.ppm" "vipsthumbnail -s 1024" \
+        "vipsthumbnail $in/12.png -s 1024 -o $out/v1024.ppm"
+    row thumb256-12-djpeg "thumbnail 12 MP → 256 (PPM)" 1.0 0 \
+        "$pare thumbnail $in/12-420.jpg --size 256 -o $out/p256.ppm" "$d8" "$d8 -outfile $dn $in/12-420.jpg"
+    row thumb256-24-djpeg "thumbnail 24 MP → 256 (PPM)" 1.0 0 \
+        "$pare thumbnail $in/24-420.jpg --size 256 -o $out/p256.ppm" "$d8" "$d8 -outfile $dn $in/24-420.jpg"
+    row thumb256-prog-djpeg "thumbnail 12 MP progressive → 256 (PPM)" 0.8 0 \
+        "$pare thumbnail $in/12-prog.jpg --size 256 -o $out/p256.ppm" "$d8" "$d8 -outfile $dn $in/12-prog.jpg"
     batch=$(printf "$in/batch-%d.jpg " 0 1 2 3 4)
     mkdir -p "$out/batch-pare" "$out/batch-vips"
     row batch-24-vips "batch of five 24 MP → 256" 0.7 1 \
@@ -201,6 +240,8 @@ if [ "$mode" != 0 ]; then
     echo
     count full-12-420 "pare decode 12 MP 4:2:0 --scale 1" "$pare" decode "$in/12-420.jpg" --scale 1 -o "$out/p.ppm"
     count e8-12-420 "pare decode 12 MP 4:2:0 --scale 1/8" "$pare" decode "$in/12-420.jpg" --scale 1/8 -o "$out/p.ppm"
+    count half-12-420 "pare decode 12 MP 4:2:0 --scale 1/2" "$pare" decode "$in/12-420.jpg" --scale 1/2 -o /dev/null
+    count thumb1024-12 "thumbnail 12 MP 4:2:0 → 1024 (thumbnail-driver)" "$driver" "$in/12-420.jpg" 1024 "$out/driver1024.png"
     count thumb-24 "thumbnail 24 MP 4:2:0 → 256 (thumbnail-driver)" "$driver" "$in/24-420.jpg" 256 "$out/driver.png"
     count png-12 "pare decode 12 MP PNG" "$pare" decode "$in/12.png" -o /dev/null
     # The peers' totals for the same work, for a ratio of instructions.
@@ -213,6 +254,8 @@ if [ "$mode" != 0 ]; then
     }
     peer_count full-12-420 "djpeg -dct int" djpeg -dct int -pnm -outfile "$out/d.ppm" "$in/12-420.jpg"
     peer_count e8-12-420 "djpeg -scale 1/8" djpeg -scale 1/8 -pnm -outfile "$out/d.ppm" "$in/12-420.jpg"
+    peer_count half-12-420 "djpeg -scale 1/2" djpeg -scale 1/2 -outfile /dev/null "$in/12-420.jpg"
+    peer_count thumb1024-12 "vipsthumbnail -s 1024" vipsthumbnail "$in/12-420.jpg" -s 1024 -o "$out/v1024.png"
     peer_count thumb-24 "djpeg -scale 1/8" djpeg -scale 1/8 -pnm -outfile "$out/d.ppm" "$in/24-420.jpg"
     if [ -n "$libpng_pam" ]; then
         peer_count png-12 "libpng-pam" "$libpng_pam" "$in/12.png" /dev/null

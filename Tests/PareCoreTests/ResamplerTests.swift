@@ -143,7 +143,7 @@ private func resampleInterlaced(_ pixels: [UInt8], width: Int, height: Int, form
                         let fast = try resample(pixels, width: w, height: h, format: format, to: ow, oh, filter: filter)
                         let plain = try resample(pixels, width: w, height: h, format: format, to: ow, oh, filter: filter,
                                                  plain: true)
-                        let a = fast.bytes, b = plain.bytes
+                        let a = fast.pixels, b = plain.pixels
                         #expect(a.count == b.count)
                         let worst = zip(a, b).map { abs(Int($0) - Int($1)) }.max() ?? 0
                         #expect(worst <= 1, "\(filter) \(format) \(w)×\(h)→\(ow)×\(oh): differs by \(worst)")

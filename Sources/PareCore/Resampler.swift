@@ -229,7 +229,9 @@ struct SeparableResampler: SequentialResampling {
         horizontal = try TapTable(ResamplingAxis(inputCount: header.width, outputCount: outputWidth, filter: filter),
                                   ledger: ledger)
         vertical = ResamplingAxis(inputCount: header.height, outputCount: outputHeight, filter: filter)
-        openLimit = vertical.maxOutputsPerInput
+        // Open rows are as wide as the input: sized by the ratio alone, not limited by the
+        // output's height, so that a wide picture's footprint does not depend on its height.
+        openLimit = vertical.outputsPerInputBound
         let inputFloats = try checkedProduct(inputWidth, channels)
         let outputFloats = try checkedProduct(outputWidth, channels)
         inputRow = try ledger.allocate(Float.self, count: inputFloats, initialValue: 0)

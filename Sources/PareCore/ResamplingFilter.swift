@@ -128,9 +128,13 @@ struct ResamplingAxis {
     /// are open at once while rows stream: the window spans 2·radius + 1 input pixels once
     /// rounded out to whole pixels, and outputs are `scale` apart. It depends only on the
     /// filter and the ratio (at most 9 for Lanczos3 when shrinking), never on the input size.
-    var maxOutputsPerInput: Int {
+    var maxOutputsPerInput: Int { min(outputCount, outputsPerInputBound) }
+
+    /// The same bound before it is limited to the number of outputs: a function of the filter
+    /// and the ratio alone.
+    var outputsPerInputBound: Int {
         let span = filter == .area ? 1 : 2 * radius + 1
-        return min(outputCount, Int((span / scale).rounded(.down)) + 2)
+        return Int((span / scale).rounded(.down)) + 2
     }
 
     /// The outputs whose `area` cell overlaps input pixel `x` (interlaced accumulation).

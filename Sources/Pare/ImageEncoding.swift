@@ -95,8 +95,7 @@ extension ImageEncoding {
     /// for a profile. Nil when nothing is lost (sRGB is what an untagged file is read as).
     public static func colourDropped(_ colour: OutputColour, by format: ImageFileFormat) -> ThumbnailWarning? {
         guard format == .netpbm, case let .profile(profile) = colour else { return nil }
-        return .colour("Netpbm cannot carry an ICC profile; \(profile.bytes.count)-byte profile "
-            + "'\(profile.description ?? "")' dropped")
+        return .colour(.droppedByNetpbm(ProfileName(profile)))
     }
 }
 

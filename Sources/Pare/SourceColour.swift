@@ -22,7 +22,7 @@ public struct SourceColour: Sendable {
     public var profile: ICCProfile?
     public var implied: ImpliedColourSpace?
     /// Why a profile was not read, or what was wrong with its chunks.
-    public var warnings: [String] = []
+    public var warnings: [ColourWarning] = []
 
     /// No colour facts: the pixels are read as sRGB.
     public init() {}
@@ -56,7 +56,7 @@ public struct SourceColour: Sendable {
         if !metadata.iccChunks.isEmpty {
             let (bytes, warnings) = ICCChunkAssembler.assemble(
                 metadata.iccChunks.map { ICCChunkLocation(offset: $0.offset, length: $0.length) }, in: source, options: options)
-            colour.warnings += warnings.map { "\($0)" }
+            colour.warnings += warnings.map(ColourWarning.profile)
             if let bytes { colour.parse(bytes, options: options) }
         }
         if colour.profile == nil, let exif = metadata.exif { colour.implied = implied(by: exif) }
@@ -73,7 +73,7 @@ public struct SourceColour: Sendable {
                 let bytes = try compressed.inflated(limit: min(options.maxMetadataBytes, icc.maxProfileBytes), ledger: ledger)
                 colour.parse(bytes, options: icc)
             } catch {
-                colour.warnings.append("iCCP: \(error)")
+                colour.warnings.append(.compressedProfile(error))
             }
         }
         if colour.profile == nil {
@@ -95,12 +95,12 @@ public struct SourceColour: Sendable {
         if let entry = exif.ifd("IFD0")?.entry(0x8773), entry.type == 7 || entry.type == 1 {
             let count = Int(entry.count)
             if count > options.maxProfileBytes {
-                colour.warnings.append("\(ICCError.profileTooLarge(size: count, limit: options.maxProfileBytes))")
+                colour.warnings.append(.profile(.profileTooLarge(size: count, limit: options.maxProfileBytes)))
             } else {
                 do {
                     colour.parse(try source.bytes(at: entry.valueOffset, count: count), options: options)
                 } catch {
-                    colour.warnings.append("ICC: \(error)")
+                    colour.warnings.append(.unreadableProfile(error))
                 }
             }
         }
@@ -112,7 +112,7 @@ public struct SourceColour: Sendable {
         do {
             profile = try ICCProfile(bytes: bytes, options: options)
         } catch {
-            warnings.append("\(error)")
+            warnings.append(.profile(error))
         }
     }
 

@@ -17,7 +17,7 @@ public enum ThumbnailWarning: Sendable, Equatable {
     case metadata(EXIFError)
     /// The colour profile could not be read, converted or carried; the pixels are the
     /// source's, as decoded.
-    case colour(String)
+    case colour(ColourWarning)
 
     /// True when the thumbnail's pixels were affected: the input was damaged and repaired.
     public var isDamage: Bool {

@@ -1,5 +1,6 @@
 import PareCore
 import PareICC
+import ParePNG
 
 /// The colour a thumbnail's or a conversion's file should declare.
 public enum OutputColour: Sendable {
@@ -10,6 +11,72 @@ public enum OutputColour: Sendable {
     case sRGB
     /// The source's own profile, to be embedded byte for byte.
     case profile(ICCProfile)
+}
+
+/// A colour problem met reading a source's colour facts or making an output. Wherever a
+/// profile was not applied the pixels are the source's, as decoded.
+public enum ColourWarning: Sendable, Equatable {
+    /// The embedded profile, or the JPEG APP2 chunks that hold it, could not be read in
+    /// full: a chunk repeated, missing or out of order (ICC.1 B.4), a malformed header or
+    /// tag, a limit of `ICCOptions`.
+    case profile(ICCError)
+    /// A PNG `iCCP` chunk could not be inflated within the limits.
+    case compressedProfile(PNGError)
+    /// The bytes of a TIFF's profile could not be read from the file.
+    case unreadableProfile(CoreError)
+    /// `.sRGB` asked for, but the profile is not matrix/TRC (LUT-based, CMYK, Lab): not
+    /// applied.
+    case notApplied(ProfileName)
+    /// The colour space is RGB (`gray` false) or gray and the decoded pixels are the other:
+    /// not converted.
+    case notConverted(gray: Bool, pixels: PixelFormat)
+    /// The profile's colour space does not fit the output's channels (a CMYK profile on the
+    /// RGB pixels of a CMYK JPEG): not carried.
+    case notCarried(ProfileName, output: PixelFormat)
+    /// Netpbm has no place for a profile: dropped.
+    case droppedByNetpbm(ProfileName)
+}
+
+extension ColourWarning: CustomStringConvertible {
+    /// One line, as `ThumbnailWarning` prints it after "colour: ".
+    public var description: String {
+        switch self {
+        case let .profile(error): return "\(error)"
+        case let .compressedProfile(error): return "iCCP: \(error)"
+        case let .unreadableProfile(error): return "ICC: \(error)"
+        case let .notApplied(profile): return "\(profile) is not a matrix/TRC profile; not applied"
+        case let .notConverted(gray, pixels):
+            return "a \(gray ? "gray" : "RGB") colour space cannot convert \(pixels) pixels; not converted"
+        case let .notCarried(profile, output): return "\(profile) does not fit \(output) output; not carried"
+        case let .droppedByNetpbm(profile):
+            return "Netpbm cannot carry an ICC profile; \(profile.byteCount)-byte profile '\(profile.name ?? "")' dropped"
+        }
+    }
+}
+
+/// A profile as a warning names it: its colour space, description, `A2B0` type and size.
+public struct ProfileName: Sendable, Equatable, CustomStringConvertible {
+    public var colourSpace: ICCSignature
+    /// `desc`, when the profile has one.
+    public var name: String?
+    /// The type of `A2B0` (`mft1`, `mft2`, `mAB `), when present.
+    public var lutType: ICCSignature?
+    public var byteCount: Int
+
+    public init(_ profile: ICCProfile) {
+        colourSpace = profile.header.colourSpace
+        name = profile.description
+        lutType = profile.aToB0Type
+        byteCount = profile.bytes.count
+    }
+
+    /// "the CMYK profile 'U.S. Web Coated (SWOP) v2' (A2B0 mft2)".
+    public var description: String {
+        var text = "the \(colourSpace) profile"
+        if let name { text += " '\(name)'" }
+        if let lutType { text += " (A2B0 \(lutType))" }
+        return text.replacingSpaces()
+    }
 }
 
 /// The colour stage of a thumbnail and of `pare convert`, one for both. Before decoding it
@@ -43,10 +110,9 @@ public enum OutputColour: Sendable {
         if handling == .sRGB {
             if let converter {
                 if converter.accepts(decoded) { return .sRGB }
-                warnings.append(.colour("a \(converter.model == .gray ? "gray" : "RGB") colour space cannot convert "
-                    + "\(decoded.eightBit) pixels; not converted"))
+                warnings.append(.colour(.notConverted(gray: converter.model == .gray, pixels: decoded.eightBit)))
             } else if let profile {
-                warnings.append(.colour("\(Self.describe(profile)) is not a matrix/TRC profile; not applied"))
+                warnings.append(.colour(.notApplied(ProfileName(profile))))
             } else {
                 // No profile, or one of the tags that mean sRGB: the pixels already are sRGB.
                 return .sRGB
@@ -54,7 +120,7 @@ public enum OutputColour: Sendable {
         }
         if let profile {
             if Self.fits(profile, output) { return .profile(profile) }
-            warnings.append(.colour("\(Self.describe(profile)) does not fit \(output) output; not carried"))
+            warnings.append(.colour(.notCarried(ProfileName(profile), output: output)))
             return .untagged
         }
         return source.implied == .sRGB ? .sRGB : .untagged
@@ -68,13 +134,6 @@ public enum OutputColour: Sendable {
         }
     }
 
-    /// "the CMYK profile 'U.S. Web Coated (SWOP) v2' (A2B0 mft2)".
-    static func describe(_ profile: ICCProfile) -> String {
-        var text = "the \(profile.header.colourSpace) profile"
-        if let name = profile.description { text += " '\(name)'" }
-        if let lut = profile.aToB0Type { text += " (A2B0 \(lut))" }
-        return text.replacingSpaces()
-    }
 }
 
 private extension String {

@@ -11,7 +11,7 @@ enum InspectICC {
         guard let profile = colour.profile else {
             if colour.warnings.isEmpty { return .null }
             var object = JSONObjectBuilder()
-            object.add("error", .array(colour.warnings.map { .string($0) }))
+            object.add("error", .array(colour.warnings.map { .string("\($0)") }))
             return object.value
         }
         let header = profile.header
@@ -44,7 +44,7 @@ enum InspectICC {
             entry.add("size", tag.size)
             return entry.value
         }))
-        if !colour.warnings.isEmpty { object.add("warnings", .array(colour.warnings.map { .string($0) })) }
+        if !colour.warnings.isEmpty { object.add("warnings", .array(colour.warnings.map { .string("\($0)") })) }
         return object.value
     }
 

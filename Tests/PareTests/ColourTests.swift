@@ -58,13 +58,62 @@ import TestSupport
         var options = ThumbnailOptions(maxPixelSize: 64)
         options.colour = .sRGB
         let thumbnail = try ImageSource(path: Corpus.path + "/exif/edge/mx-Multiple_ICC_segments.jpg").thumbnail(options: options)
+        let name = try #require(thumbnail.warnings.lazy.compactMap { warning -> ProfileName? in
+            if case let .colour(.notApplied(name)) = warning { return name }
+            return nil
+        }.first)
+        #expect(name.colourSpace == .cmyk && name.lutType.map { "\($0)" } == "mft2" && name.name == "U.S. Web Coated (SWOP) v2")
         #expect(thumbnail.warnings.contains {
-            $0 == .colour("the CMYK profile 'U.S. Web Coated (SWOP) v2' (A2B0 mft2) is not a matrix/TRC profile; not applied")
+            "\($0)" == "colour: the CMYK profile 'U.S. Web Coated (SWOP) v2' (A2B0 mft2) is not a matrix/TRC profile; not applied"
         })
+        #expect(thumbnail.warnings.contains { $0 == .colour(.notCarried(name, output: .rgb8)) })
         guard case .untagged = thumbnail.colour else {
             Issue.record("a CMYK profile was attached to RGB output")
             return
         }
+    }
+
+    /// The conversion runs before the resampler. A PNG whose gAMA says 1.0 (linear light):
+    /// on the left, columns alternating 0 and 255; on the right, 128 everywhere. Halved, the
+    /// left averages sRGB 0 and 255 (about 128; converting after resampling would give sRGB's
+    /// encoding of linear 0.5, 188) and the right is sRGB's 128 in linear light, 188.
+    @Test func convertsBeforeResampling() throws {
+        let width = 64, height = 16
+        var pixels: [UInt8] = []
+        for _ in 0 ..< height {
+            for x in 0 ..< width {
+                let v: UInt8 = x >= width / 2 ? 128 : x % 2 == 0 ? 0 : 255
+                pixels += [v, v, v]
+            }
+        }
+        var file = try PNGEncoder().encode(Image(width: width, height: height, format: .rgb8, pixels: pixels))
+        // gAMA (PNG 3rd ed. 11.3.2.2) 100000: gamma 1.0, after IHDR (8 + 25 bytes).
+        let gama = Array("gAMA".utf8) + [0, 1, 0x86, 0xA0]
+        file.insert(contentsOf: [0, 0, 0, 4] + gama + Self.bigEndian(Self.crc32(gama)), at: 33)
+        var options = ThumbnailOptions(maxPixelSize: width / 2)
+        options.filter = .triangle
+        options.colour = .sRGB
+        let thumbnail = try ImageSource(bytes: file).thumbnail(options: options)
+        #expect(thumbnail.warnings.isEmpty)
+        guard case .sRGB = thumbnail.colour else {
+            Issue.record("not tagged sRGB")
+            return
+        }
+        let row = thumbnail.image.row(thumbnail.image.height / 2)
+        #expect(abs(Int(row[3 * 6]) - 128) <= 2)
+        #expect(abs(Int(row[3 * 26]) - 188) <= 1)
+    }
+
+    static func bigEndian(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 255), UInt8(v >> 8 & 255), UInt8(v & 255)] }
+
+    /// PNG's CRC-32 (ISO 3309, PNG 3rd ed. 5.5), bit by bit.
+    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0 ..< 8 { crc = crc & 1 == 1 ? 0xEDB8_8320 ^ (crc >> 1) : crc >> 1 }
+        }
+        return ~crc
     }
 
     /// PNGEncoder's iCCP holds the profile byte for byte, as ParePNG reads it back.

@@ -3,6 +3,7 @@ import PareJPEG
 import PareEXIF
 import PareICC
 import ParePNG
+import Synchronization
 
 /// The container formats Pare recognises, sniffed from the first bytes, never the name.
 public enum ImageFormat: String, Sendable {
@@ -129,14 +130,15 @@ public struct ImageProperties: Sendable {
 /// from bytes, it reads headers lazily and makes thumbnails through the cheapest source.
 ///
 /// A path is read on demand (`pread` through the decoders' 64 KiB windows), never whole.
-/// An `ImageSource` is not thread-safe; make one per input and per thread.
-public final class ImageSource {
+/// `Sendable`: tasks may share one source; its properties cache is behind a lock, and the
+/// input is only read (see `InputBytes`). Each thumbnail call has its own decoder and ledger.
+public final class ImageSource: Sendable {
     /// The bytes being read.
     public let input: InputBytes
     /// The format sniffed from the first bytes.
     public let format: ImageFormat
     /// The last properties read, and the options that decided them.
-    private var cachedProperties: (options: PropertyOptions, properties: ImageProperties)?
+    private let cachedProperties = Mutex<(options: PropertyOptions, properties: ImageProperties)?>(nil)
 
     /// Opens a file. Fails if it cannot be read or is not a JPEG, PNG or TIFF file.
     public convenience init(path: String) throws(PareError) {
@@ -180,9 +182,11 @@ public final class ImageSource {
     /// limit covers the header reads too).
     func properties(options: ThumbnailOptions, ledger: MemoryLedger) throws(PareError) -> ImageProperties {
         let key = PropertyOptions(options)
-        if let cachedProperties, cachedProperties.options == key { return cachedProperties.properties }
+        if let cached = cachedProperties.withLock({ $0 }), cached.options == key { return cached.properties }
+        // Read outside the lock: two tasks asking at once may both read the headers, and
+        // either answer is the same.
         let properties = try readProperties(options: options, ledger: ledger)
-        cachedProperties = (key, properties)
+        cachedProperties.withLock { $0 = (key, properties) }
         return properties
     }
 
@@ -294,7 +298,7 @@ public final class ImageSource {
 
 /// The options that decide what `properties` reads: a cached answer is reused only under the
 /// same ones.
-struct PropertyOptions: Equatable {
+struct PropertyOptions: Equatable, Sendable {
     var memoryLimit: Int?
     var jpeg: JPEGOptions
     var png: PNGOptions

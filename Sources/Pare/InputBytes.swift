@@ -7,11 +7,21 @@ import Darwin
 /// The bytes of one input, either in memory or in a file read on demand with `pread`, so a
 /// large photo is never read whole: the decoders pull 64 KiB windows (counted by the
 /// ledger) and jump to EXIF and MPF offsets directly.
-public struct InputBytes: ByteSource {
-    enum Backing {
+///
+/// `Sendable`: every backing is only read, and a file is read with `pread`, which keeps no
+/// position, so several threads may read one input at once.
+public struct InputBytes: ByteSource, Sendable {
+    enum Backing: Sendable {
         case memory(MemoryByteSource)
-        case borrowed(UnsafeRawBufferPointer)
+        case borrowed(BorrowedBytes)
         case file(OpenFile)
+    }
+
+    /// Memory the caller lends (`init(unsafeBytes:)`). Unchecked: the caller promised that
+    /// the bytes stay alive and unchanged while they are read, so sharing them between
+    /// threads that only read is safe.
+    struct BorrowedBytes: @unchecked Sendable {
+        let bytes: UnsafeRawBufferPointer
     }
 
     let backing: Backing
@@ -28,7 +38,7 @@ public struct InputBytes: ByteSource {
     /// network buffer), read in place without a copy. The caller keeps them alive and
     /// unchanged for as long as this value or anything made from it (an `ImageSource`) is used.
     public init(unsafeBytes bytes: UnsafeRawBufferPointer) {
-        backing = .borrowed(bytes)
+        backing = .borrowed(BorrowedBytes(bytes: bytes))
         count = bytes.count
     }
 
@@ -45,7 +55,8 @@ public struct InputBytes: ByteSource {
         switch backing {
         case let .memory(source):
             return try source.read(into: buffer, at: offset)
-        case let .borrowed(bytes):
+        case let .borrowed(borrowed):
+            let bytes = borrowed.bytes
             guard offset >= 0, offset < bytes.count, let base = bytes.baseAddress,
                   let destination = buffer.baseAddress else { return 0 }
             let n = min(buffer.count, bytes.count - offset)
@@ -57,8 +68,9 @@ public struct InputBytes: ByteSource {
     }
 }
 
-/// An open file descriptor, closed when the last reference goes.
-final class OpenFile {
+/// An open file descriptor, closed when the last reference goes. Immutable, and read only
+/// through `pread`, so it may be shared between threads.
+final class OpenFile: Sendable {
     let descriptor: Int32
     let size: Int
 

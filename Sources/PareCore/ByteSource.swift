@@ -32,7 +32,7 @@ extension ByteSource {
 }
 
 /// An input held in memory. Its bytes are the caller's, so the ledger does not count them.
-public struct MemoryByteSource: ByteSource {
+public struct MemoryByteSource: ByteSource, Sendable {
     public let storage: [UInt8]
 
     public init(_ bytes: [UInt8]) {

@@ -155,6 +155,34 @@ import Testing
               + "at most \(most.load(ordering: .relaxed)) during (\(added) more, the sampler's among them)")
         #expect(added <= cores + 3)
     }
+
+    /// One `ImageSource` (a file read with `pread`) shared by 16 child tasks: each makes its
+    /// own thumbnail, all equal to one made alone, and its properties are read once and
+    /// cached under the source's lock.
+    @Test func sharedSourceAcrossTasks() async throws {
+        let bytes = SyntheticJPEG.make(width: 640, height: 480, restartInterval: 4)
+        let directory = PipelineFixtures.temporaryDirectory()
+        let path = directory + "/shared-source.jpg"
+        let file = try #require(fopen(path, "wb"))
+        #expect(fwrite(bytes, 1, bytes.count, file) == bytes.count)
+        fclose(file)
+        defer { unlink(path); rmdir(directory) }
+        let options = ThumbnailOptions(maxPixelSize: 96)
+        let alone = try await ImageSource(path: path).thumbnail(options: options)
+        for source in [try ImageSource(path: path), try ImageSource(bytes: bytes)] {
+            let pixels = try await withThrowingTaskGroup(of: [UInt8].self) { group in
+                for _ in 0 ..< 16 {
+                    group.addTask { try await source.thumbnail(options: options).image.pixels }
+                }
+                var all: [[UInt8]] = []
+                for try await one in group { all.append(one) }
+                return all
+            }
+            #expect(pixels.count == 16)
+            #expect(pixels.allSatisfy { $0 == alone.image.pixels })
+            #expect(try source.properties().pixelWidth == 640)
+        }
+    }
 }
 
 /// Whether /proc/self/task can be read.

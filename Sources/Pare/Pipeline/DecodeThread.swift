@@ -32,8 +32,8 @@ final class CancelFlag: Sendable {
     func set() { flag.store(true, ordering: .releasing) }
 }
 
-/// A value handed from a task to the decode thread it starts and never used by both at once:
-/// the `ImageSource` of a job, which is not thread-safe but is safe to move.
+/// A value handed from a task to the decode thread it starts and never used by both at once
+/// (a disk-cache entry).
 struct Handoff<Value>: @unchecked Sendable {
     let value: Value
 }

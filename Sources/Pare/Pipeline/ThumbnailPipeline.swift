@@ -351,10 +351,10 @@ public final class ThumbnailPipeline: @unchecked Sendable {
     private func decode(_ job: Job) async throws(PareError) -> Thumbnail {
         let cancel = job.cancel
         if cancel.isSet { throw .cancelled }
-        let source = Handoff(value: try job.request.makeSource())
+        let source = try job.request.makeSource()
         var options = job.request.options
         options.decodeWorkers = 1
-        let estimate = JobCost.estimate(source: source.value, options: options)
+        let estimate = JobCost.estimate(source: source, options: options)
         let decodeOptions = options
         let observer = configuration.cancellationObserver
         let cancellation = CancellationCheck {
@@ -363,7 +363,7 @@ public final class ThumbnailPipeline: @unchecked Sendable {
             return cancelled
         }
         return try await withReservation(estimate: estimate, memoryLimit: options.memoryLimit, job: job) { ledger throws(PareError) in
-            try source.value.thumbnail(options: decodeOptions, ledger: ledger, cancellation: cancellation)
+            try source.thumbnail(options: decodeOptions, ledger: ledger, cancellation: cancellation)
         }
     }
 

@@ -96,6 +96,31 @@ import Testing
         #expect(row == [9, 8, 7, 7, 7, 7])
     }
 
+    /// The eight-at-a-time downsamplers give the plain loops' samples for every length up
+    /// to 40 (tails included), on random rows and on rows of 255.
+    @Test func downsamplingLanesAgreeWithPlainLoops() {
+        var state: UInt64 = 9
+        var mismatches = 0
+        for count in 1 ... 40 {
+            for trial in 0 ..< 20 {
+                var top = [UInt8](repeating: 0, count: 2 * count), bottom = top
+                for i in top.indices {
+                    state = state &* 6364136223846793005 &+ 1442695040888963407
+                    top[i] = trial == 0 ? 255 : UInt8(truncatingIfNeeded: state >> 56)
+                    bottom[i] = trial == 0 ? 255 : UInt8(truncatingIfNeeded: state >> 48)
+                }
+                var plain = [UInt8](repeating: 0, count: count), lanes = plain
+                Downsampling.h2v2(top, bottom, &plain, outputCount: count)
+                Downsampling.h2v2Lanes(top, bottom, &lanes, outputCount: count)
+                if plain != lanes { mismatches += 1 }
+                Downsampling.h2v1(top, &plain, outputCount: count)
+                Downsampling.h2v1Lanes(top, &lanes, outputCount: count)
+                if plain != lanes { mismatches += 1 }
+            }
+        }
+        #expect(mismatches == 0)
+    }
+
     /// A flat block has only a DC term, 8 × 8 × (sample − 128) in the transform's ×8 scale;
     /// a horizontal ramp has only row-0 terms.
     @Test func forwardDCTOfSimpleBlocks() {

@@ -136,8 +136,8 @@ final class EncoderState {
                 let top = UnsafePointer(colourRow(c, j * vf, frame: frame))
                 switch (hf, vf) {
                 case (1, 1): out.update(from: top, count: width)
-                case (2, 1): Downsampling.h2v1(top, out, outputCount: width)
-                default: Downsampling.h2v2(top, UnsafePointer(colourRow(c, j * vf + 1, frame: frame)), out, outputCount: width)
+                case (2, 1): Downsampling.h2v1Lanes(top, out, outputCount: width)
+                default: Downsampling.h2v2Lanes(top, UnsafePointer(colourRow(c, j * vf + 1, frame: frame)), out, outputCount: width)
                 }
             }
         }

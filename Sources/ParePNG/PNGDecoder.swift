@@ -108,16 +108,9 @@ public struct PNGDecoder<Source: ByteSource> {
         guard data[11] == 0 else { throw .invalidIHDR(offset: offset, reason: "filter method \(data[11])") }
         guard data[12] <= 1 else { throw .invalidIHDR(offset: offset, reason: "interlace method \(data[12])") }
         let w = Int(width), h = Int(height)
-        guard w <= options.maxWidth else {
-            throw .limitExceeded(what: "width", value: w, limit: options.maxWidth, offset: offset)
-        }
-        guard h <= options.maxHeight else {
-            throw .limitExceeded(what: "height", value: h, limit: options.maxHeight, offset: offset)
-        }
-        let (pixels, overflow) = w.multipliedReportingOverflow(by: h)
-        guard !overflow, pixels <= options.maxPixels else {
-            throw .limitExceeded(what: "pixel count", value: overflow ? Int.max : pixels,
-                                 limit: options.maxPixels, offset: offset)
+        if let crossed = ImageSizeLimits.crossed(width: w, height: h, maxWidth: options.maxWidth,
+                                                 maxHeight: options.maxHeight, maxPixels: options.maxPixels) {
+            throw .limitExceeded(what: crossed.what, value: crossed.value, limit: crossed.limit, offset: offset)
         }
         return PNGHeader(width: w, height: h, bitDepth: depth, colorType: colorType, interlaced: data[12] == 1)
     }

@@ -28,16 +28,9 @@ extension JPEGFrameRecord {
             throw .unsupportedFeature(feature: "height defined by DNL (T.81 B.2.5)", offset: offset)
         }
         guard width > 0 else { throw .invalidSegment(marker: marker.code, offset: offset, reason: "width is 0") }
-        guard width <= options.maxDimension else {
-            throw .limitExceeded(what: "width", value: width, limit: options.maxDimension, offset: offset)
-        }
-        guard height <= options.maxDimension else {
-            throw .limitExceeded(what: "height", value: height, limit: options.maxDimension, offset: offset)
-        }
-        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
-        guard !overflow, pixels <= options.maxPixels else {
-            throw .limitExceeded(what: "pixel count", value: overflow ? Int.max : pixels, limit: options.maxPixels,
-                                 offset: offset)
+        if let crossed = ImageSizeLimits.crossed(width: width, height: height, maxWidth: options.maxDimension,
+                                                 maxHeight: options.maxDimension, maxPixels: options.maxPixels) {
+            throw .limitExceeded(what: crossed.what, value: crossed.value, limit: crossed.limit, offset: offset)
         }
         guard count == 1 || count == 3 || count == 4 else {
             throw .unsupportedFeature(feature: "\(count) components", offset: offset)

@@ -3,7 +3,9 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Dispatch
 import Pare
+import Synchronization
 
 /// `pare`: the command line described in the README ("The command line"). Exit status 0 on
 /// success, 1 when an input is bad (one line on stderr naming the file, offset and reason),
@@ -38,6 +40,24 @@ let usage = """
       pare --help | --version
     """
 
+/// Runs `body` as a task on the global executor and blocks this thread until it returns.
+///
+/// `pare` is deliberately not an async program. An async `main` hands the main thread to
+/// `dispatch_main`, which ends it with `pthread_exit`; that unwinds the thread, and in a
+/// static executable the unwinder's first lookup sorts the frame-description table of the
+/// whole binary, a cost paid on every run for nothing (see Benchmarks/README.md). Blocking
+/// here is safe: the main thread is not one of the executor's threads.
+func runToCompletion(_ body: @escaping @Sendable () async -> Int32) -> Int32 {
+    let done = DispatchSemaphore(value: 0)
+    let result = Atomic<Int32>(0)
+    Task {
+        result.store(await body(), ordering: .relaxed)
+        done.signal()
+    }
+    done.wait()
+    return result.load(ordering: .relaxed)
+}
+
 func printError(_ message: String) {
     POSIX.writeStandardError(message + "\n")
 }
@@ -57,7 +77,7 @@ case "--version":
     print("pare \(pareVersion)")
     status = 0
 case "thumbnail":
-    status = await runThumbnail(rest)
+    status = runToCompletion { await runThumbnail(rest) }
 case "decode":
     status = runDecode(rest)
 case "convert":

@@ -21,7 +21,7 @@ func makeThumbnail(_ bytes: [UInt8], options: ThumbnailOptions, ledger: MemoryLe
         let source = try ImageSource(bytes: bytes)
         let properties = try source.properties(options: options)
         _ = properties.orientedWidth
-        _ = properties.metadataWarning
+        _ = properties.metadataWarnings.count
         let thumbnail = try source.thumbnail(options: options, ledger: ledger)
         let image = thumbnail.image
         precondition(image.width >= 1 && image.height >= 1, "empty thumbnail")
@@ -30,7 +30,7 @@ func makeThumbnail(_ bytes: [UInt8], options: ThumbnailOptions, ledger: MemoryLe
                      "thumbnail in \(image.format)")
         precondition(thumbnail.ledgerPeakBytes <= ledgerLimit, "ledger peak over its limit")
         for warning in thumbnail.warnings {
-            _ = warning.count
+            _ = warning.description.count
         }
         _ = thumbnail.reason
     } catch {

@@ -10,6 +10,13 @@
 enum InverseDCT {
     static let constBits = 13
     static let pass1Bits = 2
+    /// The descaling shifts of the two passes of the 8×8 transform: the first keeps
+    /// `pass1Bits` of the constants' `constBits` as extra precision; the second removes
+    /// them and the factor 8 of the two 1-D passes (each scaled by √8, T.81 A.3.3's 1/4·C(u)C(v)
+    /// being 1/8 of that). The reduced transforms shift one (4×4) or two (2×2) bits more for
+    /// their doubled and quadrupled means.
+    static let pass1Shift = constBits - pass1Bits
+    static let pass2Shift = constBits + pass1Bits + 3
 
     // 13-bit fixed-point constants: round(x · 2^13).
     static let fix0_298631336 = 2446
@@ -131,7 +138,7 @@ enum InverseDCT {
                                  dequantizedRow(coefficients, quantizers, 4), dequantizedRow(coefficients, quantizers, 5),
                                  dequantizedRow(coefficients, quantizers, 6), dequantizedRow(coefficients, quantizers, 7))
             butterfly(&m)
-            let shift = Int32(constBits - pass1Bits), round = Lanes(repeating: 1 << (constBits - pass1Bits - 1))
+            let shift = Int32(pass1Shift), round = Lanes(repeating: 1 << (pass1Shift - 1))
             let low = Lanes(repeating: -32768), high = Lanes(repeating: 32767)
             @inline(__always) func descale(_ v: Lanes) -> Lanes {
                 ((v &+ round) &>> shift).clamped(lowerBound: low, upperBound: high)
@@ -153,16 +160,28 @@ enum InverseDCT {
                  workspace[4], workspace[5], workspace[6], workspace[7])
         transpose(&m)
         butterfly(&m)
-        let shift = Int32(constBits + pass1Bits + 3), round = Lanes(repeating: 1 << (constBits + pass1Bits + 2))
+        let shift = Int32(pass2Shift), round = Lanes(repeating: 1 << (pass2Shift - 1))
         let level = Lanes(repeating: 128), zero = Lanes(repeating: 0), top = Lanes(repeating: 255)
         @inline(__always) func samples(_ v: Lanes) -> Lanes {
             (((v &+ round) &>> shift) &+ level).clamped(lowerBound: zero, upperBound: top)
         }
         m = (samples(m.0), samples(m.1), samples(m.2), samples(m.3), samples(m.4), samples(m.5), samples(m.6), samples(m.7))
         transpose(&m)
-        @inline(__always) func store(_ v: Lanes, _ row: Int) {
-            UnsafeMutableRawPointer(output + row * stride).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: v),
-                                                                      as: SIMD8<UInt8>.self)
+        storeRows(m, output: output, stride: stride)
+    }
+
+    /// Writes a block's eight rows of samples (lanes already limited to 0…255) as bytes:
+    /// row r to `output + r·stride`. The last step of both full transforms, whatever their
+    /// lane width.
+    @inline(__always)
+    static func storeRows<T: FixedWidthInteger & SIMDScalar>(
+        _ m: (SIMD8<T>, SIMD8<T>, SIMD8<T>, SIMD8<T>, SIMD8<T>, SIMD8<T>, SIMD8<T>, SIMD8<T>),
+        output: UnsafeMutablePointer<UInt8>, stride: Int
+    ) {
+        // SAFETY: the caller's block is 8 rows of at least 8 bytes, `stride` apart.
+        @inline(__always) func store(_ v: SIMD8<T>, _ row: Int) {
+            UnsafeMutableRawPointer(output + row * stride).storeBytes(of: ShortLanes.lanes(v, as: UInt8.self),
+                                                                      as: ShortLanes.Bytes.self)
         }
         store(m.0, 0)
         store(m.1, 1)
@@ -337,7 +356,7 @@ enum InverseDCT {
             m = (value, value, value, value, value, value, value, value)
         } else {
             let p = butterfly16(row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7))
-            let shift = Int32(constBits - pass1Bits), round = Long(repeating: 1 << (constBits - pass1Bits - 1))
+            let shift = Int32(pass1Shift), round = Long(repeating: 1 << (pass1Shift - 1))
             @inline(__always) func descale(_ v: Long) -> Short { ShortLanes.saturate((v &+ round) &>> shift) }
             m = (descale(p.0), descale(p.1), descale(p.2), descale(p.3),
                  descale(p.4), descale(p.5), descale(p.6), descale(p.7))
@@ -345,24 +364,14 @@ enum InverseDCT {
         // Pass 2: rows. After the transpose, lane r of vector j is input j of row r.
         m = transpose(m)
         let p = butterfly16(m.0, m.1, m.2, m.3, m.4, m.5, m.6, m.7)
-        let shift = Int32(constBits + pass1Bits + 3), round = Long(repeating: 1 << (constBits + pass1Bits + 2))
+        let shift = Int32(pass2Shift), round = Long(repeating: 1 << (pass2Shift - 1))
         let level = Long(repeating: 128)
         @inline(__always) func samples(_ v: Long) -> Short {
             ShortLanes.limitToByte(ShortLanes.saturate(((v &+ round) &>> shift) &+ level))
         }
-        m = transpose((samples(p.0), samples(p.1), samples(p.2), samples(p.3),
-                       samples(p.4), samples(p.5), samples(p.6), samples(p.7)))
-        @inline(__always) func store(_ v: Short, _ row: Int) {
-            UnsafeMutableRawPointer(output + row * stride).storeBytes(of: ShortLanes.bytes(v), as: SIMD8<UInt8>.self)
-        }
-        store(m.0, 0)
-        store(m.1, 1)
-        store(m.2, 2)
-        store(m.3, 3)
-        store(m.4, 4)
-        store(m.5, 5)
-        store(m.6, 6)
-        store(m.7, 7)
+        storeRows(transpose((samples(p.0), samples(p.1), samples(p.2), samples(p.3),
+                             samples(p.4), samples(p.5), samples(p.6), samples(p.7))),
+                  output: output, stride: stride)
     }
 
     // Constants of the reduced transforms (see `transform4`, `transform2`), round(x · 2^13).
@@ -393,7 +402,7 @@ enum InverseDCT {
     static func transform4(_ coefficients: UnsafePointer<Int16>, _ quantizers: UnsafePointer<Int32>,
                            output: UnsafeMutablePointer<UInt8>, stride: Int,
                            workspace: UnsafeMutablePointer<Int32>) {
-        let shift1 = constBits - pass1Bits + 1, round1 = 1 << (shift1 - 1)
+        let shift1 = pass1Shift + 1, round1 = 1 << (shift1 - 1)
         for column in 0 ..< 8 where column != 4 {
             let c = coefficients + column, q = quantizers + column, w = workspace + column
             // Most columns of a photo's block are zero and give zeros.
@@ -411,7 +420,7 @@ enum InverseDCT {
             w[16] = Int32(truncatingIfNeeded: (y2 &+ round1) &>> shift1)
             w[24] = Int32(truncatingIfNeeded: (y3 &+ round1) &>> shift1)
         }
-        let shift2 = constBits + pass1Bits + 3 + 1, round2 = 1 << (shift2 - 1)
+        let shift2 = pass2Shift + 1, round2 = 1 << (shift2 - 1)
         for row in 0 ..< 4 {
             let w = workspace + 8 * row, out = output + row * stride
             let (y0, y1, y2, y3) = pairMeans(Int(w[0]), Int(w[1]), Int(w[2]), Int(w[3]), Int(w[5]), Int(w[6]), Int(w[7]))
@@ -437,7 +446,7 @@ enum InverseDCT {
     static func transform2(_ coefficients: UnsafePointer<Int16>, _ quantizers: UnsafePointer<Int32>,
                            output: UnsafeMutablePointer<UInt8>, stride: Int,
                            workspace: UnsafeMutablePointer<Int32>) {
-        let shift1 = constBits - pass1Bits + 2, round1 = 1 << (shift1 - 1)
+        let shift1 = pass1Shift + 2, round1 = 1 << (shift1 - 1)
         // Written out column by column: a loop over an array literal costs more than the
         // transform itself. Most columns of a photo's block are zero and give zeros.
         @inline(__always) func column(_ column: Int) {
@@ -457,7 +466,7 @@ enum InverseDCT {
         column(3)
         column(5)
         column(7)
-        let shift2 = constBits + pass1Bits + 3 + 2, round2 = 1 << (shift2 - 1)
+        let shift2 = pass2Shift + 2, round2 = 1 << (shift2 - 1)
         for row in 0 ..< 2 {
             let w = workspace + 8 * row, out = output + row * stride
             let (y0, y1) = quadMeans(Int(w[0]), Int(w[1]), Int(w[3]), Int(w[5]), Int(w[7]))

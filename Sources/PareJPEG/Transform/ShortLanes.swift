@@ -8,26 +8,35 @@ enum ShortLanes {
     typealias Short = SIMD8<Int16>
     typealias Long = SIMD8<Int32>
 
+    /// Each lane converted as `init(truncatingIfNeeded:)` converts one integer: zero- or
+    /// sign-extended (as `From` is unsigned or signed) when `To` is wider, its low bits when
+    /// `To` is narrower. The one conversion behind `load`, `widen`, `truncate` and the
+    /// inverse DCT's byte stores.
+    @inline(__always)
+    static func lanes<From: FixedWidthInteger & SIMDScalar, To: FixedWidthInteger & SIMDScalar>(
+        _ v: SIMD8<From>, as _: To.Type = To.self
+    ) -> SIMD8<To> {
+        SIMD8<To>(To(truncatingIfNeeded: v[0]), To(truncatingIfNeeded: v[1]), To(truncatingIfNeeded: v[2]),
+                  To(truncatingIfNeeded: v[3]), To(truncatingIfNeeded: v[4]), To(truncatingIfNeeded: v[5]),
+                  To(truncatingIfNeeded: v[6]), To(truncatingIfNeeded: v[7]))
+    }
+
     /// Eight bytes from `p`, zero-extended to 16 bits.
     @inline(__always)
     static func load(_ p: UnsafePointer<UInt8>) -> Short {
-        let b = UnsafeRawPointer(p).loadUnaligned(as: Bytes.self)
-        return Short(Int16(b[0]), Int16(b[1]), Int16(b[2]), Int16(b[3]),
-                     Int16(b[4]), Int16(b[5]), Int16(b[6]), Int16(b[7]))
+        lanes(UnsafeRawPointer(p).loadUnaligned(as: Bytes.self))
     }
 
     /// Sign-extends to 32 bits.
     @inline(__always)
     static func widen(_ v: Short) -> Long {
-        Long(Int32(v[0]), Int32(v[1]), Int32(v[2]), Int32(v[3]), Int32(v[4]), Int32(v[5]), Int32(v[6]), Int32(v[7]))
+        lanes(v)
     }
 
     /// The low 16 bits of each lane.
     @inline(__always)
     static func truncate(_ v: Long) -> Short {
-        Short(Int16(truncatingIfNeeded: v[0]), Int16(truncatingIfNeeded: v[1]), Int16(truncatingIfNeeded: v[2]),
-              Int16(truncatingIfNeeded: v[3]), Int16(truncatingIfNeeded: v[4]), Int16(truncatingIfNeeded: v[5]),
-              Int16(truncatingIfNeeded: v[6]), Int16(truncatingIfNeeded: v[7]))
+        lanes(v)
     }
 
     /// Each lane limited to −32768…32767.
@@ -58,14 +67,6 @@ enum ShortLanes {
     static func atMost(_ v: Long, _ bound: Int32) -> Long {
         let room = Long(repeating: bound) &- v
         return v &+ (room & (room &>> 31))
-    }
-
-    /// The low 8 bits of each lane (callers have limited the lanes to 0…255).
-    @inline(__always)
-    static func bytes(_ v: Short) -> Bytes {
-        Bytes(UInt8(truncatingIfNeeded: v[0]), UInt8(truncatingIfNeeded: v[1]), UInt8(truncatingIfNeeded: v[2]),
-              UInt8(truncatingIfNeeded: v[3]), UInt8(truncatingIfNeeded: v[4]), UInt8(truncatingIfNeeded: v[5]),
-              UInt8(truncatingIfNeeded: v[6]), UInt8(truncatingIfNeeded: v[7]))
     }
 
     /// v·k, exact in 32 bits: both factors fit in 16 bits, so the vector unit multiplies in

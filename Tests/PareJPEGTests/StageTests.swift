@@ -51,6 +51,18 @@ private func reader(_ bytes: [UInt8]) throws -> BitReader {
         }
     }
 
+    /// The 16-bit codes of Tables K.5 and K.6, which `acSymbols` fills in: their first and
+    /// last symbols as the tables print them, and no symbol twice.
+    @Test func acTablesEndWithTheirSixteenBitCodesAscending() throws {
+        let luminance = try #require(HuffmanTable.standard(tableClass: 1, id: 0)).symbols
+        let chrominance = try #require(HuffmanTable.standard(tableClass: 1, id: 1)).symbols
+        #expect(Array(luminance[37 ..< 42]) == [0x09, 0x0A, 0x16, 0x17, 0x18])
+        #expect(Array(chrominance[43 ..< 48]) == [0x17, 0x18, 0x19, 0x1A, 0x26])
+        #expect(Array(luminance.suffix(4)) == [0xF7, 0xF8, 0xF9, 0xFA])
+        #expect(Array(chrominance.suffix(4)) == [0xF7, 0xF8, 0xF9, 0xFA])
+        #expect(Set(luminance).count == 162 && Set(chrominance).count == 162)
+    }
+
     @Test func rejectsOverSubscribedAndAllOnesTables() {
         // Three codes of length 1 cannot exist.
         #expect(throws: JPEGError.self) {

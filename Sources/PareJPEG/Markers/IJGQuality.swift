@@ -14,16 +14,19 @@ enum IJGQuality {
         72, 92, 95, 98, 112, 100, 103, 99,
     ]
 
-    /// T.81 Table K.2, chrominance, natural order.
-    static let chrominance: [UInt16] = [
-        17, 18, 24, 47, 99, 99, 99, 99,
-        18, 21, 26, 66, 99, 99, 99, 99,
-        24, 26, 56, 99, 99, 99, 99, 99,
-        47, 66, 99, 99, 99, 99, 99, 99,
-        99, 99, 99, 99, 99, 99, 99, 99,
-        99, 99, 99, 99, 99, 99, 99, 99,
-        99, 99, 99, 99, 99, 99, 99, 99,
-        99, 99, 99, 99, 99, 99, 99, 99,
+    /// T.81 Table K.2, chrominance, natural order: the table is 99 outside its top-left 4×4
+    /// corner, which `chrominanceCorner` holds.
+    static let chrominance: [UInt16] = (0 ..< 64).map { index in
+        let row = index / 8, column = index % 8
+        return row < 4 && column < 4 ? chrominanceCorner[row * 4 + column] : 99
+    }
+
+    /// Rows 0…3, columns 0…3 of Table K.2.
+    private static let chrominanceCorner: [UInt16] = [
+        17, 18, 24, 47,
+        18, 21, 26, 66,
+        24, 26, 56, 99,
+        47, 66, 99, 99,
     ]
 
     /// The percentage a quality 1…100 scales the tables by: 5000 / Q below 50, 200 − 2Q from

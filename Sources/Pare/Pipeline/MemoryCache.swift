@@ -7,18 +7,16 @@
 /// a hit, an insertion and an eviction each take constant time.
 final class MemoryCache: @unchecked Sendable {
     /// How an entry is being used, from the first to go under memory pressure to the last.
-    enum Residency: Int, Comparable {
+    enum Residency: Comparable {
         /// Was shown, and the view that showed it has gone (`ThumbnailPipeline.markOffscreen`)
         /// or its visible request was cancelled before the decode ended.
-        case offscreen = 0
+        case offscreen
         /// Made ahead of need by `prefetch` and not asked for since.
-        case prefetched = 1
+        case prefetched
         /// Delivered to a request of `normal` priority.
-        case delivered = 2
+        case delivered
         /// Delivered to a `visible` request and not marked off-screen since.
-        case visible = 3
-
-        static func < (lhs: Residency, rhs: Residency) -> Bool { lhs.rawValue < rhs.rawValue }
+        case visible
     }
 
     private final class Node {

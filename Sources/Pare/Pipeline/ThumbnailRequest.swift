@@ -7,16 +7,15 @@ import PareCore
 import PareJPEG
 
 /// How urgently a thumbnail is wanted. Queued decodes start highest first; a job shared by
-/// requests of several priorities runs at the highest of them.
-public enum ThumbnailPriority: Int, Sendable, Comparable, CaseIterable {
+/// requests of several priorities runs at the highest of them. Priorities compare in the
+/// order declared, lowest first.
+public enum ThumbnailPriority: Sendable, Comparable, CaseIterable {
     /// Ahead of need (`ThumbnailPipeline.prefetch`): the rows just past the screen.
-    case prefetch = 0
+    case prefetch
     /// Wanted, but not on screen (an export, a share sheet).
-    case normal = 1
+    case normal
     /// On screen now.
-    case visible = 2
-
-    public static func < (lhs: ThumbnailPriority, rhs: ThumbnailPriority) -> Bool { lhs.rawValue < rhs.rawValue }
+    case visible
 }
 
 /// One thumbnail wanted from a `ThumbnailPipeline`: an input, the options and a priority.

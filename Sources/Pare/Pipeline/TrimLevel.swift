@@ -28,12 +28,9 @@
 /// count grew (the group passed `memory.high` and is being throttled) maps to
 /// `trim(.allButVisible)`. A server has nothing visible: its requests use `normal`, and
 /// `allButVisible` empties its memory cache.
-public enum TrimLevel: Int, Sendable, Comparable, CaseIterable {
-    case diskCacheIndex = 0
-    case offscreen = 1
-    case prefetched = 2
-    case allButVisible = 3
-    case everything = 4
-
-    public static func < (lhs: TrimLevel, rhs: TrimLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+///
+/// Levels compare in the order declared (the `Comparable` conformance Swift derives for an
+/// enum without payloads), lightest first.
+public enum TrimLevel: Sendable, Comparable, CaseIterable {
+    case diskCacheIndex, offscreen, prefetched, allButVisible, everything
 }

@@ -54,17 +54,13 @@ public enum MPFImageKind: Sendable, Equatable {
     }
 }
 
-/// The flag bits of the Individual Image Attribute (CIPA DC-007 §5.2.3.3.1, Figure 9).
+/// The flag bits of the Individual Image Attribute (CIPA DC-007 §5.2.3.3.1, Figure 9). Read
+/// from a file (`MPFEntry.flags`), never made by callers, like `MPFEntry` itself: the
+/// memberwise initialiser stays internal.
 public struct MPFImageFlags: Sendable, Equatable {
     public var dependentParent: Bool
     public var dependentChild: Bool
     public var representative: Bool
-
-    public init(dependentParent: Bool, dependentChild: Bool, representative: Bool) {
-        self.dependentParent = dependentParent
-        self.dependentChild = dependentChild
-        self.representative = representative
-    }
 }
 
 /// One image of a Multi-Picture file: its type, flags and where its JPEG stream is.

@@ -50,7 +50,8 @@ import TestSupport
             Expected(attribute: 0x4001_0002, offset: 3_428_864, length: 718_934, kind: .largeThumbnailFullHD),
         ], sizes: [(3648, 2736), (1440, 1080)])
         let metadata = try #require(Self.read("\(root)/exif/cameras/Panasonic_Lumix_DMC-LX7.jpg")?.metadata)
-        #expect(metadata.mpf[0].flags == MPFImageFlags(dependentParent: true, dependentChild: false, representative: false))
+        let flags = metadata.mpf[0].flags
+        #expect(flags.dependentParent && !flags.dependentChild && !flags.representative)
         #expect(metadata.mpf[0].dependentImage1 == 2)
         #expect(metadata.mpf[1].flags.dependentChild)
     }

@@ -4,22 +4,17 @@
 struct HTMLWriter {
     private(set) var text = ""
 
-    /// Text with the five characters that can end an element, an attribute or an entity
-    /// replaced by their references.
+    /// The five characters that can end an element, an attribute or an entity, and their
+    /// references (HTML Living Standard §13.1.2).
+    static let references: [Unicode.Scalar: String] = ["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;"]
+
+    /// Text with those five characters replaced by their references, and control characters
+    /// other than line feed and tab (which a page may not hold) by U+FFFD.
     static func escape(_ value: String) -> String {
         var out = ""
         out.reserveCapacity(value.utf8.count)
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            case _ where scalar.value < 0x20 && scalar != "\n" && scalar != "\t":
-                out += "\u{FFFD}"
-            default: out.unicodeScalars.append(scalar)
-            }
+        TextEscaping.append(value, to: &out, replacing: references) { scalar in
+            scalar.value < 0x20 && scalar != "\n" && scalar != "\t" ? "\u{FFFD}" : nil
         }
         return out
     }

@@ -46,21 +46,17 @@ indirect enum JSONValue {
     /// escaped; everything else, non-ASCII included, as UTF-8.
     static func quoted(_ text: String) -> String {
         var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                let digits = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - digits.count) + digits
-            default: out.unicodeScalars.append(scalar)
-            }
+        TextEscaping.append(text, to: &out, replacing: escapes) { scalar in
+            guard scalar.value < 0x20 || scalar.value == 0x7F else { return nil }
+            let digits = String(scalar.value, radix: 16)
+            return "\\u" + String(repeating: "0", count: 4 - digits.count) + digits
         }
         return out + "\""
     }
+
+    /// The two-character escapes of RFC 8259 §7 that `quoted` writes (backspace and form feed
+    /// go as \u0008 and \u000c, with the other control characters).
+    static let escapes: [Unicode.Scalar: String] = ["\"": "\\\"", "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"]
 }
 
 /// Builds a JSON object member by member; optional values become null.
@@ -72,6 +68,16 @@ struct JSONObjectBuilder {
     mutating func add(_ key: String, _ value: Int?) { add(key, value.map { .int($0) } ?? .null) }
     mutating func add(_ key: String, _ value: Double?) { add(key, value.map { .double($0) } ?? .null) }
     mutating func add(_ key: String, _ value: Bool) { add(key, .bool(value)) }
+
+    /// A member holding an array of objects, one per element, each filled by `fill`.
+    mutating func add<Elements: Sequence>(_ key: String, objects elements: Elements,
+                                          _ fill: (inout JSONObjectBuilder, Elements.Element) -> Void) {
+        add(key, .array(elements.map { element in
+            var object = JSONObjectBuilder()
+            fill(&object, element)
+            return object.value
+        }))
+    }
 
     var value: JSONValue { .object(members) }
 }

@@ -36,14 +36,12 @@ enum InspectICC {
         object.add("whitePoint", profile.whitePoint.map(xyz) ?? .null)
         object.add("colourModel", profile.isMatrixTRC ? "matrix/TRC" : profile.isGrayTRC ? "gray TRC"
             : profile.aToB0Type != nil ? "LUT (A2B0)" : "other")
-        object.add("tags", .array(profile.tags.map { tag in
-            var entry = JSONObjectBuilder()
+        object.add("tags", objects: profile.tags) { entry, tag in
             entry.add("signature", "\(tag.signature)")
             entry.add("type", tag.type.map { "\($0)" })
             entry.add("offset", tag.offset)
             entry.add("size", tag.size)
-            return entry.value
-        }))
+        }
         if !colour.warnings.isEmpty { object.add("warnings", .array(colour.warnings.map { .string("\($0)") })) }
         return object.value
     }

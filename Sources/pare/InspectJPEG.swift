@@ -64,43 +64,35 @@ enum InspectJPEG {
             item.add("precision", frame.precision)
             item.add("width", frame.width)
             item.add("height", frame.height)
-            item.add("components", .array(frame.components.map { component in
-                var c = JSONObjectBuilder()
+            item.add("components", objects: frame.components) { c, component in
                 c.add("id", component.id)
                 c.add("sampling", "\(component.horizontal)x\(component.vertical)")
                 c.add("quantizationTable", component.quantizationTable)
-                return c.value
-            }))
+            }
         case let .quantizationTables(tables):
-            item.add("tables", .array(tables.map { table in
-                var t = JSONObjectBuilder()
+            item.add("tables", objects: tables) { t, table in
                 t.add("id", table.id)
                 t.add("bits", table.bits)
                 t.add("values", .array((0 ..< 8).map { row in
                     .array((0 ..< 8).map { .int(Int(table.values[row * 8 + $0])) })
                 }))
-                return t.value
-            }))
+            }
         case let .huffmanTables(tables):
-            item.add("tables", .array(tables.map { table in
-                var t = JSONObjectBuilder()
+            item.add("tables", objects: tables) { t, table in
                 t.add("class", table.tableClass == 0 ? "DC" : "AC")
                 t.add("id", table.id)
                 t.add("symbols", table.symbols.count)
                 t.add("codeLengthCounts", .array(table.counts.map { .int($0) }))
-                return t.value
-            }))
+            }
         case let .restartInterval(interval):
             item.add("restartInterval", interval)
         case let .scan(scan):
             item.add("scan", scan.number)
-            item.add("components", .array(scan.components.map { component in
-                var c = JSONObjectBuilder()
+            item.add("components", objects: scan.components) { c, component in
                 c.add("id", component.id)
                 c.add("dcTable", component.dcTable)
                 c.add("acTable", component.acTable)
-                return c.value
-            }))
+            }
             item.add("Ss", scan.spectralStart)
             item.add("Se", scan.spectralEnd)
             item.add("Ah", scan.approximationHigh)

@@ -41,15 +41,13 @@ enum InspectPNG {
             object.add("ihdr", ihdr.value)
         }
         object.add("paletteEntries", structure.paletteEntries)
-        object.add("chunks", .array(structure.chunks.map { chunk in
-            var c = JSONObjectBuilder()
+        object.add("chunks", objects: structure.chunks) { c, chunk in
             c.add("type", chunk.type)
             c.add("offset", chunk.offset)
             c.add("length", chunk.length)
             c.add("crc", chunk.crcMatches ? "ok" : "bad")
             c.add("critical", chunk.isCritical)
-            return c.value
-        }))
+        }
         if structure.unlistedChunks > 0 { object.add("unlistedChunks", structure.unlistedChunks) }
         if let zlib = structure.zlib {
             var z = JSONObjectBuilder()
@@ -104,13 +102,11 @@ enum InspectPNG {
             object.add("pHYs", phys.value)
         }
         object.add("tRNS", metadata.hasTransparency)
-        object.add("texts", .array(metadata.texts.map { text in
-            var t = JSONObjectBuilder()
+        object.add("texts", objects: metadata.texts) { t, text in
             t.add("keyword", text.keyword)
             t.add("value", InspectEXIF.abbreviated(text.value))
             if !text.languageTag.isEmpty { t.add("language", text.languageTag) }
-            return t.value
-        }))
+        }
         let count = { (type: String) in structure.chunks.filter { $0.type == type }.count }
         if let animation = metadata.animation {
             var a = JSONObjectBuilder()
@@ -127,13 +123,11 @@ enum InspectPNG {
                 object.add("eXIf", .string("unreadable: \(error)"))
             }
         }
-        object.add("skippedChunks", .array(metadata.skipped.map { skip in
-            var s = JSONObjectBuilder()
+        object.add("skippedChunks", objects: metadata.skipped) { s, skip in
             s.add("type", skip.type)
             s.add("offset", skip.offset)
             s.add("reason", skip.reason)
-            return s.value
-        }))
+        }
         return object.value
     }
 }

@@ -140,6 +140,10 @@ import Testing
         #expect(IJGQuality.scale(quality: 10) == 500)
         let q50 = Quantization.tables(quality: 50, forceBaseline: false, gray: false)
         #expect(q50 == [IJGQuality.luminance, IJGQuality.chrominance])
+        // Table K.2 as printed: its first and fourth rows, and 99 in every row below.
+        #expect(Array(IJGQuality.chrominance[0 ..< 8]) == [17, 18, 24, 47, 99, 99, 99, 99])
+        #expect(Array(IJGQuality.chrominance[24 ..< 32]) == [47, 66, 99, 99, 99, 99, 99, 99])
+        #expect(IJGQuality.chrominance.count == 64 && IJGQuality.chrominance[32...].allSatisfy { $0 == 99 })
         #expect(Quantization.tables(quality: 100, forceBaseline: false, gray: true)[0].allSatisfy { $0 == 1 })
         // cjpeg -quality 75: 8 6 5 8 12 20 26 31 …
         #expect(Array(Quantization.tables(quality: 75, forceBaseline: false, gray: true)[0].prefix(8))

@@ -54,7 +54,8 @@ enum ExplainJPEG {
                 what = "restart interval: \(interval) MCUs"
             case .scan(let scan):
                 kind = "k-scan"; section = "scans"
-                what = "scan \(scan.number) header: Ss=\(scan.spectralStart) Se=\(scan.spectralEnd) Ah=\(scan.approximationHigh) Al=\(scan.approximationLow)"
+                let band = scan.band
+                what = "scan \(scan.number) header: Ss=\(band.spectralStart) Se=\(band.spectralEnd) Ah=\(band.approximationHigh) Al=\(band.approximationLow)"
                 result.append(ByteSpan(offset: marker.offset, length: length, label: "SOS", what: what, kind: kind,
                                        section: section))
                 result.append(ByteSpan(offset: scan.dataOffset, length: scan.dataLength, label: "scan \(scan.number)",
@@ -244,13 +245,14 @@ enum ExplainJPEG {
                 html.open("tr")
                 html.element("td", [("class", "num")], "\(scan.number)")
                 html.element("td", [], ids.joined(separator: ", "))
-                html.element("td", [], "\(scan.spectralStart)–\(scan.spectralEnd)")
-                html.element("td", [], "\(scan.approximationHigh)/\(scan.approximationLow)")
+                let band = scan.band
+                html.element("td", [], "\(band.spectralStart)–\(band.spectralEnd)")
+                html.element("td", [], "\(band.approximationHigh)/\(band.approximationLow)")
                 html.open("td")
-                var cells = "<div class=\"zz\" title=\"Ss \(scan.spectralStart) to Se \(scan.spectralEnd)\">"
+                var cells = "<div class=\"zz\" title=\"Ss \(band.spectralStart) to Se \(band.spectralEnd)\">"
                 for k in 0 ..< 64 {
-                    let on = k >= scan.spectralStart && k <= scan.spectralEnd
-                    cells += on ? (scan.approximationHigh > 0 ? "<i class=\"ref\"></i>" : "<i class=\"on\"></i>") : "<i></i>"
+                    let on = k >= band.spectralStart && k <= band.spectralEnd
+                    cells += on ? (band.approximationHigh > 0 ? "<i class=\"ref\"></i>" : "<i class=\"on\"></i>") : "<i></i>"
                 }
                 html.raw(cells + "</div>")
                 html.close("td")
@@ -355,11 +357,11 @@ enum ExplainJPEG {
                 guard let index = frame.components.firstIndex(where: { $0.id == component.id }) else { return "\(component.id)" }
                 return componentName(index, count: frame.components.count)
             }.joined(separator: " ")
-            let end = min(bytes.count, scan.dataOffset + scan.dataLength)
+            let end = min(bytes.count, scan.dataOffset + scan.dataLength), band = scan.band
             let prefix = Array(bytes[0 ..< end]) + [0xFF, 0xD9]
             let decoded = ExplainPictures.decodeJPEG(prefix, scale: scale, maximumWidth: 200)
             html.figure(decoded.image.flatMap { ExplainPictures.picture($0, minimumWidth: 1, maximumWidth: 200) },
-                        caption: "after scan \(scan.number): \(names) \(scan.spectralStart == 0 && scan.spectralEnd == 0 ? "DC" : "AC \(scan.spectralStart)–\(scan.spectralEnd)")\(scan.approximationHigh > 0 ? " refined to bit \(scan.approximationLow)" : scan.approximationLow > 0 ? " from bit \(scan.approximationLow)" : ""); \(end) bytes read (\(percent(end, bytes.count)))")
+                        caption: "after scan \(scan.number): \(names) \(band.spectralStart == 0 && band.spectralEnd == 0 ? "DC" : "AC \(band.spectralStart)–\(band.spectralEnd)")\(band.approximationHigh > 0 ? " refined to bit \(band.approximationLow)" : band.approximationLow > 0 ? " from bit \(band.approximationLow)" : ""); \(end) bytes read (\(percent(end, bytes.count)))")
         }
         if structure.scans.count > scans.count {
             html.element("p", [("class", "small")], "\(structure.scans.count - scans.count) more scans not drawn.")

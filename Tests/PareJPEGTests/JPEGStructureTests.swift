@@ -32,7 +32,7 @@ import TestSupport
         // 4:2:0 at 64×64 is 4×4 MCUs; a restart every 2 MCUs puts 7 RSTn between them.
         let scan = try! #require(structure.scans.first)
         #expect(scan.components.map(\.id) == [1, 2, 3])
-        #expect(scan.spectralStart == 0 && scan.spectralEnd == 63 && scan.approximationHigh == 0)
+        #expect(scan.band.spectralStart == 0 && scan.band.spectralEnd == 63 && scan.band.approximationHigh == 0)
         #expect(scan.restartInterval == 2 && scan.restartMarkers == 7)
         let sos = structure.markers[6]
         #expect(scan.dataOffset == sos.offset + 2 + (sos.length ?? 0))
@@ -78,7 +78,7 @@ import TestSupport
         let structure = JPEGStructure.walk(MemoryByteSource(bytes), ledger: MemoryLedger())
         #expect(structure.failure == nil)
         #expect(structure.frames.first?.process == .progressive)
-        let script = structure.scans.map { [$0.spectralStart, $0.spectralEnd, $0.approximationHigh, $0.approximationLow] }
+        let script = structure.scans.map { [$0.band.spectralStart, $0.band.spectralEnd, $0.band.approximationHigh, $0.band.approximationLow] }
         #expect(script.first == [0, 0, 0, 1])
         #expect(script.count > 1 && script.dropFirst().allSatisfy { $0[0] >= 1 })
 

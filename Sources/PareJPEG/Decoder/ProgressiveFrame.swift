@@ -80,7 +80,7 @@ extension JPEGDecoder {
         func table(_ tableClass: Int, _ id: Int) throws(JPEGError) -> HuffmanPointers {
             try huffman.pointers(tableClass, id, tables: tables, ledger: ledger, offset: header.offset)
         }
-        let isDC = header.spectralStart == 0
+        let isDC = header.band.spectralStart == 0
         let single = frame.components.count == 1
         var units: [ProgressiveScanDecoder.Unit] = []
         for component in header.components {
@@ -88,10 +88,10 @@ extension JPEGDecoder {
             let info = frame.components[component.index]
             var dc: HuffmanPointers?, ac: HuffmanPointers?
             if isDC {
-                if header.approximationHigh == 0 { dc = try table(0, component.dcTable) }
+                if header.band.approximationHigh == 0 { dc = try table(0, component.dcTable) }
             } else {
                 ac = try table(1, component.acTable)
-                if !locating && (header.approximationHigh > 0 || header.approximationLow > 0) {
+                if !locating && (header.band.approximationHigh > 0 || header.band.approximationLow > 0) {
                     try plane.ensureNonzeroMap(ledger: ledger)
                 }
             }

@@ -111,9 +111,9 @@ struct ProgressiveScanDecoder {
     @inline(__always)
     mutating func decodeBlock(_ u: Int, _ block: UnsafeMutablePointer<Int16>, index: Int,
                               log: inout WarningLog) throws(JPEGError) {
-        let al = header.approximationLow
-        if header.spectralStart == 0 {
-            if header.approximationHigh == 0 {
+        let al = header.band.approximationLow
+        if header.band.spectralStart == 0 {
+            if header.band.approximationHigh == 0 {
                 // T.81 G.1.2.1: the DC difference as in F.2.2.1, scaled by 2^Al.
                 let category = try symbol(units[u].dc!, log: &log)
                 if reader.count < category { try reader.refill() }
@@ -127,7 +127,7 @@ struct ProgressiveScanDecoder {
         }
         let plane = units[u].plane
         let nonzero = plane.nonzero.map { $0.baseAddress + index }
-        if header.approximationHigh == 0 {
+        if header.band.approximationHigh == 0 {
             try decodeFirstAC(block, plane: plane, nonzero: nonzero, log: &log)
         } else {
             try refineAC(block, plane: plane, nonzero: nonzero, log: &log)
@@ -142,8 +142,8 @@ struct ProgressiveScanDecoder {
             return
         }
         let ac = units[0].ac!, slots = plane.slots.baseAddress
-        let se = header.spectralEnd, al = Int32(header.approximationLow)
-        var k = header.spectralStart
+        let se = header.band.spectralEnd, al = Int32(header.band.approximationLow)
+        var k = header.band.spectralStart
         while k <= se {
             let rs = try symbol(ac, log: &log)
             let run = rs >> 4, size = rs & 15
@@ -173,9 +173,9 @@ struct ProgressiveScanDecoder {
     mutating func refineAC(_ block: UnsafeMutablePointer<Int16>, plane: CoefficientStore.Plane,
                            nonzero: UnsafeMutablePointer<UInt64>?, log: inout WarningLog) throws(JPEGError) {
         let ac = units[0].ac!, slots = plane.slots.baseAddress
-        let se = header.spectralEnd
-        let p1 = Int16(truncatingIfNeeded: 1 << header.approximationLow)
-        let m1 = Int16(truncatingIfNeeded: -1 << header.approximationLow)
+        let se = header.band.spectralEnd
+        let p1 = Int16(truncatingIfNeeded: 1 << header.band.approximationLow)
+        let m1 = Int16(truncatingIfNeeded: -1 << header.band.approximationLow)
         @inline(__always) func isNonzero(_ k: Int) -> Bool {
             let slot = Int(slots[k])
             if slot >= 0 { return block[slot] != 0 }
@@ -189,7 +189,7 @@ struct ProgressiveScanDecoder {
             let coefficient = block[slot]
             if coefficient & p1 == 0 { block[slot] = coefficient &+ (coefficient >= 0 ? p1 : m1) }
         }
-        var k = header.spectralStart
+        var k = header.band.spectralStart
         if endOfBandRun == 0 {
             while k <= se {
                 let rs = try symbol(ac, log: &log)

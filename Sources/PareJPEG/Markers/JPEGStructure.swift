@@ -106,6 +106,21 @@ public struct JPEGHuffmanRecord: Sendable, Equatable {
     public var symbols: [UInt8]
 }
 
+/// The progression parameters that end a scan header (T.81 B.2.3, Table B.3): which band of
+/// coefficients the scan codes and at which bit positions. Read once, by
+/// `JPEGScanRecord(parsing:marker:number:)`, and carried as they are by the decoder's
+/// `ScanHeader`.
+public struct JPEGScanBand: Sendable, Equatable {
+    /// Ss and Se: the first and last coefficient of the band, in zig-zag order (0 and 63 for
+    /// sequential scans; in lossless files Ss is the predictor).
+    public var spectralStart: Int
+    public var spectralEnd: Int
+    /// Ah and Al: the bit position of the previous scan of this band (0 for the first) and
+    /// of this one (T.81 G.1.1.1.2; Al is the point transform in lossless files).
+    public var approximationHigh: Int
+    public var approximationLow: Int
+}
+
 /// A scan header (T.81 B.2.3, Figure B.4) and the entropy-coded data that follows it.
 public struct JPEGScanRecord: Sendable, Equatable {
     public struct Component: Sendable, Equatable {
@@ -119,14 +134,8 @@ public struct JPEGScanRecord: Sendable, Equatable {
     /// The scan's number in the file, from 1.
     public var number: Int
     public var components: [Component]
-    /// Ss and Se: the spectral selection (0 and 63 for sequential scans; in lossless files
-    /// Ss is the predictor).
-    public var spectralStart: Int
-    public var spectralEnd: Int
-    /// Ah and Al: the successive approximation bit positions (Al is the point transform
-    /// in lossless files).
-    public var approximationHigh: Int
-    public var approximationLow: Int
+    /// Ss, Se, Ah and Al.
+    public var band: JPEGScanBand
     /// Ri in force for this scan (the last DRI before it), 0 when restarts are off.
     public var restartInterval: Int
     /// Where the entropy-coded data starts (just after the SOS segment) and how many bytes

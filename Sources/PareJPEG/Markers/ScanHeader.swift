@@ -14,13 +14,8 @@ struct ScanHeader {
     var components: [Component]
     /// The offset of the SOS marker, for messages.
     var offset: Int
-    /// Ss and Se: the first and last coefficient of the band, in zig-zag order.
-    var spectralStart: Int
-    var spectralEnd: Int
-    /// Ah and Al: the bit position of the previous scan of this band (0 for the first) and
-    /// of this one (T.81 G.1.1.1.2).
-    var approximationHigh: Int
-    var approximationLow: Int
+    /// Ss, Se, Ah and Al as the segment gives them.
+    var band: JPEGScanBand
 
     /// Checks a scan header, as `JPEGScanRecord(parsing:marker:number:)` read it, against the
     /// frame. Ss, Se, Ah and Al are fixed for sequential scans (0, 63, 0, 0) and, like
@@ -52,12 +47,9 @@ struct ScanHeader {
         // T.81 B.2.3: an interleaved MCU holds at most 10 blocks.
         guard count == 1 || blocksInMCU <= 10 else { throw invalid("\(blocksInMCU) blocks per MCU (at most 10)") }
         self.components = components
-        spectralStart = record.spectralStart
-        spectralEnd = record.spectralEnd
-        approximationHigh = record.approximationHigh
-        approximationLow = record.approximationLow
+        band = record.band
         guard frame.process == .progressive else { return }
-        let ss = spectralStart, se = spectralEnd, ah = approximationHigh, al = approximationLow
+        let ss = band.spectralStart, se = band.spectralEnd, ah = band.approximationHigh, al = band.approximationLow
         let valid = ss == 0 ? se == 0 : (se >= ss && se <= 63 && count == 1)
         guard valid, al <= 13, ah == 0 || ah == al + 1 else {
             throw invalid("progression parameters Ss=\(ss) Se=\(se) Ah=\(ah) Al=\(al) for \(count) components")
@@ -83,9 +75,9 @@ extension JPEGScanRecord {
             components.append(.init(id: Int(bytes[1 + 2 * i]), dcTable: Int(tables >> 4), acTable: Int(tables & 15)))
         }
         let tail = 1 + 2 * count
-        self.init(number: number, components: components, spectralStart: Int(bytes[tail]),
-                  spectralEnd: Int(bytes[tail + 1]), approximationHigh: Int(bytes[tail + 2] >> 4),
-                  approximationLow: Int(bytes[tail + 2] & 15), restartInterval: 0, dataOffset: 0,
+        let band = JPEGScanBand(spectralStart: Int(bytes[tail]), spectralEnd: Int(bytes[tail + 1]),
+                                approximationHigh: Int(bytes[tail + 2] >> 4), approximationLow: Int(bytes[tail + 2] & 15))
+        self.init(number: number, components: components, band: band, restartInterval: 0, dataOffset: 0,
                   dataLength: 0, restartMarkers: 0)
     }
 }

@@ -172,8 +172,8 @@ final class CoefficientStore {
     func needs(_ scan: ScanHeader) -> Bool {
         scan.components.contains { component in
             let plane = planes[component.index]
-            if plane.needs(scan.spectralStart, scan.spectralEnd) { return true }
-            return scan.spectralStart > 0 && scan.approximationLow > 0 && plane.kept > 1
+            if plane.needs(scan.band.spectralStart, scan.band.spectralEnd) { return true }
+            return scan.band.spectralStart > 0 && scan.band.approximationLow > 0 && plane.kept > 1
         }
     }
 
@@ -184,8 +184,8 @@ final class CoefficientStore {
         for component in scan.components {
             let plane = planes[component.index]
             for k in 1 ..< 10 { plane.bitsBeforeLastScan[k] = scansSeen > 1 ? plane.scanBits[k] : 0 }
-            for k in stride(from: scan.spectralStart, through: min(scan.spectralEnd, 9), by: 1) {
-                plane.scanBits[k] = scan.approximationLow
+            for k in stride(from: scan.band.spectralStart, through: min(scan.band.spectralEnd, 9), by: 1) {
+                plane.scanBits[k] = scan.band.approximationLow
             }
         }
     }
@@ -194,7 +194,7 @@ final class CoefficientStore {
     /// then `BlockSmoothing` re-estimates DC in the MCU rows the scan does not reach, so how
     /// far it reaches matters even when it carries no kept coefficient.
     func smoothingDepends(on scan: ScanHeader) -> Bool {
-        guard scan.approximationHigh == 0, scan.spectralStart >= 1, scan.spectralStart <= 9 else { return false }
+        guard scan.band.approximationHigh == 0, scan.band.spectralStart >= 1, scan.band.spectralStart <= 9 else { return false }
         return scan.components.contains { component in
             planes[component.index].bitsBeforeLastScan[1...].allSatisfy { $0 == -1 }
         }
@@ -204,7 +204,7 @@ final class CoefficientStore {
     func record(_ scan: ScanHeader) {
         for component in scan.components {
             let plane = planes[component.index]
-            for k in scan.spectralStart ... scan.spectralEnd { plane.bitPosition[k] = scan.approximationLow }
+            for k in scan.band.spectralStart ... scan.band.spectralEnd { plane.bitPosition[k] = scan.band.approximationLow }
         }
     }
 

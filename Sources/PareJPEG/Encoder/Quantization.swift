@@ -68,18 +68,6 @@ struct Divisors {
         for (k, i) in ZigZag.naturalOrder.enumerated() { natural[k] = UInt8(i) }
     }
 
-    /// (a · b) >> 16 per lane: SSE2's PMULHUW.
-    /// Written on pairs of lanes read as 32-bit lanes (even lanes masked, odd lanes shifted
-    /// down), as bit casts and shifts: the standard library's converting initialisers are
-    /// generic calls the optimiser may leave out of line.
-    @inline(__always)
-    static func multiplyHigh(_ a: SIMD8<UInt16>, _ b: SIMD8<UInt16>) -> SIMD8<UInt16> {
-        let x = unsafeBitCast(a, to: SIMD4<UInt32>.self), y = unsafeBitCast(b, to: SIMD4<UInt32>.self)
-        let even = ((x & 0xFFFF) &* (y & 0xFFFF)) &>> 16
-        let odd = (x &>> 16) &* (y &>> 16)
-        return unsafeBitCast(even | (odd & 0xFFFF_0000), to: SIMD8<UInt16>.self)
-    }
-
     /// Quantises the 64 DCT outputs `coefficients` (natural order) into `block` in zig-zag order.
     @inline(never)
     func quantize(_ coefficients: UnsafePointer<Int16>, into block: UnsafeMutablePointer<Int16>) {
@@ -95,7 +83,7 @@ struct Divisors {
                 let sign = x &>> 15
                 let magnitude = unsafeBitCast((x ^ sign) &- sign, to: SIMD8<UInt16>.self)
                 let n = (magnitude &+ h.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt16>.self)) & wholeEights
-                let quotient = Self.multiplyHigh(Self.multiplyHigh(n, m.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt16>.self)),
+                let quotient = ShortLanes.highProduct(ShortLanes.highProduct(n, m.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt16>.self)),
                                                  s.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt16>.self))
                 let signed = unsafeBitCast(quotient, to: SIMD8<Int16>.self)
                 UnsafeMutableRawPointer(q).storeBytes(of: (signed ^ sign) &- sign, toByteOffset: offset, as: SIMD8<Int16>.self)

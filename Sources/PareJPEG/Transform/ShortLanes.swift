@@ -1,5 +1,5 @@
 /// Conversions between 8-, 16- and 32-bit lanes for the vector paths (the inverse DCT,
-/// upsampling, colour conversion), written lane by lane. The standard library's generic
+/// upsampling, colour conversion, the encoder's quantiser), written lane by lane. The standard library's generic
 /// `init(truncatingIfNeeded:)` between SIMD types is sometimes left as an out-of-line call
 /// that converts one lane at a time; spelled out and inlined, the compiler sees one vector
 /// conversion (x86: punpck, packssdw; ARM: sxtl, xtn).
@@ -67,6 +67,13 @@ enum ShortLanes {
     static func atMost(_ v: Long, _ bound: Int32) -> Long {
         let room = Long(repeating: bound) &- v
         return v &+ (room & (room &>> 31))
+    }
+
+    /// (a · b) >> 16 of unsigned lanes: the high half of each 32-bit product (x86: pmulhuw;
+    /// ARM: umull and a narrowing shift).
+    @inline(__always)
+    static func highProduct(_ a: SIMD8<UInt16>, _ b: SIMD8<UInt16>) -> SIMD8<UInt16> {
+        lanes((lanes(a, as: UInt32.self) &* lanes(b, as: UInt32.self)) &>> 16)
     }
 
     /// v·k, exact in 32 bits: both factors fit in 16 bits, so the vector unit multiplies in

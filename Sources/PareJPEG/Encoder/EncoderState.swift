@@ -13,6 +13,7 @@ final class EncoderState {
     let eightBitRow: LedgerBuffer<UInt8>?
     let workspace: LedgerBuffer<Int16>
     let divisors: [Divisors]
+    let zigZag: ZigZagScan
     let standardCodes: (dc: [HuffmanCodes], ac: [HuffmanCodes])?
     let holdsAllCoefficients: Bool
     let componentV: [Int]
@@ -52,6 +53,7 @@ final class EncoderState {
         var divisors: [Divisors] = []
         for table in frame.quantTables { divisors.append(try Divisors(table, ledger: ledger)) }
         self.divisors = divisors
+        zigZag = try ZigZagScan(ledger: ledger)
         if holdsAllCoefficients {
             standardCodes = nil
         } else {
@@ -77,7 +79,7 @@ final class EncoderState {
         colour.baseAddress + (c * frame.maxV + row) * frame.colourWidth
     }
 
-    /// A block of quantised coefficients in zig-zag order.
+    /// A block of quantised coefficients in natural order.
     @inline(__always)
     func block(component c: Int, mcuRow: Int, blockRow: Int, blockX: Int) -> UnsafeMutablePointer<Int16> {
         blocks[c].baseAddress + (blockRowIndex(c, mcuRow: mcuRow, blockRow: blockRow) * blocksPerRow[c] + blockX) * 64

@@ -123,15 +123,43 @@ func additionalBits(_ value: Int32, size: Int) -> UInt32 {
     return UInt32(bitPattern: bits) & ((1 &<< UInt32(truncatingIfNeeded: size)) &- 1)
 }
 
+/// Reading a block that is kept in natural order (as the quantiser writes it) in zig-zag
+/// order (T.81 A.3.6, Figure A.6), for the entropy coders, so that no block is reordered:
+/// `natural[k]` is the natural index of zig-zag position k; `rowMasks` turns the non-zero
+/// flags of natural row r (bit c for column c, `f`) into the same coefficients' bits at their
+/// zig-zag positions (entry 256·r + f), so that the zig-zag non-zero mask of a block is eight
+/// look-ups. 16 KiB and 64 bytes, counted by the ledger.
+struct ZigZagScan {
+    let natural: LedgerBuffer<UInt8>
+    let rowMasks: LedgerBuffer<UInt64>
+
+    init(ledger: MemoryLedger) throws(CoreError) {
+        natural = try ledger.allocate(UInt8.self, count: 64, initialValue: 0)
+        rowMasks = try ledger.allocate(UInt64.self, count: 8 * 256, initialValue: 0)
+        for (k, i) in ZigZag.naturalOrder.enumerated() {
+            natural[k] = UInt8(i)
+            for flags in 0 ..< 256 where flags >> (i % 8) & 1 != 0 { rowMasks[256 * (i / 8) + flags] |= 1 << UInt64(k) }
+        }
+    }
+
+    /// The tables as plain pointers, for the coding loops.
+    var tables: Tables { Tables(natural: UnsafePointer(natural.baseAddress), rowMasks: UnsafePointer(rowMasks.baseAddress)) }
+
+    struct Tables {
+        let natural: UnsafePointer<UInt8>
+        let rowMasks: UnsafePointer<UInt64>
+    }
+}
+
 /// Sequential Huffman coding of one block (T.81 F.1.2.1 and F.1.2.2): the DC difference
 /// as SSSS and its bits, then the AC coefficients as RRRRSSSS run/size symbols with ZRL for
 /// runs of 16 zeros and EOB after the last non-zero coefficient.
 enum SequentialHuffman {
-    /// Writes one block, given in zig-zag order, with the code tables' entries. Needs
-    /// `BitPacker.blockBound` bytes of room.
+    /// Writes one block (natural order, read in zig-zag order through `zigZag`) with the
+    /// code tables' entries. Needs `BitPacker.blockBound` bytes of room.
     @inline(__always)
     static func encode(_ block: UnsafePointer<Int16>, dcDifference: Int32, dc dcCodes: UnsafePointer<UInt32>,
-                       ac acCodes: UnsafePointer<UInt32>, to out: inout BitPacker) {
+                       ac acCodes: UnsafePointer<UInt32>, zigZag: ZigZagScan.Tables, to out: inout BitPacker) {
         // SAFETY: the tables have 256 entries and every index below is a byte.
         let size = magnitudeCategory(dcDifference)
         let dcEntry = dcCodes[size]
@@ -139,7 +167,7 @@ enum SequentialHuffman {
                   length: Int(dcEntry & 0xFF) &+ size)
         // The runs of zeros are the gaps between the set bits of the mask, found a word at a
         // time instead of a coefficient at a time.
-        var mask = nonzeroMask(block) & ~1
+        var mask = nonzeroMask(block, rowMasks: zigZag.rowMasks) & ~1
         var previous = 0
         while mask != 0 {
             let k = mask.trailingZeroBitCount
@@ -151,8 +179,8 @@ enum SequentialHuffman {
                 out.write(zrl &>> 8, length: Int(zrl & 0xFF))
                 run &-= 16
             }
-            // SAFETY: k < 64, the block's length.
-            let value = Int32(block[k])
+            // SAFETY: k < 64, natural's length, and its entries are < 64, the block's.
+            let value = Int32(block[Int(zigZag.natural[k])])
             let size = magnitudeCategory(value)
             let entry = acCodes[run &<< 4 | size]
             out.write((entry &>> 8) &<< UInt32(truncatingIfNeeded: size) | additionalBits(value, size: size),
@@ -164,20 +192,21 @@ enum SequentialHuffman {
         }
     }
 
-    /// Bit k set when coefficient k of the block is non-zero: the plain definition, the
-    /// oracle for `nonzeroMask`.
+    /// Bit k set when the coefficient at zig-zag position k of the block is non-zero: the
+    /// plain definition, the oracle for `nonzeroMask`.
     static func plainNonzeroMask(_ block: UnsafePointer<Int16>) -> UInt64 {
         var mask: UInt64 = 0
-        for k in 0 ..< 64 where block[k] != 0 { mask |= 1 << UInt64(k) }
+        for k in 0 ..< 64 where block[ZigZag.naturalOrder[k]] != 0 { mask |= 1 << UInt64(k) }
         return mask
     }
 
-    /// The same mask, eight coefficients at a time: each 16-bit lane becomes 0 or 1 (the top
-    /// bit of v | −v), and one multiplication of four lanes read as a 64-bit word by
-    /// 2^48 + 2^33 + 2^18 + 2^3 gathers their low bits into bits 48…51 (each product bit
-    /// lands on its own position, so no carry disturbs them).
+    /// The same mask, a natural row of eight coefficients at a time: each 16-bit lane becomes
+    /// 0 or 1 (the top bit of v | −v), and one multiplication of four lanes read as a 64-bit
+    /// word by 2^48 + 2^33 + 2^18 + 2^3 gathers their low bits into bits 48…51 (each product
+    /// bit lands on its own position, so no carry disturbs them); the row's eight flags then
+    /// index `ZigZagScan.rowMasks`.
     @inline(__always)
-    static func nonzeroMask(_ block: UnsafePointer<Int16>) -> UInt64 {
+    static func nonzeroMask(_ block: UnsafePointer<Int16>, rowMasks: UnsafePointer<UInt64>) -> UInt64 {
         let raw = UnsafeRawPointer(block), gather: UInt64 = 1 << 48 | 1 << 33 | 1 << 18 | 1 << 3
         @inline(__always) func eight(_ offset: Int) -> UInt64 {
             // SAFETY: offset ≤ 112, and the block's 64 entries are 128 bytes.
@@ -185,8 +214,9 @@ enum SequentialHuffman {
             let flags = unsafeBitCast((lanes | (0 &- lanes)) &>> 15, to: SIMD2<UInt64>.self)
             return ((flags[0] &* gather) &>> 48) & 0xF | ((flags[1] &* gather) &>> 44) & 0xF0
         }
-        return eight(0) | eight(16) &<< 8 | eight(32) &<< 16 | eight(48) &<< 24
-            | eight(64) &<< 32 | eight(80) &<< 40 | eight(96) &<< 48 | eight(112) &<< 56
+        // SAFETY: eight flags are < 256, so each index stays inside its row's 256 entries.
+        @inline(__always) func row(_ r: Int) -> UInt64 { rowMasks[256 &* r &+ Int(truncatingIfNeeded: eight(16 &* r))] }
+        return row(0) | row(1) | row(2) | row(3) | row(4) | row(5) | row(6) | row(7)
     }
 
     /// One component's blocks in an MCU row, for `encodeRow`.
@@ -205,7 +235,7 @@ enum SequentialHuffman {
     /// E.1.4), as long as the buffer has room for one more; returns the MCU it stopped before,
     /// `mcusPerRow` when the row is done. `mcu` counts the scan's MCUs.
     static func encodeRow(_ components: [Component], mcusPerRow: Int, from start: Int, mcu: inout Int, restart: Int,
-                          lastDC: inout [Int32], to out: inout BitPacker) -> Int {
+                          lastDC: inout [Int32], zigZag: ZigZagScan.Tables, to out: inout BitPacker) -> Int {
         var blocksPerMCU = 0
         for c in components { blocksPerMCU += c.h * c.v }
         // A marker and its alignment, then every block.
@@ -226,7 +256,7 @@ enum SequentialHuffman {
                     var block = part.blocks + by &* part.stride + mcuX &* part.h &* 64
                     for _ in 0 ..< part.h {
                         let dc = Int32(block[0])
-                        encode(block, dcDifference: dc &- lastDC[c], dc: part.dc, ac: part.ac, to: &out)
+                        encode(block, dcDifference: dc &- lastDC[c], dc: part.dc, ac: part.ac, zigZag: zigZag, to: &out)
                         lastDC[c] = dc
                         block += 64
                     }
@@ -244,7 +274,7 @@ enum SequentialHuffman {
         dc.add(magnitudeCategory(dcDifference))
         var run = 0
         for k in 1 ..< 64 {
-            let value = Int32(block[k])
+            let value = Int32(block[ZigZag.naturalOrder[k]])
             if value == 0 {
                 run += 1
                 continue

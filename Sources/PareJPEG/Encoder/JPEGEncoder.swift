@@ -195,7 +195,8 @@ public struct JPEGEncoder<Sink: ByteSink>: RowSink {
         var mcuX = 0
         while true {
             mcuX = SequentialHuffman.encodeRow(components, mcusPerRow: frame.mcusPerRow, from: mcuX, mcu: &mcu,
-                                               restart: restart, lastDC: &lastDC, to: &writer.bits)
+                                               restart: restart, lastDC: &lastDC, zigZag: state.zigZag.tables,
+                                               to: &writer.bits)
             if mcuX == frame.mcusPerRow { break }
             writer.drain()
         }
@@ -224,6 +225,7 @@ public struct JPEGEncoder<Sink: ByteSink>: RowSink {
             acCodes.append(try HuffmanCodes(ac[t]!, ledger: ledger))
         }
         var out = writer
+        let zigZag = state.zigZag.tables
         forEachSequentialBlock(frame, state, restart: restart, restartMarker: { n in
             out.alignToByte()
             MarkerWriter.marker(Marker.rst0 + UInt8(n & 7), to: &out)
@@ -231,7 +233,7 @@ public struct JPEGEncoder<Sink: ByteSink>: RowSink {
             let table = frame.components[c].huffmanTable
             out.makeRoom(BitPacker.blockBound)
             SequentialHuffman.encode(block, dcDifference: difference, dc: dcCodes[table].entries.baseAddress,
-                                     ac: acCodes[table].entries.baseAddress, to: &out.bits)
+                                     ac: acCodes[table].entries.baseAddress, zigZag: zigZag, to: &out.bits)
         }
         out.alignToByte()
         writer = out

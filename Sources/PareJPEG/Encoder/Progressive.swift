@@ -156,17 +156,30 @@ struct ProgressiveHuffman<Sink: ByteSink> {
         bits(UInt32(bitPattern: Int32(block[0]) >> Int32(scan.al)) & 1, 1)
     }
 
-    /// G.1.2.2: coefficients Ss…Se after the point transform (magnitudes shifted, so that
-    /// negative values round toward zero like positive ones).
-    mutating func acFirst(_ block: UnsafePointer<Int16>) {
+    /// Coefficients Ss…Se of `block` in zig-zag order after the point transform (magnitudes
+    /// shifted right by Al, so that negative values round toward zero like positive ones):
+    /// each non-zero one goes to `body` with its zig-zag position, value, magnitude and the
+    /// run of zeros before it, which `body` may shorten or end; returns the run after Se.
+    @inline(__always)
+    static func forEachNonzero(_ block: UnsafePointer<Int16>, in scan: ProgressiveScan,
+                               _ body: (_ k: Int, _ coefficient: Int32, _ magnitude: Int32, _ run: inout Int) -> Void) -> Int {
         var run = 0
         for k in scan.ss ... scan.se {
-            let coefficient = Int32(block[k])
+            let coefficient = Int32(block[ZigZag.naturalOrder[k]])
             let magnitude = (coefficient < 0 ? -coefficient : coefficient) >> Int32(scan.al)
             if magnitude == 0 {
                 run += 1
                 continue
             }
+            body(k, coefficient, magnitude, &run)
+        }
+        return run
+    }
+
+    /// G.1.2.2: the coefficients Ss…Se after the point transform, as run/size symbols and
+    /// end-of-band runs.
+    mutating func acFirst(_ block: UnsafePointer<Int16>) {
+        let run = Self.forEachNonzero(block, in: scan) { _, coefficient, magnitude, run in
             flushEOBRun()
             while run > 15 {
                 symbol(0xF0, table: acTable, dc: false)
@@ -189,20 +202,12 @@ struct ProgressiveHuffman<Sink: ByteSink> {
     mutating func acRefine(_ block: UnsafePointer<Int16>) {
         // The last coefficient that becomes non-zero in this plane: ZRLs are written only before it.
         var lastNew = 0
-        for k in scan.ss ... scan.se {
-            let c = Int32(block[k])
-            if ((c < 0 ? -c : c) >> Int32(scan.al)) == 1 { lastNew = k }
+        _ = Self.forEachNonzero(block, in: scan) { k, _, magnitude, _ in
+            if magnitude == 1 { lastNew = k }
         }
-        var run = 0
         blockCorrectionsStart = pendingCount
         blockCorrections = 0
-        for k in scan.ss ... scan.se {
-            let coefficient = Int32(block[k])
-            let magnitude = (coefficient < 0 ? -coefficient : coefficient) >> Int32(scan.al)
-            if magnitude == 0 {
-                run += 1
-                continue
-            }
+        let run = Self.forEachNonzero(block, in: scan) { k, coefficient, magnitude, run in
             while run > 15 && k <= lastNew {
                 flushEOBRun()
                 symbol(0xF0, table: acTable, dc: false)
@@ -212,7 +217,7 @@ struct ProgressiveHuffman<Sink: ByteSink> {
             if magnitude > 1 {
                 pendingCorrections[blockCorrectionsStart + blockCorrections] = UInt8(magnitude & 1)
                 blockCorrections += 1
-                continue
+                return
             }
             flushEOBRun()
             symbol(run << 4 | 1, table: acTable, dc: false)

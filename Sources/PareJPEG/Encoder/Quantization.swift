@@ -43,17 +43,12 @@ struct Divisors {
     let quantizers: LedgerBuffer<UInt16>
     /// Every Q ≤ 255: the multiplying path applies.
     let narrow: Bool
-    let natural: LedgerBuffer<UInt8>
-    /// The quotients in natural order, before they are put in zig-zag order.
-    let scratch: LedgerBuffer<Int16>
 
     init(_ q: [UInt16], ledger: MemoryLedger) throws(CoreError) {
         half = try ledger.allocate(UInt16.self, count: 64, initialValue: 0)
         reciprocal = try ledger.allocate(UInt16.self, count: 64, initialValue: 0)
         scale = try ledger.allocate(UInt16.self, count: 64, initialValue: 0)
         quantizers = try ledger.allocate(UInt16.self, count: 64, initialValue: 0)
-        natural = try ledger.allocate(UInt8.self, count: 64, initialValue: 0)
-        scratch = try ledger.allocate(Int16.self, count: 64, initialValue: 0)
         narrow = q.allSatisfy { $0 >= 1 && $0 <= 255 }
         for i in 0 ..< 64 {
             quantizers[i] = q[i]
@@ -65,14 +60,13 @@ struct Divisors {
             reciprocal[i] = UInt16(((1 << (13 + l)) + divisor - 1) / divisor)
             scale[i] = UInt16(1 << (16 - l))
         }
-        for (k, i) in ZigZag.naturalOrder.enumerated() { natural[k] = UInt8(i) }
     }
 
-    /// Quantises the 64 DCT outputs `coefficients` (natural order) into `block` in zig-zag order.
+    /// Quantises the 64 DCT outputs `coefficients` into `block`, both in natural order (the
+    /// entropy coders read the block in zig-zag order: `ZigZagScan`).
     @inline(never)
     func quantize(_ coefficients: UnsafePointer<Int16>, into block: UnsafeMutablePointer<Int16>) {
-        // SAFETY: every table, the scratch block and `block` have 64 entries; natural's are < 64.
-        let q = scratch.baseAddress
+        // SAFETY: every table and `block` have 64 entries.
         if narrow {
             let h = UnsafeRawPointer(half.baseAddress), m = UnsafeRawPointer(reciprocal.baseAddress)
             let s = UnsafeRawPointer(scale.baseAddress)
@@ -83,15 +77,14 @@ struct Divisors {
                 let sign = x &>> 15
                 let magnitude = unsafeBitCast((x ^ sign) &- sign, to: SIMD8<UInt16>.self)
                 let n = (magnitude &+ h.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt16>.self)) & wholeEights
-                let quotient = ShortLanes.highProduct(ShortLanes.highProduct(n, m.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt16>.self)),
-                                                 s.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt16>.self))
+                let quotient = ShortLanes.highProduct(
+                    ShortLanes.highProduct(n, m.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt16>.self)),
+                    s.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt16>.self))
                 let signed = unsafeBitCast(quotient, to: SIMD8<Int16>.self)
-                UnsafeMutableRawPointer(q).storeBytes(of: (signed ^ sign) &- sign, toByteOffset: offset, as: SIMD8<Int16>.self)
+                UnsafeMutableRawPointer(block).storeBytes(of: (signed ^ sign) &- sign, toByteOffset: offset, as: SIMD8<Int16>.self)
             }
         } else {
-            for i in 0 ..< 64 { q[i] = Quantization.quantize(Int32(coefficients[i]), q: quantizers[i]) }
+            for i in 0 ..< 64 { block[i] = Quantization.quantize(Int32(coefficients[i]), q: quantizers[i]) }
         }
-        let order = UnsafePointer(natural.baseAddress)
-        for k in 0 ..< 64 { block[k] = q[Int(order[k])] }
     }
 }

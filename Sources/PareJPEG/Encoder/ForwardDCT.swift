@@ -91,113 +91,63 @@ enum ForwardDCT {
 }
 
 extension ForwardDCT {
-    /// Four 32-bit lanes: the butterflies run on half of a block's rows (or columns) at a
-    /// time, so that the eight vectors of a pass fit the sixteen SSE registers.
-    typealias Lanes = SIMD4<Int32>
-    typealias LaneMatrix = (Lanes, Lanes, Lanes, Lanes, Lanes, Lanes, Lanes, Lanes)
+    typealias Short = ShortLanes.Short
+    typealias Long = ShortLanes.Long
+    typealias ShortMatrix = InverseDCT.ShortMatrix
 
-    /// The same transform on eight rows (then eight columns) at once, with the same integer
-    /// arithmetic, so that every output equals `transform`'s (`EncoderTests` checks it): the
-    /// samples are loaded a row per vector and transposed, so that lane r of vector j is
-    /// sample j of row r; one butterfly then does the row pass of all eight rows; a second
-    /// transpose and butterfly do the columns. Between the passes the values travel as 16-bit
-    /// lanes (row-pass outputs are within ±4 × 1024), where a transpose is 24 unpacks.
-    /// Outputs in natural order, as 16-bit values (the ×8 scaled DCT of 8-bit samples stays
-    /// within ±8192 plus rounding).
+    /// The same transform on eight rows (then eight columns) at once, in 16-bit lanes with
+    /// the same integer arithmetic, so that every output equals `transform`'s (`EncoderTests`
+    /// checks it): the samples are loaded a row per vector and transposed, so that lane r of
+    /// vector j is sample j of row r; one butterfly then does the row pass of all eight rows;
+    /// a second transpose and butterfly do the columns, whose outputs are the block's rows.
+    /// Between the passes and out, values are 16-bit: row-pass outputs lie within ±4 × 1024
+    /// (the DC of eight samples of ±128, scaled by 2^pass1Bits, is the largest), so the
+    /// column pass's sums of up to eight of them fit, and the ×8 scaled DCT of 8-bit samples
+    /// stays within ±8192 plus rounding. Outputs in natural order.
     @inline(never)
     static func transformLanes(_ samples: UnsafePointer<UInt8>, stride: Int, into out: UnsafeMutablePointer<Int16>) {
-        let level = Row16(repeating: 128)
-        @inline(__always) func row(_ r: Int) -> Row16 {
-            // SAFETY: the caller's block has 8 rows of 8 samples at `stride`.
-            let b = UnsafeRawPointer(samples + r &* stride).loadUnaligned(as: SIMD8<UInt8>.self), z: UInt8 = 0
-            // Each byte with a zero byte above it: the samples as 16-bit lanes (PUNPCKLBW).
-            let wide = SIMD16<UInt8>(b[0], z, b[1], z, b[2], z, b[3], z, b[4], z, b[5], z, b[6], z, b[7], z)
-            return unsafeBitCast(wide, to: Row16.self) &- level
-        }
-        var rows: Rows16 = (row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7))
-        transpose(&rows)
-        var (even, odd) = widened(rows)
-        butterflyLanes(&even, rowPass: true)
-        butterflyLanes(&odd, rowPass: true)
-        rows = narrowed(even, odd)
-        transpose(&rows)
-        (even, odd) = widened(rows)
-        butterflyLanes(&even, rowPass: false)
-        butterflyLanes(&odd, rowPass: false)
-        rows = narrowed(even, odd)
+        let level = Short(repeating: 128)
+        // SAFETY: the caller's block has 8 rows of 8 samples at `stride`.
+        @inline(__always) func row(_ r: Int) -> Short { ShortLanes.load(samples + r &* stride) &- level }
+        var m = InverseDCT.transpose((row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7)))
+        m = InverseDCT.transpose(butterfly16(m, rowPass: true))
+        m = butterfly16(m, rowPass: false)
         // SAFETY: out has 64 entries.
         let o = UnsafeMutableRawPointer(out)
-        o.storeBytes(of: rows.0, toByteOffset: 0, as: Row16.self)
-        o.storeBytes(of: rows.1, toByteOffset: 16, as: Row16.self)
-        o.storeBytes(of: rows.2, toByteOffset: 32, as: Row16.self)
-        o.storeBytes(of: rows.3, toByteOffset: 48, as: Row16.self)
-        o.storeBytes(of: rows.4, toByteOffset: 64, as: Row16.self)
-        o.storeBytes(of: rows.5, toByteOffset: 80, as: Row16.self)
-        o.storeBytes(of: rows.6, toByteOffset: 96, as: Row16.self)
-        o.storeBytes(of: rows.7, toByteOffset: 112, as: Row16.self)
+        o.storeBytes(of: m.0, toByteOffset: 0, as: Short.self)
+        o.storeBytes(of: m.1, toByteOffset: 16, as: Short.self)
+        o.storeBytes(of: m.2, toByteOffset: 32, as: Short.self)
+        o.storeBytes(of: m.3, toByteOffset: 48, as: Short.self)
+        o.storeBytes(of: m.4, toByteOffset: 64, as: Short.self)
+        o.storeBytes(of: m.5, toByteOffset: 80, as: Short.self)
+        o.storeBytes(of: m.6, toByteOffset: 96, as: Short.self)
+        o.storeBytes(of: m.7, toByteOffset: 112, as: Short.self)
     }
 
-    typealias Row16 = SIMD8<Int16>
-    typealias Rows16 = (Row16, Row16, Row16, Row16, Row16, Row16, Row16, Row16)
-
-    /// 16-bit lanes as 32-bit lanes: lanes 0, 2, 4, 6 and lanes 1, 3, 5, 7, each pair of 16-bit
-    /// lanes read as one 32-bit lane and split by shifts. The butterfly works lane by lane,
-    /// so the split does not matter; `narrowed` joins the halves again. (Shifts and a bit
-    /// cast, where the standard library's converting initialisers are generic calls the
-    /// optimiser may leave out of line.)
+    /// a·ka + b·kb per lane, exact in 32 bits: a and b interleaved into pairs of 16-bit
+    /// lanes, and each pair multiplied by (ka, kb) and summed — one SSE2 PMADDWD per four
+    /// lanes, which the compiler finds in the shifts below (both factors fit 16 bits).
     @inline(__always)
-    static func widened(_ r: Rows16) -> (even: LaneMatrix, odd: LaneMatrix) {
-        @inline(__always) func pairs(_ v: Row16) -> Lanes { unsafeBitCast(v, to: Lanes.self) }
-        @inline(__always) func even(_ v: Row16) -> Lanes { (pairs(v) &<< 16) &>> 16 }
-        @inline(__always) func odd(_ v: Row16) -> Lanes { pairs(v) &>> 16 }
-        return ((even(r.0), even(r.1), even(r.2), even(r.3), even(r.4), even(r.5), even(r.6), even(r.7)),
-                (odd(r.0), odd(r.1), odd(r.2), odd(r.3), odd(r.4), odd(r.5), odd(r.6), odd(r.7)))
-    }
-
-    /// The inverse of `widened`, keeping the low 16 bits of each lane.
-    @inline(__always)
-    static func narrowed(_ even: LaneMatrix, _ odd: LaneMatrix) -> Rows16 {
-        @inline(__always) func join(_ e: Lanes, _ o: Lanes) -> Row16 { unsafeBitCast((e & 0xFFFF) | (o &<< 16), to: Row16.self) }
-        return (join(even.0, odd.0), join(even.1, odd.1), join(even.2, odd.2), join(even.3, odd.3),
-                join(even.4, odd.4), join(even.5, odd.5), join(even.6, odd.6), join(even.7, odd.7))
-    }
-
-    /// Transposes 8×8 16-bit values in three rounds of interleaving pairs of vectors — 16-bit,
-    /// then 32-bit, then 64-bit units — each of which is one SSE2 unpack (PUNPCKL/H WD, DQ, QDQ).
-    @inline(__always)
-    static func transpose(_ m: inout Rows16) {
-        @inline(__always) func low16(_ a: Row16, _ b: Row16) -> Row16 { Row16(a[0], b[0], a[1], b[1], a[2], b[2], a[3], b[3]) }
-        @inline(__always) func high16(_ a: Row16, _ b: Row16) -> Row16 { Row16(a[4], b[4], a[5], b[5], a[6], b[6], a[7], b[7]) }
-        @inline(__always) func low32(_ a: Row16, _ b: Row16) -> Row16 {
-            let x = unsafeBitCast(a, to: SIMD4<Int32>.self), y = unsafeBitCast(b, to: SIMD4<Int32>.self)
-            return unsafeBitCast(SIMD4<Int32>(x[0], y[0], x[1], y[1]), to: Row16.self)
+    static func dot(_ a: Short, _ ka: Int32, _ b: Short, _ kb: Int32) -> Long {
+        @inline(__always) func pairs(_ x: Short) -> SIMD4<Int32> {
+            let w = unsafeBitCast(x, to: SIMD4<Int32>.self)
+            return ((w &<< 16) &>> 16) &* ka &+ (w &>> 16) &* kb
         }
-        @inline(__always) func high32(_ a: Row16, _ b: Row16) -> Row16 {
-            let x = unsafeBitCast(a, to: SIMD4<Int32>.self), y = unsafeBitCast(b, to: SIMD4<Int32>.self)
-            return unsafeBitCast(SIMD4<Int32>(x[2], y[2], x[3], y[3]), to: Row16.self)
-        }
-        @inline(__always) func low64(_ a: Row16, _ b: Row16) -> Row16 { Row16(lowHalf: a.lowHalf, highHalf: b.lowHalf) }
-        @inline(__always) func high64(_ a: Row16, _ b: Row16) -> Row16 { Row16(lowHalf: a.highHalf, highHalf: b.highHalf) }
-        // Rows ab of the 2×2 blocks of 1, then of 2, then of 4 values.
-        let a0 = low16(m.0, m.1), a1 = high16(m.0, m.1), a2 = low16(m.2, m.3), a3 = high16(m.2, m.3)
-        let a4 = low16(m.4, m.5), a5 = high16(m.4, m.5), a6 = low16(m.6, m.7), a7 = high16(m.6, m.7)
-        let b0 = low32(a0, a2), b1 = high32(a0, a2), b2 = low32(a1, a3), b3 = high32(a1, a3)
-        let b4 = low32(a4, a6), b5 = high32(a4, a6), b6 = low32(a5, a7), b7 = high32(a5, a7)
-        m = (low64(b0, b4), high64(b0, b4), low64(b1, b5), high64(b1, b5),
-             low64(b2, b6), high64(b2, b6), low64(b3, b7), high64(b3, b7))
+        return Long(lowHalf: pairs(InverseDCT.interleaveLow(a, b)), highHalf: pairs(InverseDCT.interleaveHigh(a, b)))
     }
 
-    /// `butterfly` on four lanes, in place: inputs x0…x7, outputs in frequency order.
-    /// Every multiplicand fits 16 bits — at most 8 × 255 in the row pass, and in the column
-    /// pass a sum of eight row-pass outputs of one frequency, below 4 × (4 × 8 × 127 + 4 × 8 × 128)
-    /// = 32,640 — so each product is taken from the low 16 bits of its lane (`times`), which SSE2 does in one
-    /// multiply-add (PMADDWD) where a 32-bit lane product takes six instructions.
+    /// `butterfly` on eight 16-bit lanes: inputs x0…x7, outputs in frequency order. Each
+    /// rotation is written as sums of two products of 16-bit values, its constants combined
+    /// (z1 = (tmp12 + tmp13)·0.541196100 becomes tmp12·0.541196100 + tmp13·0.541196100, and
+    /// z5 = (tmp4 + tmp5 + tmp6 + tmp7)·1.175875602 is shared out over z3 = tmp4 + tmp6 and
+    /// z4 = tmp5 + tmp7), which is the same exact 32-bit value; every combined constant fits
+    /// 16 bits, and so does every multiplicand (at most 4 × 4096 in the column pass).
     @inline(__always)
-    static func butterflyLanes(_ m: inout LaneMatrix, rowPass: Bool) {
-        let descaleBits = Int32(rowPass ? constBits - pass1Bits : constBits + pass1Bits)
-        let round = Lanes(repeating: 1 &<< (descaleBits &- 1))
-        @inline(__always) func descale(_ x: Lanes) -> Lanes { (x &+ round) &>> descaleBits }
-        @inline(__always) func times(_ x: Lanes, _ c: Int32) -> Lanes { ((x &<< 16) &>> 16) &* c }
+    static func butterfly16(_ m: ShortMatrix, rowPass: Bool) -> ShortMatrix {
+        let shift = Int32(rowPass ? constBits - pass1Bits : constBits + pass1Bits)
+        let round = Long(repeating: 1 &<< (shift &- 1))
+        // The descaled values fit 16 bits, so keeping the low 16 bits narrows exactly.
+        @inline(__always) func descale(_ x: Long) -> Short { ShortLanes.truncate((x &+ round) &>> shift) }
         let tmp0 = m.0 &+ m.7, tmp7 = m.0 &- m.7
         let tmp1 = m.1 &+ m.6, tmp6 = m.1 &- m.6
         let tmp2 = m.2 &+ m.5, tmp5 = m.2 &- m.5
@@ -206,28 +156,26 @@ extension ForwardDCT {
         // Even part.
         let tmp10 = tmp0 &+ tmp3, tmp13 = tmp0 &- tmp3
         let tmp11 = tmp1 &+ tmp2, tmp12 = tmp1 &- tmp2
-        let d0: Lanes, d4: Lanes
+        let d0: Short, d4: Short
         if rowPass {
-            d0 = (tmp10 &+ tmp11) &<< Int32(pass1Bits)
-            d4 = (tmp10 &- tmp11) &<< Int32(pass1Bits)
+            d0 = (tmp10 &+ tmp11) &<< Int16(pass1Bits)
+            d4 = (tmp10 &- tmp11) &<< Int16(pass1Bits)
         } else {
-            let half = Lanes(repeating: 1 &<< Int32(pass1Bits - 1))
-            d0 = (tmp10 &+ tmp11 &+ half) &>> Int32(pass1Bits)
-            d4 = (tmp10 &- tmp11 &+ half) &>> Int32(pass1Bits)
+            let half = Short(repeating: 1 &<< Int16(pass1Bits - 1))
+            d0 = (tmp10 &+ tmp11 &+ half) &>> Int16(pass1Bits)
+            d4 = (tmp10 &- tmp11 &+ half) &>> Int16(pass1Bits)
         }
-        let z1 = times(tmp12 &+ tmp13, c0_541196100)
-        let d2 = descale(z1 &+ times(tmp13, c0_765366865))
-        let d6 = descale(z1 &- times(tmp12, c1_847759065))
+        let d2 = descale(dot(tmp13, c0_541196100 + c0_765366865, tmp12, c0_541196100))
+        let d6 = descale(dot(tmp13, c0_541196100, tmp12, c0_541196100 - c1_847759065))
 
-        // Odd part.
-        let z5 = times(tmp4 &+ tmp5 &+ tmp6 &+ tmp7, c1_175875602)
-        let o4 = times(tmp4, c0_298631336), o5 = times(tmp5, c2_053119869)
-        let o6 = times(tmp6, c3_072711026), o7 = times(tmp7, c1_501321110)
-        let y1 = times(tmp4 &+ tmp7, -c0_899976223)
-        let y2 = times(tmp5 &+ tmp6, -c2_562915447)
-        let y3 = times(tmp4 &+ tmp6, -c1_961570560) &+ z5
-        let y4 = times(tmp5 &+ tmp7, -c0_390180644) &+ z5
-        m = (d0, descale(o7 &+ y1 &+ y4), d2, descale(o6 &+ y2 &+ y3),
-             d4, descale(o5 &+ y2 &+ y4), d6, descale(o4 &+ y1 &+ y3))
+        // Odd part: y3 = z3·(1.175875602 − 1.961570560) + z4·1.175875602, y4 likewise.
+        let z3 = tmp4 &+ tmp6, z4 = tmp5 &+ tmp7
+        let y3 = dot(z3, c1_175875602 - c1_961570560, z4, c1_175875602)
+        let y4 = dot(z3, c1_175875602, z4, c1_175875602 - c0_390180644)
+        let d7 = descale(dot(tmp4, c0_298631336 - c0_899976223, tmp7, -c0_899976223) &+ y3)
+        let d1 = descale(dot(tmp4, -c0_899976223, tmp7, c1_501321110 - c0_899976223) &+ y4)
+        let d5 = descale(dot(tmp5, c2_053119869 - c2_562915447, tmp6, -c2_562915447) &+ y4)
+        let d3 = descale(dot(tmp5, -c2_562915447, tmp6, c3_072711026 - c2_562915447) &+ y3)
+        return (d0, d1, d2, d3, d4, d5, d6, d7)
     }
 }

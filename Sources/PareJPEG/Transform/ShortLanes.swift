@@ -1,8 +1,8 @@
 /// Conversions between 8-, 16- and 32-bit lanes for the vector paths (the inverse DCT,
-/// upsampling, colour conversion, the encoder's quantiser), written lane by lane. The standard library's generic
-/// `init(truncatingIfNeeded:)` between SIMD types is sometimes left as an out-of-line call
-/// that converts one lane at a time; spelled out and inlined, the compiler sees one vector
-/// conversion (x86: punpck, packssdw; ARM: sxtl, xtn).
+/// upsampling, colour conversion, the encoder's quantiser), written lane by lane. The
+/// standard library's generic `init(truncatingIfNeeded:)` between SIMD types is sometimes
+/// left as an out-of-line call that converts one lane at a time; spelled out and inlined,
+/// the compiler sees one vector conversion (x86: punpck, packssdw; ARM: sxtl, xtn).
 enum ShortLanes {
     typealias Bytes = SIMD8<UInt8>
     typealias Short = SIMD8<Int16>

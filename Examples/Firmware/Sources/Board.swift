@@ -32,20 +32,65 @@ struct BoardInput: ByteSource {
     }
 }
 
-/// One line of text to the host's console.
-func say(_ line: String) {
-    var text = line
-    text.append("\n")
-    text.utf8.withContiguousStorageIfAvailable { board_write($0.baseAddress!, $0.count) }
+/// One line of text for the host's console, built from literals, numbers and the library's
+/// own texts (its errors' descriptions) without String interpolation, whose formatting code
+/// would otherwise be linked for the program's output alone.
+struct Line {
+    private var bytes: [UInt8] = []
+
+    init(_ text: StaticString) { add(text) }
+
+    mutating func add(_ text: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// `value` in decimal.
+    mutating func add(_ value: Int) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        let first = bytes.count
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        bytes[first...].reverse()
+    }
+
+    /// `value` as eight upper-case hex digits.
+    mutating func addHex8(_ value: UInt32) {
+        let digits: StaticString = "0123456789ABCDEF"
+        for shift in stride(from: 28, through: 0, by: -4) {
+            bytes.append(digits.utf8Start[Int((value >> UInt32(shift)) & 0xF)])
+        }
+    }
+
+    mutating func add(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes.append(contentsOf: $0) }
+    }
+
+    /// Writes the line and its newline.
+    func say() {
+        var line = bytes
+        line.append(UInt8(ascii: "\n"))
+        line.withUnsafeBufferPointer { board_write($0.baseAddress!, $0.count) }
+    }
 }
 
-/// `value` as eight upper-case hex digits.
-func hex8(_ value: UInt32) -> String {
-    let digits: StaticString = "0123456789ABCDEF"
-    var text = ""
-    for shift in stride(from: 28, through: 0, by: -4) {
-        let digit = Int((value >> UInt32(shift)) & 0xF)
-        text.unicodeScalars.append(Unicode.Scalar(digits.utf8Start[digit]))
+/// Writes `text` as one line.
+func say(_ text: StaticString) { Line(text).say() }
+
+/// The decimal number at `text`, or nil when it is not one (the ledger limit's argument).
+func decimal(_ text: UnsafePointer<CChar>) -> Int? {
+    var value = 0, index = 0
+    while text[index] != 0 {
+        let digit = Int(text[index]) - Int(UInt8(ascii: "0"))
+        guard digit >= 0, digit <= 9 else { return nil }
+        let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+        let (sum, overflow2) = times10.addingReportingOverflow(digit)
+        guard !overflow1, !overflow2 else { return nil }
+        value = sum
+        index += 1
     }
-    return text
+    return index > 0 ? value : nil
 }

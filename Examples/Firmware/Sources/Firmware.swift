@@ -25,15 +25,23 @@ func firmwareMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePoint
         scale = chosen
     }
     var limit: Int?
-    if argc >= 4, let text = argv[3] { limit = Int(String(cString: text)) }
+    if argc >= 4, let text = argv[3] { limit = decimal(text) }
     guard let input = BoardInput(path: path) else {
         say("firmware: cannot open the input through the host")
         return 1
     }
-    say("input bytes=\(input.count) scale=\(scale.name) ledgerLimit=\(limit ?? -1)")
+    var line = Line("input bytes=")
+    line.add(input.count)
+    line.add(" scale=")
+    line.add(scale.name)
+    line.add(" ledgerLimit=")
+    line.add(limit ?? -1)
+    line.say()
     readMetadata(input)
     let metadataHeapPeak = board_heap_peak()
-    say("exif heapPeak=\(metadataHeapPeak)")
+    line = Line("exif heapPeak=")
+    line.add(metadataHeapPeak)
+    line.say()
     board_heap_restart_peak()
     return decodeMain(input, scale: scale, limit: limit, heapPeakBefore: metadataHeapPeak)
 }
@@ -52,16 +60,27 @@ func readMetadata(_ input: BoardInput) {
             say("exif none")
             return
         }
-        var line = "exif orientation=\(exif.orientation.rawValue)"
+        var line = Line("exif orientation=")
+        line.add(Int(exif.orientation.rawValue))
         if let thumbnail = exif.thumbnail {
-            line += " thumbnail=\(thumbnail.length)B@\(thumbnail.offset)"
-            if let width = thumbnail.width, let height = thumbnail.height { line += " \(width)x\(height)" }
+            line.add(" thumbnail=")
+            line.add(thumbnail.length)
+            line.add("B@")
+            line.add(thumbnail.offset)
+            if let width = thumbnail.width, let height = thumbnail.height {
+                line.add(" ")
+                line.add(width)
+                line.add("x")
+                line.add(height)
+            }
         } else {
-            line += " thumbnail=none"
+            line.add(" thumbnail=none")
         }
-        say(line)
+        line.say()
     } catch {
-        say("exif error: \(error)")
+        var line = Line("exif error: ")
+        line.add(error.description)
+        line.say()
     }
 }
 
@@ -77,19 +96,51 @@ func decodeMain(_ input: BoardInput, scale: JPEGScale, limit: Int?, heapPeakBefo
         var decoder = try JPEGDecoder(source: input, ledger: ledger, options: options)
         try decoder.decode(scale: scale, into: &sink)
         board_mark(2)
-        for warning in decoder.warnings { say("warning: \(warning)") }
+        for warning in decoder.warnings {
+            var line = Line("warning: ")
+            line.add(warning.description)
+            line.say()
+        }
     } catch {
-        say("error: \(error)")
-        say("decode ledgerPeak=\(ledger.peakBytes) heapPeak=\(board_heap_peak()) stackPeak=\(board_stack_peak())")
+        var line = Line("error: ")
+        line.add(error.description)
+        line.say()
+        line = Line("decode ledgerPeak=")
+        line.add(ledger.peakBytes)
+        line.add(" heapPeak=")
+        line.add(board_heap_peak())
+        line.add(" stackPeak=")
+        line.add(board_stack_peak())
+        line.say()
         return 1
     }
     guard let header = sink.header else {
         say("error: the decoder sent no rows")
         return 1
     }
-    say("decode ledgerPeak=\(ledger.peakBytes) heapPeak=\(board_heap_peak()) ledgerAllocations=\(ledger.allocationCount) heapAllocations=\(board_heap_allocations()) rows=\(sink.rows)")
+    var line = Line("decode ledgerPeak=")
+    line.add(ledger.peakBytes)
+    line.add(" heapPeak=")
+    line.add(board_heap_peak())
+    line.add(" ledgerAllocations=")
+    line.add(ledger.allocationCount)
+    line.add(" heapAllocations=")
+    line.add(board_heap_allocations())
+    line.add(" rows=")
+    line.add(sink.rows)
+    line.say()
     let heapPeak = max(heapPeakBefore, board_heap_peak())
-    say("crc32=\(hex8(sink.crc.value)) width=\(header.width) height=\(header.height) heapPeak=\(heapPeak) stackPeak=\(board_stack_peak())")
+    line = Line("crc32=")
+    line.addHex8(sink.crc.value)
+    line.add(" width=")
+    line.add(header.width)
+    line.add(" height=")
+    line.add(header.height)
+    line.add(" heapPeak=")
+    line.add(heapPeak)
+    line.add(" stackPeak=")
+    line.add(board_stack_peak())
+    line.say()
     return 0
 }
 

@@ -58,10 +58,7 @@ public enum EXIFReader {
             // The TIFF block is read where it lies, IFD by IFD, as a TIFF file is: an APP1
             // segment holds up to 64 KiB (a thumbnail, maker notes) that need not be copied.
             do throws(EXIFError) {
-                guard segment.payloadLength <= source.count - segment.payloadOffset else {
-                    throw EXIFError.core(.outOfBounds(offset: segment.payloadOffset, needed: segment.payloadLength,
-                                                      available: max(0, source.count - segment.payloadOffset)))
-                }
+                try checkPayload(segment, in: source)
                 let start = segment.payloadOffset + 6
                 result.exif = try read(TIFFBlock(source: source, start: start, count: segment.payloadLength - 6,
                                                  absoluteBase: start), options: options)
@@ -70,12 +67,15 @@ public enum EXIFReader {
             }
         }
         if let segment = walk.mpf {
-            do {
-                let payload = try payloadBytes(segment, in: source)
+            // Read where it lies too, after "MPF\0", through the same reader as the Exif block.
+            do throws(EXIFError) {
+                try checkPayload(segment, in: source)
                 var primary: (width: Int, height: Int)?
                 if let width = walk.frameWidth, let height = walk.frameHeight { primary = (width, height) }
-                (result.mpfIndex, result.mpf) = MPFIndex.read(Array(payload[4...]), headerOffset: segment.payloadOffset + 4,
-                                                              in: source, fileStart: 0, primarySize: primary,
+                let header = segment.payloadOffset + 4
+                let block = TIFFBlock(source: source, start: header, count: segment.payloadLength - 4,
+                                      absoluteBase: header)
+                (result.mpfIndex, result.mpf) = MPFIndex.read(block, in: source, fileStart: 0, primarySize: primary,
                                                               options: options, warnings: &result.warnings)
             } catch {
                 result.warnings.append(error)
@@ -92,12 +92,12 @@ public enum EXIFReader {
         return result
     }
 
-    private static func payloadBytes<Source: ByteSource>(_ segment: MarkerSegment,
-                                                         in source: Source) throws(EXIFError) -> [UInt8] {
-        do {
-            return try source.bytes(at: segment.payloadOffset, count: segment.payloadLength)
-        } catch {
-            throw .core(error)
+    /// Throws when `segment`'s payload runs past the end of `source` (a truncated file).
+    private static func checkPayload<Source: ByteSource>(_ segment: MarkerSegment,
+                                                         in source: Source) throws(EXIFError) {
+        guard segment.payloadLength <= source.count - segment.payloadOffset else {
+            throw .core(.outOfBounds(offset: segment.payloadOffset, needed: segment.payloadLength,
+                                     available: max(0, source.count - segment.payloadOffset)))
         }
     }
 

@@ -15,8 +15,10 @@ public struct IFDEntry: Sendable {
     /// lie outside the block or they exceed the size limits (a warning says which).
     public let value: [UInt8]?
     public let byteOrder: ByteOrder
+    /// The list that names the tags of the entry's IFD.
+    let names: TagNames.Table
     /// The Exif/TIFF name of the tag in its IFD ("Orientation", "ExifImageWidth"), if known.
-    public let name: String?
+    public var name: String? { TagNames.name(for: tag, in: names) }
 
     public var fieldType: TIFFFieldType? { TIFFFieldType(rawValue: type) }
 

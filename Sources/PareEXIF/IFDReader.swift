@@ -168,11 +168,12 @@ struct IFDReader<Source: ByteSource> {
             throw .truncatedIFD(ifd: name, offset: absolute, declared: declared, read: fitting)
         }
         let table = try block.bytes(at: tableStart, count: declared * layout.entrySize)
+        let names = TagNames.Table(ifd: name)
         var entries: [IFDEntry] = []
         entries.reserveCapacity(declared)
         for index in 0 ..< declared {
             let at = index * layout.entrySize
-            let (entry, trusted) = readEntry(table, at, entryOffset: tableStart + at, ifd: name)
+            let (entry, trusted) = readEntry(table, at, entryOffset: tableStart + at, ifd: name, names: names)
             // A value pointing outside the block marks the table as corrupt from there on
             // (ExifTool stops at the same place), so later entries are dropped.
             guard trusted else {
@@ -190,15 +191,15 @@ struct IFDReader<Source: ByteSource> {
     }
 
     /// The entry, and false when its value lies outside the block.
-    private mutating func readEntry(_ table: [UInt8], _ at: Int, entryOffset: Int, ifd: String) -> (IFDEntry, Bool) {
+    private mutating func readEntry(_ table: [UInt8], _ at: Int, entryOffset: Int, ifd: String,
+                                    names: TagNames.Table) -> (IFDEntry, Bool) {
         let tag = UInt16(unsigned(table, at, 2)), type = UInt16(unsigned(table, at + 2, 2))
         let count = unsigned(table, at + layout.valueCountField, layout.valueCountSize)
         let valueField = at + layout.valueField
         let absoluteEntry = block.absolute(entryOffset)
-        let name = TagNames.name(for: tag, in: ifd)
         func entry(_ valueOffset: Int, _ value: [UInt8]?) -> IFDEntry {
             IFDEntry(tag: tag, type: type, count: count, valueOffset: valueOffset, value: value,
-                     byteOrder: byteOrder, name: name)
+                     byteOrder: byteOrder, names: names)
         }
         guard let fieldType = TIFFFieldType(rawValue: type) else {
             warn(.unknownFieldType(ifd: ifd, tag: tag, offset: absoluteEntry, type: type))

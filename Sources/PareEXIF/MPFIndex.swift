@@ -98,12 +98,13 @@ public struct MPFEntry: Sendable, Equatable {
 /// Reads the MP Index IFD of an APP2 "MPF\0" segment (CIPA DC-007 §5.2.3): its MP Entry
 /// list (tag 0xB002, 16 bytes per image), and each image's frame size from its own SOF.
 enum MPFIndex {
-    /// `payload` is the segment after "MPF\0"; `headerOffset` its absolute offset. The
-    /// primary image starts at `fileStart`. Returns the MPF0 IFD and the entries.
-    static func read<Source: ByteSource>(_ payload: [UInt8], headerOffset: Int, in source: Source, fileStart: Int,
+    /// `block` is the segment after "MPF\0" (its header's absolute offset is the base of the
+    /// stored image offsets). The primary image starts at `fileStart`. Returns the MPF0 IFD
+    /// and the entries.
+    static func read<Source: ByteSource>(_ block: TIFFBlock<Source>, in source: Source, fileStart: Int,
                                          primarySize: (width: Int, height: Int)?,
                                          options: EXIFOptions, warnings: inout [EXIFError]) -> (IFD?, [MPFEntry]) {
-        let block = TIFFBlock(source: MemoryByteSource(payload), start: 0, count: payload.count, absoluteBase: headerOffset)
+        let headerOffset = block.absoluteBase
         var reader = IFDReader(block: block, options: options)
         let index: IFD
         do {

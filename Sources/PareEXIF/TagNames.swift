@@ -1,12 +1,34 @@
 /// Tag names as ExifTool spells them (TIFF 6.0 §8; Exif 2.32 §4.6.3–4.6.7, Tables 4–8;
 /// CIPA DC-007 §5.2.3 for MPF), chosen per IFD because GPS, Interop and MPF reuse numbers.
 enum TagNames {
-    /// The tag's name in the IFD named `ifd` (compared as UTF-8 bytes, as `IFD.isNamed`).
-    static func name(for tag: UInt16, in ifd: String) -> String? {
-        if ifd.utf8.elementsEqual("GPS".utf8) { return gps(tag) }
-        if ifd.utf8.elementsEqual("InteropIFD".utf8) { return interop(tag) ?? main(tag) }
-        if ifd.utf8.elementsEqual("MPF0".utf8) { return mpf(tag) }
-        return main(tag)
+    /// Which list names an IFD's tags.
+    enum Table: Sendable {
+        case main, gps, interop, mpf
+
+        /// The list for the IFD named `ifd` (compared as UTF-8 bytes, as `IFD.isNamed`).
+        init(ifd: String) {
+            if ifd.utf8.elementsEqual("GPS".utf8) {
+                self = .gps
+            } else if ifd.utf8.elementsEqual("InteropIFD".utf8) {
+                self = .interop
+            } else if ifd.utf8.elementsEqual("MPF0".utf8) {
+                self = .mpf
+            } else {
+                self = .main
+            }
+        }
+    }
+
+    /// The tag's name in an IFD whose tags `table` names. Looked up when asked for, not
+    /// stored per entry: a reader that wants only a few values (a thumbnailer, a firmware
+    /// build) links no names.
+    static func name(for tag: UInt16, in table: Table) -> String? {
+        switch table {
+        case .gps: return gps(tag)
+        case .interop: return interop(tag) ?? main(tag)
+        case .mpf: return mpf(tag)
+        case .main: return main(tag)
+        }
     }
 
     private static func main(_ tag: UInt16) -> String? {

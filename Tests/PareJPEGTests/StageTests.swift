@@ -314,7 +314,7 @@ private func reader(_ bytes: [UInt8]) throws -> BitReader {
         #expect(worst <= 1)
     }
 
-    /// The 16-bit transform against its 32-bit oracle, bit for bit: photo-like blocks, blocks
+    /// The 16-bit and the scalar transforms against their 32-bit oracle, bit for bit: photo-like blocks, blocks
     /// of extreme coefficients and quantisers (where dequantising and the first pass wrap and
     /// saturate, as only corrupt data does), and DC-only rows.
     @Test func sixteenBitTransformMatchesWideOracle() {
@@ -335,6 +335,11 @@ private func reader(_ bytes: [UInt8]) throws -> BitReader {
             InverseDCT.transform8Wide(&coefficients, &quantizers, output: &wide, stride: 8, workspace: &workspace,
                                       firstRowOnly: firstRowOnly)
             #expect(fast == wide, "trial \(trial)")
+            // The scalar form the Embedded builds use, against the same oracle.
+            var scalar = fast, scalarWorkspace = [Int32](repeating: 0, count: 64)
+            InverseDCT.transform8Scalar(&coefficients, &quantizers, output: &scalar, stride: 8,
+                                        workspace: &scalarWorkspace, firstRowOnly: firstRowOnly)
+            #expect(scalar == wide, "trial \(trial), scalar")
         }
     }
 

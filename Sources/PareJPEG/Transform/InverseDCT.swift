@@ -91,16 +91,13 @@ enum InverseDCT {
     /// Eight lanes of 32-bit arithmetic: the first pass runs on all eight columns at once.
     typealias Lanes = SIMD8<Int32>
 
-    @inline(__always)
-    static func wrap16(_ v: Lanes) -> Lanes { (v &<< 16) &>> 16 }
-
     /// Row k of a block, dequantised (16-bit wrapping, see `dq`).
     @inline(__always)
     static func dequantizedRow(_ coefficients: UnsafePointer<Int16>, _ quantizers: UnsafePointer<Int32>,
                                _ k: Int) -> Lanes {
         let c = UnsafeRawPointer(coefficients + 8 * k).loadUnaligned(as: SIMD8<Int16>.self)
         let q = UnsafeRawPointer(quantizers + 8 * k).loadUnaligned(as: Lanes.self)
-        return wrap16(Lanes(truncatingIfNeeded: c) &* q)
+        return (Lanes(truncatingIfNeeded: c) &* q).wrappedTo16Bits
     }
 
     /// The block's samples through the transform of its size: 8 (full scale), 4 or 2 (1/2
@@ -113,7 +110,13 @@ enum InverseDCT {
                           workspace: UnsafeMutablePointer<Int32>, firstRowOnly: Bool) {
         switch size {
         case 8:
+            #if hasFeature(Embedded)
+            // Small cores have no vector unit: the eight-lane form unrolls into ~10 KB of code.
+            transform8Scalar(coefficients, quantizers, output: output, stride: stride, workspace: workspace,
+                             firstRowOnly: firstRowOnly)
+            #else
             transform8(coefficients, quantizers, output: output, stride: stride, firstRowOnly: firstRowOnly)
+            #endif
         case 4:
             transform4(coefficients, quantizers, output: output, stride: stride, workspace: workspace)
         default:
@@ -130,7 +133,7 @@ enum InverseDCT {
         // Pass 1: columns, from coefficients to the workspace, scaled up by 2^pass1Bits; lane c
         // of workspace row k is row k of column c.
         if firstRowOnly {
-            let value = wrap16(dequantizedRow(coefficients, quantizers, 0) &<< Int32(pass1Bits))
+            let value = (dequantizedRow(coefficients, quantizers, 0) &<< Int32(pass1Bits)).wrappedTo16Bits
             for k in 0 ..< 8 { workspace[k] = value }
         } else {
             var m: LaneMatrix = (dequantizedRow(coefficients, quantizers, 0), dequantizedRow(coefficients, quantizers, 1),
@@ -193,20 +196,77 @@ enum InverseDCT {
         store(m.7, 7)
     }
 
+    /// The full 8×8 islow transform a column, then a row, at a time in scalar 32-bit
+    /// arithmetic, with the 16-bit wrapping and saturation of `transform8Wide` (its oracle
+    /// too, StageTests): the form for cores without a vector unit (the Embedded builds).
+    /// `workspace` holds 64 values, row k of column c at 8·k + c.
+    static func transform8Scalar(_ coefficients: UnsafePointer<Int16>, _ quantizers: UnsafePointer<Int32>,
+                                 output: UnsafeMutablePointer<UInt8>, stride: Int,
+                                 workspace: UnsafeMutablePointer<Int32>, firstRowOnly: Bool) {
+        // Pass 1: columns, scaled up by 2^pass1Bits, saturated to 16 bits.
+        let shift1 = Int32(constBits - pass1Bits), round1 = Int32(1 << (constBits - pass1Bits - 1))
+        for c in 0 ..< 8 {
+            // SAFETY: c < 8 and k < 8, so 8·k + c < 64: inside the block, its quantisers and the workspace.
+            @inline(__always) func x(_ k: Int) -> IDCTScalar {
+                IDCTScalar(Int32(coefficients[8 * k + c]) &* quantizers[8 * k + c]).wrappedTo16Bits
+            }
+            if firstRowOnly {
+                let value = (x(0) &<< Int32(pass1Bits)).wrappedTo16Bits.value
+                for k in 0 ..< 8 { workspace[8 * k + c] = value }
+                continue
+            }
+            var m = (x(0), x(1), x(2), x(3), x(4), x(5), x(6), x(7))
+            butterfly(&m)
+            @inline(__always) func put(_ k: Int, _ v: IDCTScalar) {
+                workspace[8 * k + c] = min(max((v.value &+ round1) &>> shift1, -32768), 32767)
+            }
+            put(0, m.0)
+            put(1, m.1)
+            put(2, m.2)
+            put(3, m.3)
+            put(4, m.4)
+            put(5, m.5)
+            put(6, m.6)
+            put(7, m.7)
+        }
+        // Pass 2: rows, level-shifted and limited to 0…255.
+        let shift2 = Int32(constBits + pass1Bits + 3), round2 = Int32(1 << (constBits + pass1Bits + 2))
+        for r in 0 ..< 8 {
+            // SAFETY: r < 8, so the row's eight values lie in the workspace's 64 and its
+            // eight samples in output row r, which the caller provides (8 rows of `stride`).
+            let w = workspace + 8 * r, out = output + r * stride
+            var m = (IDCTScalar(w[0]), IDCTScalar(w[1]), IDCTScalar(w[2]), IDCTScalar(w[3]),
+                     IDCTScalar(w[4]), IDCTScalar(w[5]), IDCTScalar(w[6]), IDCTScalar(w[7]))
+            butterfly(&m)
+            @inline(__always) func put(_ j: Int, _ v: IDCTScalar) {
+                out[j] = UInt8(truncatingIfNeeded: min(max(((v.value &+ round2) &>> shift2) &+ 128, 0), 255))
+            }
+            put(0, m.0)
+            put(1, m.1)
+            put(2, m.2)
+            put(3, m.3)
+            put(4, m.4)
+            put(5, m.5)
+            put(6, m.6)
+            put(7, m.7)
+        }
+    }
+
     typealias LaneMatrix = (Lanes, Lanes, Lanes, Lanes, Lanes, Lanes, Lanes, Lanes)
 
-    /// The 8-point islow IDCT on eight lanes at once, in place: inputs X0…X7, outputs x0…x7,
-    /// both scaled by 2^constBits (the callers descale). The even part (X0, X2, X4, X6) and the
-    /// odd part (X1, X3, X5, X7) of the Loeffler–Ligtenberg–Moschytz flow graph; the sums
-    /// X0 ± X4, X1 + X5 and X3 + X7 wrap to 16 bits, as in libjpeg-turbo's SIMD code.
+    /// The 8-point islow IDCT on eight values at once (lanes, or scalars), in place: inputs
+    /// X0…X7, outputs x0…x7, both scaled by 2^constBits (the callers descale). The even part
+    /// (X0, X2, X4, X6) and the odd part (X1, X3, X5, X7) of the Loeffler–Ligtenberg–Moschytz
+    /// flow graph; the sums X0 ± X4, X1 + X5 and X3 + X7 wrap to 16 bits, as in
+    /// libjpeg-turbo's SIMD code.
     @inline(__always)
-    static func butterfly(_ m: inout LaneMatrix) {
+    static func butterfly<V: IDCTValue>(_ m: inout (V, V, V, V, V, V, V, V)) {
         var z2 = m.2, z3 = m.6
         var z1 = (z2 &+ z3) &* Int32(fix0_541196100)
         var tmp2 = z1 &+ z3 &* Int32(-fix1_847759065)
         var tmp3 = z1 &+ z2 &* Int32(fix0_765366865)
-        var tmp0 = wrap16(m.0 &+ m.4) &<< Int32(constBits)
-        var tmp1 = wrap16(m.0 &- m.4) &<< Int32(constBits)
+        var tmp0 = (m.0 &+ m.4).wrappedTo16Bits &<< Int32(constBits)
+        var tmp1 = (m.0 &- m.4).wrappedTo16Bits &<< Int32(constBits)
         let tmp10 = tmp0 &+ tmp3, tmp13 = tmp0 &- tmp3, tmp11 = tmp1 &+ tmp2, tmp12 = tmp1 &- tmp2
 
         tmp0 = m.7
@@ -215,8 +275,8 @@ enum InverseDCT {
         tmp3 = m.1
         z1 = tmp0 &+ tmp3
         z2 = tmp1 &+ tmp2
-        z3 = wrap16(tmp0 &+ tmp2)
-        var z4 = wrap16(tmp1 &+ tmp3)
+        z3 = (tmp0 &+ tmp2).wrappedTo16Bits
+        var z4 = (tmp1 &+ tmp3).wrappedTo16Bits
         let z5 = (z3 &+ z4) &* Int32(fix1_175875602)
         tmp0 = tmp0 &* Int32(fix0_298631336)
         tmp1 = tmp1 &* Int32(fix2_053119869)
@@ -474,4 +534,33 @@ enum InverseDCT {
             out[1] = limit((y1 &+ round2) &>> shift2)
         }
     }
+}
+
+/// What the islow flow graph (`InverseDCT.butterfly`) computes with: eight 32-bit lanes
+/// (`transform8Wide`) or one 32-bit scalar (`transform8Scalar`), wrapping on overflow.
+protocol IDCTValue {
+    static func &+ (a: Self, b: Self) -> Self
+    static func &- (a: Self, b: Self) -> Self
+    static func &* (a: Self, b: Int32) -> Self
+    static func &<< (a: Self, b: Int32) -> Self
+    /// The low 16 bits, sign-extended.
+    var wrappedTo16Bits: Self { get }
+}
+
+/// One 32-bit value of the scalar transform. (A type of its own: the standard library's
+/// wrapping operators on `Int32` cannot witness a protocol's.)
+struct IDCTScalar: IDCTValue {
+    var value: Int32
+
+    init(_ value: Int32) { self.value = value }
+
+    static func &+ (a: IDCTScalar, b: IDCTScalar) -> IDCTScalar { IDCTScalar(a.value &+ b.value) }
+    static func &- (a: IDCTScalar, b: IDCTScalar) -> IDCTScalar { IDCTScalar(a.value &- b.value) }
+    static func &* (a: IDCTScalar, b: Int32) -> IDCTScalar { IDCTScalar(a.value &* b) }
+    static func &<< (a: IDCTScalar, b: Int32) -> IDCTScalar { IDCTScalar(a.value &<< b) }
+    var wrappedTo16Bits: IDCTScalar { IDCTScalar(Int32(Int16(truncatingIfNeeded: value))) }
+}
+
+extension SIMD8: IDCTValue where Scalar == Int32 {
+    var wrappedTo16Bits: SIMD8<Int32> { (self &<< 16) &>> 16 }
 }

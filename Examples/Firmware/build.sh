@@ -4,8 +4,9 @@
 # source is newer. Installs the Debian packages it needs when they are missing.
 #
 # Steps, as .ci/embedded-check compiles the modules: PareCore, PareJPEG and PareEXIF with
-# Embedded Swift (-Osize, whole module), the example's Swift files on top of them, the board's
-# C file with the target's C library (picolibc on the boards, wasi-libc for wasm), one link.
+# Embedded Swift (-Osize, whole module; to LLVM IR, then objects with a section per function
+# and per global), the example's Swift files on top of them, the board's C file with the
+# target's C library (picolibc on the boards, wasi-libc for wasm), one link.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -55,19 +56,35 @@ if [ -f "$image" ] && [ -f "$stamp" ]; then
 fi
 
 swiftc_flags=(-target "$swift_target" -enable-experimental-feature Embedded -wmo -parse-as-library -Osize
-              -Xfrontend -function-sections
               -I "$out")
+# Each module goes to optimised LLVM IR, which the toolchain's clang turns into an object
+# with every function and every global in a section of its own (-ffunction-sections
+# -fdata-sections): swiftc has no -fdata-sections, and without it a module's constants and
+# type metadata sit in one section that --gc-sections keeps or drops whole (6 KB of
+# constant arrays and metadata of types the program never uses, the encoder's among them).
+case "$target" in
+arm) clang_flags=(--target=thumbv7em-none-none-eabi -mcpu=cortex-m4 -mfloat-abi=softfp -mfpu=fpv4-sp-d16) ;;
+riscv) clang_flags=(--target=riscv32-none-none-eabi -march=rv32imac -mabi=ilp32) ;;
+wasm) clang_flags=(--target=wasm32-unknown-none-wasm) ;;
+esac
+clang_flags+=(-Os -ffunction-sections -fdata-sections -Wno-override-module)
+toolchain_clang="$(dirname "$(readlink -f "$(command -v swiftc)")")/clang"
 # (The objects are removed first: the compiler may leave an existing one in place.)
-rm -f "$out"/*.o "$image"
+rm -f "$out"/*.o "$out"/*.ll "$image"
+compile() { # module name, then swiftc's arguments
+    local module="$1"
+    shift
+    swiftc "${swiftc_flags[@]}" -module-name "$module" "$@" -emit-ir -o "$out/$module.ll"
+    "$toolchain_clang" "${clang_flags[@]}" -c "$out/$module.ll" -o "$out/$module.o"
+    rm -f "$out/$module.ll"
+}
 for module in PareCore PareJPEG PareEXIF; do
     echo "firmware: $module for $swift_target" >&2
-    swiftc "${swiftc_flags[@]}" -module-name "$module" \
-        -emit-module -emit-module-path "$out/$module.swiftmodule" \
-        -c $(find "$root/Sources/$module" -name '*.swift' | sort) -o "$out/$module.o"
+    compile "$module" -emit-module -emit-module-path "$out/$module.swiftmodule" \
+        $(find "$root/Sources/$module" -name '*.swift' | sort)
 done
 echo "firmware: the example for $swift_target" >&2
-swiftc "${swiftc_flags[@]}" -enable-experimental-feature Extern -module-name Firmware \
-    -c "$here"/Sources/*.swift -o "$out/Firmware.o"
+compile Firmware -enable-experimental-feature Extern "$here"/Sources/*.swift
 
 objects=("$out/Firmware.o" "$out/PareCore.o" "$out/PareJPEG.o" "$out/PareEXIF.o")
 wrap=(-Wl,--wrap=malloc -Wl,--wrap=free -Wl,--wrap=posix_memalign)

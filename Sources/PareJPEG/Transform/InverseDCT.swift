@@ -217,17 +217,7 @@ enum InverseDCT {
             }
             var m = (x(0), x(1), x(2), x(3), x(4), x(5), x(6), x(7))
             butterfly(&m)
-            @inline(__always) func put(_ k: Int, _ v: IDCTScalar) {
-                workspace[8 * k + c] = min(max((v.value &+ round1) &>> shift1, -32768), 32767)
-            }
-            put(0, m.0)
-            put(1, m.1)
-            put(2, m.2)
-            put(3, m.3)
-            put(4, m.4)
-            put(5, m.5)
-            put(6, m.6)
-            put(7, m.7)
+            each(m) { k, v in workspace[8 * k + c] = min(max((v.value &+ round1) &>> shift1, -32768), 32767) }
         }
         // Pass 2: rows, level-shifted and limited to 0…255.
         let shift2 = Int32(constBits + pass1Bits + 3), round2 = Int32(1 << (constBits + pass1Bits + 2))
@@ -238,18 +228,22 @@ enum InverseDCT {
             var m = (IDCTScalar(w[0]), IDCTScalar(w[1]), IDCTScalar(w[2]), IDCTScalar(w[3]),
                      IDCTScalar(w[4]), IDCTScalar(w[5]), IDCTScalar(w[6]), IDCTScalar(w[7]))
             butterfly(&m)
-            @inline(__always) func put(_ j: Int, _ v: IDCTScalar) {
-                out[j] = UInt8(truncatingIfNeeded: min(max(((v.value &+ round2) &>> shift2) &+ 128, 0), 255))
-            }
-            put(0, m.0)
-            put(1, m.1)
-            put(2, m.2)
-            put(3, m.3)
-            put(4, m.4)
-            put(5, m.5)
-            put(6, m.6)
-            put(7, m.7)
+            each(m) { j, v in out[j] = UInt8(truncatingIfNeeded: min(max(((v.value &+ round2) &>> shift2) &+ 128, 0), 255)) }
         }
+    }
+
+    /// Calls `body` with each of the eight values and its index.
+    @inline(__always)
+    static func each(_ m: (IDCTScalar, IDCTScalar, IDCTScalar, IDCTScalar, IDCTScalar, IDCTScalar, IDCTScalar, IDCTScalar),
+                     _ body: (Int, IDCTScalar) -> Void) {
+        body(0, m.0)
+        body(1, m.1)
+        body(2, m.2)
+        body(3, m.3)
+        body(4, m.4)
+        body(5, m.5)
+        body(6, m.6)
+        body(7, m.7)
     }
 
     typealias LaneMatrix = (Lanes, Lanes, Lanes, Lanes, Lanes, Lanes, Lanes, Lanes)

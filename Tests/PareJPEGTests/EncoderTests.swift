@@ -234,6 +234,17 @@ import Testing
         #expect(mismatches == 0)
     }
 
+    /// SSSS (T.81 Table F.1) equals the bit count of |v| for every 16-bit value and at the
+    /// ends of the 32-bit range the coder can be given.
+    @Test func magnitudeCategoryIsTheBitCount() {
+        var mismatches = 0
+        for v in Array(Int32(Int16.min) ... Int32(Int16.max)) + [Int32.max, Int32.min + 1, 1 << 20, -(1 << 20)] {
+            if magnitudeCategory(v) != 32 - v.magnitude.leadingZeroBitCount { mismatches += 1 }
+        }
+        #expect(mismatches == 0)
+        #expect(magnitudeCategory(0) == 0 && magnitudeCategory(-1) == 1 && magnitudeCategory(255) == 8)
+    }
+
     @Test func bitWriterStuffsAndPads() throws {
         var writer = try BitWriter(sink: ByteArraySink(), ledger: MemoryLedger())
         writer.write(0xFF, length: 8)

@@ -107,12 +107,14 @@ extension HuffmanTable {
     }
 }
 
-/// SSSS of T.81 F.1.2.1.1 (Table F.1): the number of bits of |value|.
+/// SSSS of T.81 F.1.2.1.1 (Table F.1): the number of bits of |value|, 0 for 0. It is the
+/// index of the highest set bit of 2|value| + 1, whose added low bit keeps the argument
+/// non-zero, so that the compiler needs no zero test around the bit scan (x86: one BSR).
 @inline(__always)
 func magnitudeCategory(_ value: Int32) -> Int {
     let sign = value &>> 31
-    let magnitude = UInt32(bitPattern: (value ^ sign) &- sign)
-    return 32 &- magnitude.leadingZeroBitCount
+    let magnitude = UInt64(UInt32(bitPattern: (value ^ sign) &- sign))
+    return 63 &- (magnitude &<< 1 | 1).leadingZeroBitCount
 }
 
 /// The additional bits after a symbol (T.81 F.1.2.1.1): the value itself when positive,

@@ -13,12 +13,11 @@
 /// first cell and at most M weights (M = 2 when shrinking), one input row of Floats and one
 /// output row; nothing scales with the input's height.
 struct AreaAccumulator {
-    private let inputWidth: Int
-    private let inputHeight: Int
-    private let outputWidth: Int
-    private let inputFormat: PixelFormat
-    private let channels: Int
-    private let vertical: ResamplingAxis
+    private let geometry: ResamplingGeometry
+    private var inputWidth: Int { geometry.inputWidth }
+    private var inputHeight: Int { geometry.inputHeight }
+    private var outputWidth: Int { geometry.outputWidth }
+    private var channels: Int { geometry.channels }
 
     // Column x feeds cells columnFirst[x] ..< columnFirst[x] + columnCount[x] with the
     // weights at columnWeights[x·columnStride ...]; built so that those cells are < outputWidth.
@@ -33,13 +32,8 @@ struct AreaAccumulator {
     private let outputBytes: LedgerBuffer<UInt8>
 
     init(input header: RowStreamHeader, outputWidth: Int, outputHeight: Int, ledger: MemoryLedger) throws(CoreError) {
-        inputWidth = header.width
-        inputHeight = header.height
-        self.outputWidth = outputWidth
-        inputFormat = header.format
-        channels = header.format.channels
-        let horizontal = ResamplingAxis(inputCount: header.width, outputCount: outputWidth, filter: .area)
-        vertical = ResamplingAxis(inputCount: header.height, outputCount: outputHeight, filter: .area)
+        geometry = ResamplingGeometry(input: header, outputWidth: outputWidth, outputHeight: outputHeight, filter: .area)
+        let horizontal = geometry.horizontal, inputWidth = header.width, channels = geometry.channels
 
         columnStride = horizontal.maxOutputsPerInput
         columnFirst = try ledger.allocate(Int.self, count: inputWidth, initialValue: 0)
@@ -70,11 +64,12 @@ struct AreaAccumulator {
               placement.xStep >= 1, let base = row.baseAddress else { return }
         let xStep = placement.xStep
         let inImage = (inputWidth - 1 - placement.xOrigin) / xStep + 1
-        let pixels = min(placement.width, row.count / inputFormat.bytesPerPixel, inImage)
+        let pixels = min(placement.width, row.count / geometry.inputFormat.bytesPerPixel, inImage)
         guard pixels > 0 else { return }
-        PremultipliedPixels.load(base, pixels: pixels, format: inputFormat, into: inputRow.baseAddress)
+        PremultipliedPixels.load(base, pixels: pixels, format: geometry.inputFormat, into: inputRow.baseAddress)
 
         let stride = channels + 1
+        let vertical = geometry.vertical
         let rows = vertical.outputsCovering(y)
         for outputY in rows.first ... rows.last {
             let rowWeight = Float(vertical.weight(outputY, y) / vertical.scale)

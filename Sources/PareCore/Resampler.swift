@@ -2,22 +2,26 @@
 /// row, to another sink: the "resampler" stage of the thumbnail pipeline (the Architecture
 /// article, Sources/Pare/Pare.docc/Architecture.md).
 ///
-/// Sequential input is resampled separably (`SeparableResampler`), vertically first. Each
-/// input row is converted to Float (alpha premultiplied, see below) and added, with its
-/// vertical weight, into every open output row whose window contains it; those rows, as wide
-/// as the input, live in a small ring of accumulators, and each is filtered horizontally
-/// through weights computed in `begin`, normalised and emitted the moment its last input row
-/// has arrived. Nothing holds more than one input row, so memory never grows with the input's
-/// height:
+/// Sequential input is resampled separably, vertically first, in 16-bit fixed point
+/// (`FixedPointResampler`): input rows are added in pairs, with their vertical weights, into
+/// every open output row whose window contains them; those rows, as wide as the input, live in
+/// a small ring of 32-bit accumulators, and each is filtered horizontally through weights
+/// computed in `begin` and emitted the moment its last input row has arrived. Pictures with
+/// alpha, and geometries whose weights would not fit 16 bits, go through
+/// `PlainSeparableResampler` (horizontal first, in Float) instead. Nothing holds more than four
+/// input rows, so memory never grows with the input's height; the fixed-point engine takes
 ///
-///     4·(inputWidth·c·(K + 1) + K + outputWidth·c + outputWidth·T) + 16·inputWidth + 2·W·outputWidth + outputWidth·c₈
+///     4·P·(K + 2 + b) + 2·c·(inputWidth + T₈) + outputWidth·(2·W + 2·T₈ + c) + 40·K
 ///
-/// bytes, with c the input's channels, c₈ the output's bytes per pixel, W the bytes of an
-/// `Int`, T the horizontal taps per output pixel (about 2·support·inputWidth/outputWidth when
-/// shrinking) and K ≤ ⌊(2·support·max(1, s) + 1)/s⌋ + 2 the open output rows, s being
-/// inputHeight/outputHeight (K ≤ 9 for Lanczos3 when shrinking, whatever the ratio); the
-/// 16·inputWidth is the row laid out a pixel to a vector for the horizontal pass (none for
-/// gray).
+/// bytes, with c the input's channels, b its bytes per sample (1 or 2), P = inputWidth·c
+/// rounded up to a multiple of 8, W the
+/// bytes of an `Int`, T₈ the horizontal taps per output pixel (about
+/// 2·support·inputWidth/outputWidth when shrinking) rounded up to a multiple of 8, and
+/// K ≤ ⌊(2·support·max(1, s) + 4)/s⌋ + 2 the open output rows, s being
+/// inputHeight/outputHeight (K ≤ 12 for Lanczos3 when shrinking, whatever the ratio). The plain
+/// engine takes 4·(inputWidth·c + (K + 1)·outputWidth·c + K + outputWidth·T) + W·2·outputWidth
+/// + outputWidth·c₈, c₈ being the output's bytes per pixel, T the taps unrounded and K one row
+/// input less (⌊(2·support·max(1, s) + 1)/s⌋ + 2).
 ///
 /// Interlaced input (Adam7, `header.interlaced`) arrives in passes, rows out of order and
 /// pixels `xStep` apart, so it cannot be filtered row by row. Every pixel is instead added,
@@ -43,7 +47,7 @@ public struct Resampler<Downstream: RowSink>: RowSink {
     private let filter: ResamplingFilter
     private let ledger: MemoryLedger
     private var mode: Mode = .idle
-    /// Use `PlainSeparableResampler` for sequential input (the oracle in tests).
+    /// Use `PlainSeparableResampler` for all sequential input (the oracle in tests).
     var usesPlainEngine = false
 
     private enum Mode {
@@ -51,7 +55,7 @@ public struct Resampler<Downstream: RowSink>: RowSink {
         /// Same size, 8-bit, sequential: rows pass through untouched, so nothing is lost to
         /// premultiplying and dividing back.
         case passthrough
-        case sequential(SeparableResampler)
+        case sequential(FixedPointResampler)
         /// The plain engine, for tests that hold the fast one to it.
         case plain(PlainSeparableResampler)
         case interlaced(AreaAccumulator)
@@ -80,11 +84,12 @@ public struct Resampler<Downstream: RowSink>: RowSink {
         } else if header.interlaced {
             mode = .interlaced(try AreaAccumulator(input: header, outputWidth: outputWidth,
                                                    outputHeight: outputHeight, ledger: ledger))
-        } else if usesPlainEngine {
-            mode = .plain(try PlainSeparableResampler(input: header, outputWidth: outputWidth,
-                                                      outputHeight: outputHeight, filter: filter, ledger: ledger))
+        } else if !usesPlainEngine, FixedPointResampler.fits(ResamplingGeometry(
+            input: header, outputWidth: outputWidth, outputHeight: outputHeight, filter: filter)) {
+            mode = .sequential(try FixedPointResampler(input: header, outputWidth: outputWidth,
+                                                       outputHeight: outputHeight, filter: filter, ledger: ledger))
         } else {
-            mode = .sequential(try SeparableResampler(input: header, outputWidth: outputWidth,
+            mode = .plain(try PlainSeparableResampler(input: header, outputWidth: outputWidth,
                                                       outputHeight: outputHeight, filter: filter, ledger: ledger))
         }
         try downstream.begin(RowStreamHeader(width: outputWidth, height: outputHeight,
@@ -141,217 +146,32 @@ public struct Resampler<Downstream: RowSink>: RowSink {
 protocol SequentialResampling {
     init(input header: RowStreamHeader, outputWidth: Int, outputHeight: Int, filter: ResamplingFilter,
          ledger: MemoryLedger) throws(CoreError)
-    /// Takes the next input row. Rows must come top to bottom: a row already seen, a short
-    /// row or a misplaced one is ignored; a gap is filled by repeating the row before it.
-    mutating func push(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement)
-    /// Feeds the rows a truncated stream never sent, as copies of the last one that came
-    /// (or of a zero row), so that every output row is completed.
-    mutating func fillMissingRows()
+    var geometry: ResamplingGeometry { get }
+    /// The input row the engine expects next.
+    var nextInputRow: Int { get }
+    /// Takes `row` (inputWidth pixels of the input format) as input row `nextInputRow`.
+    mutating func take(_ row: UnsafePointer<UInt8>)
+    /// Takes the row before again as input row `nextInputRow`, or zeros when no row came yet.
+    mutating func repeatPreviousRow()
     /// The next completed output row and its index, or nil. The bytes stay valid until the
     /// next call.
     mutating func nextReadyRow() -> (Int, UnsafeBufferPointer<UInt8>)?
 }
 
-/// One axis's weights laid out for the inner loops: output j takes `count[j]` inputs from
-/// `first[j]`, with the weights at `weights[j·stride ...]`, normalised to sum to one. Built
-/// so that first + count ≤ the input's length and count ≤ stride: the loops rely on it.
-struct TapTable {
-    let first: LedgerBuffer<Int>
-    let count: LedgerBuffer<Int>
-    let weights: LedgerBuffer<Float>
-    let stride: Int
-
-    init(_ axis: ResamplingAxis, ledger: MemoryLedger) throws(CoreError) {
-        let outputs = axis.outputCount
-        stride = axis.maxTaps
-        first = try ledger.allocate(Int.self, count: outputs, initialValue: 0)
-        count = try ledger.allocate(Int.self, count: outputs, initialValue: 0)
-        weights = try ledger.allocate(Float.self, count: try checkedProduct(outputs, stride), initialValue: 0)
-        for j in 0 ..< outputs {
-            let window = axis.window(j)
-            let taps = window.last - window.first + 1
-            precondition(window.first >= 0 && window.last < axis.inputCount && taps <= stride)
-            var sum = 0.0
-            for i in window.first ... window.last { sum += axis.weight(j, i) }
-            if !(sum > 0) { sum = 1 }
-            for i in window.first ... window.last {
-                weights[j * stride + i - window.first] = Float(axis.weight(j, i) / sum)
-            }
-            first[j] = window.first
-            count[j] = taps
-        }
-    }
-}
-
-/// The sequential path of `Resampler`, vertical pass first. Each input row is converted to
-/// Float and added, with its vertical weight, into every open output row whose window
-/// contains it: rows as wide as the input, in a small ring (the same K as the bound on
-/// `Resampler`). When an output row's last input row has arrived, it is normalised, laid out
-/// one pixel to a `SIMD4<Float>`, and filtered horizontally to the output width.
-///
-/// Filtering vertically first puts the horizontal pass, whose windows differ from pixel to
-/// pixel, on output rows only (768 instead of 1500 going from 2000×1500 to 1024×768), and
-/// the vertical pass is one multiply-add per sample over whole rows, which vectorises. A
-/// pixel in one vector makes each horizontal tap a single vector multiply-add for all its
-/// channels. The sums are those of `PlainSeparableResampler` in another order, so outputs
-/// agree with it within one level (Float rounding).
-struct SeparableResampler: SequentialResampling {
-    private let inputWidth: Int
-    private let inputHeight: Int
-    private let outputWidth: Int
-    private let inputFormat: PixelFormat
-    private let channels: Int
-    private let vertical: ResamplingAxis
-    private let horizontal: TapTable
-
-    private let inputRow: LedgerBuffer<Float>           // inputWidth × channels, premultiplied
-    private let accumulators: LedgerBuffer<Float>       // ring of `openLimit` rows of inputWidth × channels
-    private let weightSums: LedgerBuffer<Float>         // one per ring slot
-    private let pixels: LedgerBuffer<SIMD4<Float>>      // inputWidth: a completed row, normalised
-    private let filteredRow: LedgerBuffer<Float>        // outputWidth × channels
-    private let outputRow: LedgerBuffer<UInt8>          // outputWidth × output bytes per pixel
-    private let openLimit: Int
-
-    private var nextInputRow = 0
-    /// Output rows [nextEmitted, nextOpened) are open, in ring slots y % openLimit.
-    private var nextEmitted = 0
-    private var nextOpened = 0
-    private var haveRow = false
-
-    init(input header: RowStreamHeader, outputWidth: Int, outputHeight: Int, filter: ResamplingFilter,
-         ledger: MemoryLedger) throws(CoreError) {
-        inputWidth = header.width
-        inputHeight = header.height
-        self.outputWidth = outputWidth
-        inputFormat = header.format
-        channels = header.format.channels
-        precondition(channels >= 1 && channels <= 4)
-        horizontal = try TapTable(ResamplingAxis(inputCount: header.width, outputCount: outputWidth, filter: filter),
-                                  ledger: ledger)
-        vertical = ResamplingAxis(inputCount: header.height, outputCount: outputHeight, filter: filter)
-        // Open rows are as wide as the input: sized by the ratio alone, not limited by the
-        // output's height, so that a wide picture's footprint does not depend on its height.
-        openLimit = vertical.outputsPerInputBound
-        let inputFloats = try checkedProduct(inputWidth, channels)
-        let outputFloats = try checkedProduct(outputWidth, channels)
-        inputRow = try ledger.allocate(Float.self, count: inputFloats, initialValue: 0)
-        accumulators = try ledger.allocate(Float.self, count: try checkedProduct(inputFloats, openLimit), initialValue: 0)
-        weightSums = try ledger.allocate(Float.self, count: openLimit, initialValue: 0)
-        pixels = try ledger.allocate(SIMD4<Float>.self, count: channels == 1 ? 0 : inputWidth, initialValue: .zero)
-        filteredRow = try ledger.allocate(Float.self, count: outputFloats, initialValue: 0)
-        outputRow = try ledger.allocate(UInt8.self, count: outputFloats, initialValue: 0)
-    }
-
+extension SequentialResampling {
+    /// Takes the next input row. Rows must come top to bottom: a row already seen, a short
+    /// row or a misplaced one is ignored; a gap is filled by repeating the row before it.
     mutating func push(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
-        let y = placement.y
-        guard y >= nextInputRow, y < inputHeight, placement.xOrigin == 0, placement.xStep == 1,
-              placement.width >= inputWidth, let base = row.baseAddress,
-              row.count / inputFormat.bytesPerPixel >= inputWidth else { return }
-        while nextInputRow < y { accumulate() }
-        PremultipliedPixels.load(base, pixels: inputWidth, format: inputFormat, into: inputRow.baseAddress)
-        haveRow = true
-        accumulate()
+        guard geometry.isNextSequentialRow(row, at: placement, expecting: nextInputRow),
+              let base = row.baseAddress else { return }
+        while nextInputRow < placement.y { repeatPreviousRow() }
+        take(base)
     }
 
+    /// Feeds the rows a truncated stream never sent, as copies of the last one that came
+    /// (or of a zero row), so that every output row is completed.
     mutating func fillMissingRows() {
-        if !haveRow { inputRow.fill(with: 0) }
-        while nextInputRow < inputHeight { accumulate() }
-    }
-
-    mutating func nextReadyRow() -> (Int, UnsafeBufferPointer<UInt8>)? {
-        guard nextEmitted < nextOpened, vertical.window(nextEmitted).last < nextInputRow else { return nil }
-        let y = nextEmitted
-        let slot = y % openLimit
-        let sum = weightSums[slot]
-        let scale: Float = sum > 0 ? 1 / sum : 0
-        filterHorizontally(accumulators.baseAddress + slot * inputRow.count, scale: scale)
-        PremultipliedPixels.store(filteredRow.baseAddress, scale: 1, pixels: outputWidth, channels: channels,
-                                  into: outputRow.baseAddress)
-        nextEmitted += 1
-        return (y, UnsafeBufferPointer(start: outputRow.baseAddress, count: outputRow.count))
-    }
-
-    /// Adds `inputRow`, as input row `nextInputRow`, into every output row it feeds.
-    private mutating func accumulate() {
-        let y = nextInputRow
-        let n = inputRow.count
-        while nextOpened < vertical.outputCount, nextOpened - nextEmitted < openLimit,
-              vertical.window(nextOpened).first <= y {
-            let slot = nextOpened % openLimit
-            (accumulators.baseAddress + slot * n).update(repeating: 0, count: n)
-            weightSums[slot] = 0
-            nextOpened += 1
-        }
-        // SAFETY: inputRow holds n floats and every ring slot n floats (slot < openLimit).
-        let source = inputRow.baseAddress
-        for outputY in nextEmitted ..< nextOpened {
-            let w = vertical.weight(outputY, y)
-            if w == 0 { continue }
-            let slot = outputY % openLimit
-            let weight = Float(w)
-            weightSums[slot] += weight
-            let target = accumulators.baseAddress + slot * n
-            for i in 0 ..< n { target[i] += weight * source[i] }
-        }
-        nextInputRow += 1
-    }
-
-    /// Filters one completed row (inputWidth × channels floats, multiplied by `scale` on the
-    /// way) to `filteredRow`.
-    private func filterHorizontally(_ row: UnsafePointer<Float>, scale: Float) {
-        switch channels {
-        case 1: filterGray(row, scale: scale)
-        case 2: filterPixels(row, scale: scale, channels: 2)
-        case 3: filterPixels(row, scale: scale, channels: 3)
-        default: filterPixels(row, scale: scale, channels: 4)
-        }
-    }
-
-    private func filterGray(_ row: UnsafePointer<Float>, scale: Float) {
-        // SAFETY: first[x] + count[x] ≤ inputWidth and count[x] ≤ stride (TapTable).
-        let target = filteredRow.baseAddress
-        let weights = horizontal.weights.baseAddress, firsts = horizontal.first.baseAddress
-        let counts = horizontal.count.baseAddress, stride = horizontal.stride
-        for x in 0 ..< outputWidth {
-            let p = row + firsts[x], w = weights + x * stride
-            var sum: Float = 0
-            for k in 0 ..< counts[x] { sum += w[k] * p[k] }
-            target[x] = sum * scale
-        }
-    }
-
-    /// Inlined with a constant `channels`: each pixel becomes one vector (unused lanes zero),
-    /// and each tap one vector multiply-add.
-    @inline(__always)
-    private func filterPixels(_ row: UnsafePointer<Float>, scale: Float, channels: Int) {
-        // SAFETY: `row` holds inputWidth × channels floats, `pixels` inputWidth vectors,
-        // `filteredRow` outputWidth × channels floats; first[x] + count[x] ≤ inputWidth and
-        // count[x] ≤ stride (TapTable).
-        let vectors = pixels.baseAddress
-        var p = row
-        for x in 0 ..< inputWidth {
-            var v = SIMD4<Float>.zero
-            v[0] = p[0]
-            v[1] = p[1]
-            if channels > 2 { v[2] = p[2] }
-            if channels > 3 { v[3] = p[3] }
-            vectors[x] = v * scale
-            p += channels
-        }
-        let target = filteredRow.baseAddress
-        let weights = horizontal.weights.baseAddress, firsts = horizontal.first.baseAddress
-        let counts = horizontal.count.baseAddress, stride = horizontal.stride
-        var out = target
-        for x in 0 ..< outputWidth {
-            let source = vectors + firsts[x], w = weights + x * stride
-            var sum = SIMD4<Float>.zero
-            for k in 0 ..< counts[x] { sum += source[k] * w[k] }
-            out[0] = sum[0]
-            out[1] = sum[1]
-            if channels > 2 { out[2] = sum[2] }
-            if channels > 3 { out[3] = sum[3] }
-            out += channels
-        }
+        while nextInputRow < geometry.inputHeight { repeatPreviousRow() }
     }
 }
 

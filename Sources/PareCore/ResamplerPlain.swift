@@ -1,100 +1,72 @@
 /// The plain sequential path: each input row filtered horizontally, in scalar Float, then
-/// added into a ring of open output rows. `SeparableResampler` does the same sums in the
-/// other order (vertical first, so that the horizontal pass runs on output rows only) and
-/// with vector arithmetic; this one is kept as its oracle and as the readable version of the
-/// arithmetic (ResamplerTests checks that the two agree within one level at every sample).
+/// added into a ring of open output rows. `FixedPointResampler` does the same sums in the
+/// other order (vertical first, so that the horizontal pass runs on output rows only), in
+/// 16-bit fixed point and vector arithmetic; this one is kept as its oracle and as the readable
+/// version of the arithmetic (ResamplerTests checks that the two agree within one level at
+/// every sample), and it takes what the fixed-point engine does not: alpha, premultiplied in
+/// Float.
 struct PlainSeparableResampler: SequentialResampling {
-    private let inputWidth: Int
-    private let inputHeight: Int
-    private let outputWidth: Int
-    private let inputFormat: PixelFormat
-    private let channels: Int
-    private let vertical: ResamplingAxis
+    let geometry: ResamplingGeometry
+    private var rows: OpenOutputRows
     private let horizontal: TapTable
 
     private let inputRow: LedgerBuffer<Float>      // inputWidth × channels, premultiplied
     private let filteredRow: LedgerBuffer<Float>   // outputWidth × channels
-    private let accumulators: LedgerBuffer<Float>  // ring of `openLimit` rows of outputWidth × channels
+    private let accumulators: LedgerBuffer<Float>  // ring of `rows.limit` rows of outputWidth × channels
     private let weightSums: LedgerBuffer<Float>    // one per ring slot
     private let outputRow: LedgerBuffer<UInt8>     // outputWidth × output bytes per pixel
-    private let openLimit: Int
 
-    private var nextInputRow = 0
-    /// Output rows [nextEmitted, nextOpened) are open, in ring slots y % openLimit.
-    private var nextEmitted = 0
-    private var nextOpened = 0
-    private var haveRow = false
+    private(set) var nextInputRow = 0
 
     init(input header: RowStreamHeader, outputWidth: Int, outputHeight: Int, filter: ResamplingFilter,
          ledger: MemoryLedger) throws(CoreError) {
-        inputWidth = header.width
-        inputHeight = header.height
-        self.outputWidth = outputWidth
-        inputFormat = header.format
-        channels = header.format.channels
-        horizontal = try TapTable(ResamplingAxis(inputCount: header.width, outputCount: outputWidth, filter: filter),
-                                  ledger: ledger)
-        vertical = ResamplingAxis(inputCount: header.height, outputCount: outputHeight, filter: filter)
-        openLimit = vertical.maxOutputsPerInput
-        let rowFloats = try checkedProduct(outputWidth, channels)
-        inputRow = try ledger.allocate(Float.self, count: try checkedProduct(inputWidth, channels), initialValue: 0)
+        geometry = ResamplingGeometry(input: header, outputWidth: outputWidth, outputHeight: outputHeight, filter: filter)
+        rows = OpenOutputRows(vertical: geometry.vertical, limit: geometry.vertical.maxOutputsPerInput)
+        horizontal = try TapTable(geometry.horizontal, ledger: ledger)
+        let rowFloats = try checkedProduct(outputWidth, geometry.channels)
+        inputRow = try ledger.allocate(Float.self, count: try checkedProduct(geometry.inputWidth, geometry.channels),
+                                       initialValue: 0)
         filteredRow = try ledger.allocate(Float.self, count: rowFloats, initialValue: 0)
-        accumulators = try ledger.allocate(Float.self, count: try checkedProduct(rowFloats, openLimit), initialValue: 0)
-        weightSums = try ledger.allocate(Float.self, count: openLimit, initialValue: 0)
+        accumulators = try ledger.allocate(Float.self, count: try checkedProduct(rowFloats, rows.limit), initialValue: 0)
+        weightSums = try ledger.allocate(Float.self, count: rows.limit, initialValue: 0)
         outputRow = try ledger.allocate(UInt8.self, count: rowFloats, initialValue: 0)
     }
 
-    /// Takes the next input row. Rows must come top to bottom: a row already seen, a short
-    /// row or a misplaced one is ignored; a gap is filled by repeating the row before it.
-    mutating func push(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
-        let y = placement.y
-        guard y >= nextInputRow, y < inputHeight, placement.xOrigin == 0, placement.xStep == 1,
-              placement.width >= inputWidth, let base = row.baseAddress,
-              row.count / inputFormat.bytesPerPixel >= inputWidth else { return }
-        while nextInputRow < y { accumulate() }
-        PremultipliedPixels.load(base, pixels: inputWidth, format: inputFormat, into: inputRow.baseAddress)
+    mutating func take(_ row: UnsafePointer<UInt8>) {
+        PremultipliedPixels.load(row, pixels: geometry.inputWidth, format: geometry.inputFormat,
+                                 into: inputRow.baseAddress)
         filterHorizontally()
-        haveRow = true
         accumulate()
     }
 
-    /// Feeds the rows a truncated stream never sent, as copies of the last one that came
-    /// (or of a zero row), so that every output row is completed.
-    mutating func fillMissingRows() {
-        if !haveRow { filteredRow.fill(with: 0) }
-        while nextInputRow < inputHeight { accumulate() }
-    }
+    /// `filteredRow` still holds the row before (zeros before the first).
+    mutating func repeatPreviousRow() { accumulate() }
 
-    /// The next completed output row and its index, or nil. The bytes stay valid until the
-    /// next call.
     mutating func nextReadyRow() -> (Int, UnsafeBufferPointer<UInt8>)? {
-        guard nextEmitted < nextOpened, vertical.window(nextEmitted).last < nextInputRow else { return nil }
-        let y = nextEmitted
-        let slot = y % openLimit
+        guard let y = rows.nextComplete(rowsIn: nextInputRow) else { return nil }
+        let slot = rows.slot(y)
         let sum = weightSums[slot]
         let scale: Float = sum > 0 ? 1 / sum : 0
-        PremultipliedPixels.store(accumulators.baseAddress + slot * outputWidth * channels, scale: scale,
-                                  pixels: outputWidth, channels: channels, into: outputRow.baseAddress)
-        nextEmitted += 1
+        PremultipliedPixels.store(accumulators.baseAddress + slot * filteredRow.count, scale: scale,
+                                  pixels: geometry.outputWidth, channels: geometry.channels,
+                                  into: outputRow.baseAddress)
         return (y, UnsafeBufferPointer(start: outputRow.baseAddress, count: outputRow.count))
     }
 
     /// Adds `filteredRow`, as input row `nextInputRow`, into every output row it feeds.
     private mutating func accumulate() {
         let y = nextInputRow
-        while nextOpened < vertical.outputCount, nextOpened - nextEmitted < openLimit,
-              vertical.window(nextOpened).first <= y {
-            let slot = nextOpened % openLimit
-            (accumulators.baseAddress + slot * filteredRow.count).update(repeating: 0, count: filteredRow.count)
-            weightSums[slot] = 0
-            nextOpened += 1
-        }
         let n = filteredRow.count
+        let sums = accumulators, weights = weightSums
+        rows.open(through: y) { _, slot in
+            (sums.baseAddress + slot * n).update(repeating: 0, count: n)
+            weights[slot] = 0
+        }
         let source = filteredRow.baseAddress
-        for outputY in nextEmitted ..< nextOpened {
-            let w = vertical.weight(outputY, y)
+        for outputY in rows.open {
+            let w = geometry.vertical.weight(outputY, y)
             if w == 0 { continue }
-            let slot = outputY % openLimit
+            let slot = rows.slot(outputY)
             let weight = Float(w)
             weightSums[slot] += weight
             let target = accumulators.baseAddress + slot * n
@@ -104,7 +76,7 @@ struct PlainSeparableResampler: SequentialResampling {
     }
 
     private func filterHorizontally() {
-        switch channels {
+        switch geometry.channels {
         case 1: filterHorizontally(channels: 1)
         case 2: filterHorizontally(channels: 2)
         case 3: filterHorizontally(channels: 3)
@@ -120,7 +92,7 @@ struct PlainSeparableResampler: SequentialResampling {
         let weightBase = horizontal.weights.baseAddress, tapStride = horizontal.stride
         let firsts = horizontal.first.baseAddress
         let counts = horizontal.count.baseAddress
-        for x in 0 ..< outputWidth {
+        for x in 0 ..< geometry.outputWidth {
             var p = source + firsts[x] * channels
             var w = weightBase + x * tapStride
             var a0: Float = 0, a1: Float = 0, a2: Float = 0, a3: Float = 0
@@ -142,3 +114,31 @@ struct PlainSeparableResampler: SequentialResampling {
     }
 }
 
+/// The plain engine's horizontal weights: output j takes `count[j]` inputs from `first[j]`,
+/// with the weights at `weights[j·stride ...]`, normalised to sum to one. Built so that
+/// first + count ≤ the input's length and count ≤ stride: the loops rely on it.
+struct TapTable {
+    let first: LedgerBuffer<Int>
+    let count: LedgerBuffer<Int>
+    let weights: LedgerBuffer<Float>
+    let stride: Int
+
+    init(_ axis: ResamplingAxis, ledger: MemoryLedger) throws(CoreError) {
+        let outputs = axis.outputCount
+        stride = axis.maxTaps
+        first = try ledger.allocate(Int.self, count: outputs, initialValue: 0)
+        count = try ledger.allocate(Int.self, count: outputs, initialValue: 0)
+        weights = try ledger.allocate(Float.self, count: try checkedProduct(outputs, stride), initialValue: 0)
+        for j in 0 ..< outputs {
+            let window = axis.window(j)
+            let taps = window.last - window.first + 1
+            precondition(window.first >= 0 && window.last < axis.inputCount && taps <= stride)
+            let sum = axis.weightSum(j)
+            for i in window.first ... window.last {
+                weights[j * stride + i - window.first] = Float(axis.weight(j, i) / sum)
+            }
+            first[j] = window.first
+            count[j] = taps
+        }
+    }
+}

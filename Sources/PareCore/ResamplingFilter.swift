@@ -114,6 +114,15 @@ struct ResamplingAxis {
         return filter.kernel((Double(x) + 0.5 - centre) / max(1, scale))
     }
 
+    /// The sum of output `j`'s unnormalised weights over its window (1 where it is not
+    /// positive, so that a degenerate window passes zeros rather than dividing by zero).
+    func weightSum(_ j: Int) -> Double {
+        let w = window(j)
+        var sum = 0.0
+        for x in w.first ... w.last { sum += weight(j, x) }
+        return sum > 0 ? sum : 1
+    }
+
     /// The most taps any output pixel has.
     var maxTaps: Int {
         var most = 1
@@ -132,8 +141,12 @@ struct ResamplingAxis {
 
     /// The same bound before it is limited to the number of outputs: a function of the filter
     /// and the ratio alone.
-    var outputsPerInputBound: Int {
-        let span = filter == .area ? 1 : 2 * radius + 1
+    var outputsPerInputBound: Int { outputsPerInputBound(rows: 1) }
+
+    /// The same bound for `rows` consecutive input pixels taken together (an engine that adds
+    /// input rows in pairs keeps open every output either row feeds).
+    func outputsPerInputBound(rows: Int) -> Int {
+        let span = (filter == .area ? 1 : 2 * radius + 1) + Double(rows - 1)
         return Int((span / scale).rounded(.down)) + 2
     }
 

@@ -45,11 +45,15 @@ struct SourcePlan {
 /// source first": Sources/Pare/Pare.docc/Architecture.md).
 ///
 /// Candidates are the EXIF thumbnail, the MPF previews and the main image; each JPEG one is
-/// taken at the smallest DCT scale whose long side is still at least twice the target. A
-/// reduced IDCT is close to a box filter, which aliases fine detail; leaving the resampler
-/// at least a factor of two to remove keeps the result within 35 dB of a full-scale decode
-/// resampled alike (on the corpus at 256 px: minimum PSNR 31.5 dB with no margin, 31.5 dB
-/// with a margin of 1.5, 40.6 dB with 2). The cost of a
+/// taken at the smallest DCT scale whose long side is still at least `margin` times the
+/// target: twice at 1/8 and 1/4, 1.9 times at 1/2. A reduced IDCT is close to a box filter,
+/// which aliases fine detail; leaving the resampler about a factor of two to remove keeps the
+/// result within 35 dB of a full-scale decode resampled alike (on the corpus at 256 px:
+/// minimum PSNR 31.5 dB with no margin, 31.5 dB with a margin of 1.5, 40.6 dB with 2). 1.9 at
+/// 1/2 lets the common 4000-pixel photo make a 1024-pixel thumbnail from its 1/2 decode (the
+/// full decode and a resampler working on four times the samples cost about twice as much)
+/// for a fraction of a decibel (Benchmarks/scale-margin.sh; figures in Benchmarks/README.md).
+/// The cost of a
 /// candidate is estimated as the compressed bytes that must be entropy-decoded (every
 /// scale reads the whole scan) plus the samples it produces; the cheapest wins. Under
 /// `auto`, an embedded image qualifies only if the main image is larger than the target (one
@@ -60,6 +64,14 @@ struct SourcePlan {
 /// reaches the target, else the largest. The target is `maxPixelSize`, or the source's own
 /// long side when that is smaller: Pare never enlarges.
 enum SourceChooser {
+    /// How many times the target a DCT scale's long side must be, as a fraction. At 1/8 and
+    /// 1/4 the reduced transform is close to a box average of 8×8 or 4×4 pixels, which aliases
+    /// fast as the margin shrinks (the corpus at 256 px falls to 32.9 dB with 1.9); at 1/2 the
+    /// 4×4 transform keeps the lower half of the spectrum, and 1.9 costs a fraction of a decibel.
+    static func margin(_ scale: JPEGScale) -> (numerator: Int, denominator: Int) {
+        scale == .half ? (19, 10) : (2, 1)
+    }
+
     static func plan(properties: ImageProperties, fileSize: Int, options: ThumbnailOptions) -> SourcePlan {
         let mainWidth = properties.pixelWidth, mainHeight = properties.pixelHeight
         let mainLong = max(mainWidth, mainHeight)
@@ -88,9 +100,13 @@ enum SourceChooser {
             return lhs <= Int64(mainWidth) * Int64(info.height)
         }
         func smallestScale(width: Int, height: Int, reaching target: Int) -> JPEGScale {
+            // A picture less than a block across has every reduced sample mixed with the
+            // encoder's padding beyond its edge (1000×1 at 1/2: 32.9 dB from the full decode).
+            guard min(width, height) >= 8 else { return .full }
             for scale in [JPEGScale.eighth, .quarter, .half] {
                 let k = scale.rawValue
-                if max((width * k + 7) / 8, (height * k + 7) / 8) >= 2 * target { return scale }
+                let long = max((width * k + 7) / 8, (height * k + 7) / 8), margin = margin(scale)
+                if long * margin.denominator >= margin.numerator * target { return scale }
             }
             return .full
         }

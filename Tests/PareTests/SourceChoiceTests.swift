@@ -20,14 +20,19 @@ import PareJPEG
         return SourceChooser.plan(properties: p, fileSize: 5_000_000, options: options)
     }
 
-    /// The smallest DCT scale whose long side is at least twice the size asked for.
-    @Test func smallestDCTScaleThatLeavesAFactorOfTwo() {
+    /// The smallest DCT scale whose long side is at least twice the size asked for (1.9 times
+    /// at 1/2).
+    @Test func smallestDCTScaleThatLeavesAMargin() {
         let p = properties(width: 6000, height: 4000)
         #expect(plan(p, size: 256).source == .mainImage(.eighth))      // 750 px
         #expect(plan(p, size: 375).source == .mainImage(.eighth))
         #expect(plan(p, size: 376).source == .mainImage(.quarter))     // 1500 px
-        #expect(plan(p, size: 1500).source == .mainImage(.half))
-        #expect(plan(p, size: 1501).source == .mainImage(.full))
+        #expect(plan(p, size: 750).source == .mainImage(.quarter))
+        #expect(plan(p, size: 751).source == .mainImage(.half))        // 3000 px
+        #expect(plan(p, size: 1578).source == .mainImage(.half))       // 3000 ≥ 1.9 × 1578
+        #expect(plan(p, size: 1579).source == .mainImage(.full))
+        // A 4000-pixel photo's 1024-pixel thumbnail comes from its 1/2 decode (2000 px).
+        #expect(plan(properties(width: 4000, height: 3000), size: 1024).source == .mainImage(.half))
         #expect(plan(p, size: 9000).source == .mainImage(.full))
     }
 
@@ -55,7 +60,7 @@ import PareJPEG
         #expect(preview.source == .mpfPreview(index: 2))
         #expect(preview.scale == .full)                                 // at 1/2 it would be 960 px
         #expect(plan(p, size: 480).scale == .half)
-        #expect(plan(p, size: 2000).source == .mainImage(.full))       // 3000 px at 1/2 is < 2 × 2000
+        #expect(plan(p, size: 2000).source == .mainImage(.full))       // 3000 px at 1/2 is < 1.9 × 2000
     }
 
     /// A main image no larger than the size asked for is decoded itself, even when an
@@ -77,7 +82,7 @@ import PareJPEG
     @Test func neverEnlarges() {
         let p = properties(width: 300, height: 200)
         #expect(plan(p, size: 1000).source == .mainImage(.full))
-        #expect(plan(p, size: 38).source == .mainImage(.half))         // 150 px ≥ 2 × 38
+        #expect(plan(p, size: 38).source == .mainImage(.half))         // 150 px ≥ 1.9 × 38; 75 px < 2 × 38
         #expect(plan(p, size: 18).source == .mainImage(.eighth))
     }
 }

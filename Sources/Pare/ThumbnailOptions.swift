@@ -58,8 +58,15 @@ public struct ThumbnailOptions: Sendable {
         get { jpeg.strict }
         set { jpeg.strict = newValue }
     }
-    /// Limits applied to the JPEG decoder (main image and embedded ones).
-    public var jpeg = JPEGOptions()
+    /// Limits applied to the JPEG decoder (main image and embedded ones). Unlike a plain
+    /// `JPEGOptions()`, its `progressiveFidelity` is `.preview`: a progressive photo too large
+    /// for exact coefficients at its reduced scale is shrunk further by the resampler, which
+    /// the last refinement bits of its AC coefficients hardly survive, so they are not read.
+    public var jpeg: JPEGOptions = {
+        var options = JPEGOptions()
+        options.progressiveFidelity = .preview
+        return options
+    }()
     /// Limits applied to the PNG decoder.
     public var png = PNGOptions()
     /// Limits applied to EXIF, TIFF and MPF metadata.

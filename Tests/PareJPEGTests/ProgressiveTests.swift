@@ -104,6 +104,64 @@ import Testing
         #expect(quarter.decoder.skippedScans == 0)
     }
 
+    /// `ProgressiveFidelity.preview` with no budget for exact sets: every component keeps the
+    /// scale's k×k corner (2×2 at least) and no AC refinement scan is read, so no nonzero map
+    /// is made, more scans are passed over and reading stops sooner than with corners that are
+    /// refined. The picture at the reduced scale itself is further from djpeg's than refined
+    /// corners are (on these small synthetic pictures, 23–25 dB against 28–33 at 1/2 and 1/4:
+    /// 4:2:0 chroma keeps its own resolution instead of the output's, and AC coefficients
+    /// lack their last one or two bits), which is why only thumbnails, shrunk further, use it
+    /// (see ProgressiveThumbnailTests). With the budget the exact sets need, preview changes
+    /// nothing: the output is djpeg's bit for bit.
+    @Test func previewStoreReadsFirstScansOnly() throws {
+        var corner = JPEGOptions()
+        corner.maxExactCoefficientBytes = 0
+        var preview = corner
+        preview.progressiveFidelity = .preview
+        var fitting = JPEGOptions()
+        fitting.progressiveFidelity = .preview
+        for stem in ["px-420", "px-q95-photo"] {
+            let bytes = try Self.fixture(stem + ".jpg")
+            for n in [2, 4, 8] {
+                let scale = JPEGScale(rawValue: 8 / n)!
+                let refined = try Self.decode(bytes, scale: scale, options: corner)
+                let quick = try Self.decode(bytes, scale: scale, options: preview)
+                let reference = try Self.reference(stem, n).samples
+                let comparison = Comparison.between(quick.image.pixels, reference)
+                print("preview store, \(stem) 1/\(n): \(comparison) (refined corners: "
+                    + "\(Comparison.between(refined.image.pixels, reference))), \(quick.decoder.skippedScans) scans skipped, "
+                    + "read \(quick.decoder.bytesRead) of \(bytes.count) bytes")
+                #expect(quick.decoder.warnings.isEmpty, "\(stem) 1/\(n): \(quick.decoder.warnings)")
+                #expect(quick.decoder.bytesRead <= refined.decoder.bytesRead)
+                #expect(comparison.psnr >= (n == 8 ? 35 : 22), "\(stem) 1/\(n): \(comparison)")
+                if n < 8 {
+                    #expect(quick.decoder.skippedScans > refined.decoder.skippedScans, "\(stem) 1/\(n)")
+                }
+                let exact = try Self.decode(bytes, scale: scale, options: fitting)
+                #expect(Comparison.between(exact.image.pixels, reference).identical, "\(stem) 1/\(n)")
+            }
+        }
+    }
+
+    /// The settled value of a coefficient whose first scan dropped Al bits is the middle of
+    /// what they could add (T.81 G.1.2.2's point transform truncates toward zero); zero stays.
+    @Test func previewSettlesAtTheMiddleOfTheMissingBits() throws {
+        // A 2×2 corner (natural 0, 1, 8, 9 are zig-zag 0, 1, 2, 4) of two blocks.
+        let plane = try CoefficientStore.Plane(size: 2, positions: CoefficientStore.Plane.positions(size: 2, exact: false),
+                                               blocksWide: 2, blocksHigh: 1, codedWide: 2, codedHigh: 1,
+                                               firstScansOnly: true, ledger: MemoryLedger())
+        #expect(plane.positions == [0, 1, 8, 9])
+        let before: [Int16] = [40, 8, -12, 0, -7, 0, 4, -4]
+        for (i, v) in before.enumerated() { plane.values[i] = v }
+        plane.bitPosition[0] = 0
+        plane.bitPosition[1] = 2 // natural 1: two bits missing, the middle is +2 away from zero
+        plane.bitPosition[2] = 1 // natural 8: one bit missing, +1
+        plane.bitPosition[4] = 0 // natural 9: final
+        plane.settleFirstScans()
+        #expect((0 ..< 8).map { plane.values[$0] } == [40, 10, -13, 0, -7, 0, 5, -4])
+        #expect(plane.isFinal, "AC coefficients are settled by their first scans")
+    }
+
     @Test(.requiresCorpus) func truncatedFilesDecodeWhatTheyHave() throws {
         let root = Corpus.path
         let half = try #require(FileSystem.read(root + "/jpeg/malformed/made-truncated50-ljt-testimgp.jpg"))

@@ -56,6 +56,9 @@ public struct JPEGOptions: Sendable, Equatable {
     /// `CoefficientStore`). A choice, not a refusal: the store, whichever it is, is bounded
     /// by the ledger's limit. Default: 8 MiB.
     public var maxExactCoefficientBytes = 8 << 20
+    /// What a progressive frame decoded at a reduced scale gives up when its exact
+    /// coefficients do not fit `maxExactCoefficientBytes`. Default: `.exact`.
+    public var progressiveFidelity = ProgressiveFidelity.exact
     /// Most warnings kept; later ones are counted in `JPEGDecoder.droppedWarnings`.
     /// Default: 64.
     public var maxWarnings = 64
@@ -66,6 +69,22 @@ public struct JPEGOptions: Sendable, Equatable {
     public var inputWindowBytes = 64 * 1024
 
     public init() {}
+}
+
+/// What a progressive frame at a reduced scale gives up when the coefficients `djpeg -scale`
+/// would read do not fit `JPEGOptions.maxExactCoefficientBytes` (see `CoefficientStore`).
+/// When they fit, and at full scale, both decode exactly as djpeg does.
+public enum ProgressiveFidelity: Sendable, Equatable {
+    /// Frequencies: each component keeps the low-frequency corner of its own IDCT size, each
+    /// refined to full precision; refinement scans then need a nonzero map per block.
+    case exact
+    /// Frequencies and precision, for pictures that will be shrunk further (thumbnails): each
+    /// component keeps only the k×k corner, k being the scale's block size (2×2 at least where
+    /// its own IDCT is that large), and AC bands are
+    /// taken from their first scan alone (T.81 G.1.2.2), without the refinement scans that add
+    /// their last bits (G.1.2.3). The store is then 2·k² bytes a block with no nonzero map,
+    /// and the refinement scans are passed over unread.
+    case preview
 }
 
 /// The coding processes of T.81 Table B.1 (SOF0…SOF15) plus JPEG-LS (ITU-T T.87 SOF55).

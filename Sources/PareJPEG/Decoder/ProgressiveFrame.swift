@@ -61,6 +61,7 @@ extension JPEGDecoder {
             header = next
         }
         try reportUncoded(coded, log: &log)
+        for plane in store.planes { plane.settleFirstScans() }
     }
 
     /// MCUs per line and MCU rows of an interleaved scan (T.81 A.2.3).
@@ -91,7 +92,7 @@ extension JPEGDecoder {
                 if header.band.approximationHigh == 0 { dc = try table(0, component.dcTable) }
             } else {
                 ac = try table(1, component.acTable)
-                if !locating && (header.band.approximationHigh > 0 || header.band.approximationLow > 0) {
+                if !locating && (header.band.approximationHigh > 0 || (header.band.approximationLow > 0 && !store.preview)) {
                     try plane.ensureNonzeroMap(ledger: ledger)
                 }
             }

@@ -23,6 +23,15 @@ import PareCore
 /// nonzero, kept or not, to parse the bits; a 64-bit map per block records that for the
 /// coefficients outside the corner, allocated only once a component gets an AC scan with
 /// successive approximation (Al > 0) that touches its corner.
+///
+/// Under `ProgressiveFidelity.preview` (thumbnails), when the exact sets do not fit, every
+/// component keeps the scale's k×k corner, chroma included (at 1/4 a 4:2:0 chroma block is
+/// still transformed 4×4, from its 2×2 corner), but never less than 2×2 where its own IDCT
+/// is that large (at 1/8, DC alone would leave 4:2:0 chroma at a sixteenth of the picture's
+/// resolution), and AC refinement scans are not read: a kept
+/// AC coefficient is settled by its first scan, at the midpoint of the interval its missing
+/// bits leave, so no nonzero map is ever made. A 12 MP 4:2:0 photo at 1/4 then needs 2.25 MB
+/// instead of 4.5 MB of corners and 2.25 MB of maps, and half its scans are passed over.
 final class CoefficientStore {
     /// One component's blocks.
     final class Plane {
@@ -56,11 +65,14 @@ final class CoefficientStore {
         /// The quantisers latched at the component's first scan (T.81 B.2.4.1), natural order.
         let quantizers: LedgerBuffer<Int32>
         var latched = false
+        /// AC coefficients are settled by their first scan (`ProgressiveFidelity.preview`).
+        let firstScansOnly: Bool
 
         init(size: Int, positions: [Int], blocksWide: Int, blocksHigh: Int, codedWide: Int, codedHigh: Int,
-             ledger: MemoryLedger) throws(JPEGError) {
+             firstScansOnly: Bool, ledger: MemoryLedger) throws(JPEGError) {
             self.size = size
             self.positions = positions
+            self.firstScansOnly = firstScansOnly
             kept = positions.count
             self.blocksWide = blocksWide
             self.blocksHigh = blocksHigh
@@ -105,10 +117,32 @@ final class CoefficientStore {
             return false
         }
 
-        /// True when every kept coefficient has reached bit position 0.
+        /// True when every kept coefficient has reached bit position 0, or, for AC coefficients
+        /// settled by their first scan, has had that scan.
         var isFinal: Bool {
-            for k in 0 ..< 64 where keeps(k) && bitPosition[k] != 0 { return false }
+            for k in 0 ..< 64 where keeps(k) {
+                let settled = k > 0 && firstScansOnly ? bitPosition[k] >= 0 : bitPosition[k] == 0
+                if !settled { return false }
+            }
             return true
+        }
+
+        /// Puts each kept AC coefficient that lacks its last Al bits at the middle of what those
+        /// bits could add. The first scan sends |c| >> Al with the sign (T.81 G.1.2.2's point
+        /// transform truncates toward zero), so a nonzero value v stands for |c| in
+        /// |v| … |v| + 2^Al − 1; a zero stays zero, its interval being centred on it.
+        func settleFirstScans() {
+            guard firstScansOnly else { return }
+            let count = Self.blockCount(blocksWide, blocksHigh)
+            for k in 1 ..< 64 where keeps(k) && bitPosition[k] > 0 {
+                let half = Int16((1 << bitPosition[k]) >> 1), slot = Int(slots[k])
+                var index = slot
+                for _ in 0 ..< count {
+                    let v = values[index]
+                    if v > 0 { values[index] = v &+ half } else if v < 0 { values[index] = v &- half }
+                    index += kept
+                }
+            }
         }
 
         /// Makes sure the nonzero map exists, seeding it from nothing: coefficients outside the
@@ -133,6 +167,9 @@ final class CoefficientStore {
     /// True when reading stopped because every kept coefficient was final, so later scans
     /// (and whether the file completes its progression) were never seen.
     var stoppedEarly = false
+    /// `ProgressiveFidelity.preview` at a reduced scale, the exact sets not fitting: corners
+    /// of the scale's size, AC refinement scans passed over.
+    let preview: Bool
 
     init(frame: JPEGFrameRecord, plan: ScalePlan, options: JPEGOptions, ledger: MemoryLedger) throws(JPEGError) {
         // Exact sets for every component when they all fit the budget, else corners for all:
@@ -145,6 +182,8 @@ final class CoefficientStore {
             total = o1 || o2 ? Int.max : sum
         }
         let exact = total <= options.maxExactCoefficientBytes
+        let k = plan.components.map(\.blockSize).min() ?? 8
+        preview = !exact && options.progressiveFidelity == .preview && k < 8
         var planes: [Plane] = []
         for (c, p) in plan.components.enumerated() {
             let component = frame.components[c]
@@ -153,9 +192,12 @@ final class CoefficientStore {
             let vMax = single ? component.vertical : frame.maxVertical
             let width = (frame.width * component.horizontal + hMax - 1) / hMax
             let height = (frame.height * component.vertical + vMax - 1) / vMax
-            planes.append(try Plane(size: p.blockSize, positions: Plane.positions(size: p.blockSize, exact: exact),
+            planes.append(try Plane(size: p.blockSize,
+                                    positions: Plane.positions(size: preview ? min(p.blockSize, max(k, 2)) : p.blockSize,
+                                                               exact: exact),
                                     blocksWide: plan.mcusPerLine * p.horizontal, blocksHigh: plan.mcuRows * p.vertical,
-                                    codedWide: (width + 7) / 8, codedHigh: (height + 7) / 8, ledger: ledger))
+                                    codedWide: (width + 7) / 8, codedHigh: (height + 7) / 8,
+                                    firstScansOnly: preview, ledger: ledger))
         }
         self.planes = planes
     }
@@ -169,8 +211,14 @@ final class CoefficientStore {
     /// correction bit per coefficient already nonzero (T.81 G.1.2.3), so the nonzero map must
     /// have seen this scan, or that refinement loses its place in the bit stream. Other scans
     /// are passed over without decoding.
+    /// Under `preview`, AC refinement scans are never needed and no later refinement needs
+    /// the first scans' nonzero coefficients.
     func needs(_ scan: ScanHeader) -> Bool {
-        scan.components.contains { component in
+        if preview {
+            guard scan.band.spectralStart == 0 || scan.band.approximationHigh == 0 else { return false }
+            return scan.components.contains { planes[$0.index].needs(scan.band.spectralStart, scan.band.spectralEnd) }
+        }
+        return scan.components.contains { component in
             let plane = planes[component.index]
             if plane.needs(scan.band.spectralStart, scan.band.spectralEnd) { return true }
             return scan.band.spectralStart > 0 && scan.band.approximationLow > 0 && plane.kept > 1

@@ -16,6 +16,7 @@ let encoded: [UInt8]
 do {
     let thumbnail = try ImageSource(path: arguments[1]).thumbnail(options: ThumbnailOptions(maxPixelSize: size))
     encoded = try PNGEncoder().encode(thumbnail.image)
+    print("source=\(thumbnail.source.name) ledgerPeakBytes=\(thumbnail.ledgerPeakBytes)")
 } catch {
     fail("thumbnail-driver: \(arguments[1]): \(error)")
 }

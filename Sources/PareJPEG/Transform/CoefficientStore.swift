@@ -182,7 +182,8 @@ final class CoefficientStore {
             total = o1 || o2 ? Int.max : sum
         }
         let exact = total <= options.maxExactCoefficientBytes
-        let k = plan.components.map(\.blockSize).min() ?? 8
+        var k = 8
+        for p in plan.components { k = min(k, p.blockSize) }
         preview = !exact && options.progressiveFidelity == .preview && k < 8
         var planes: [Plane] = []
         for (c, p) in plan.components.enumerated() {

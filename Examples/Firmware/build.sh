@@ -62,12 +62,14 @@ swiftc_flags=(-target "$swift_target" -enable-experimental-feature Embedded -wmo
 # -fdata-sections): swiftc has no -fdata-sections, and without it a module's constants and
 # type metadata sit in one section that --gc-sections keeps or drops whole (6 KB of
 # constant arrays and metadata of types the program never uses, the encoder's among them).
+# -Oz: LLVM's smallest code for the IR that Swift's -Osize already optimised (4 KB less
+# than -Os on the Cortex-M4).
 case "$target" in
 arm) clang_flags=(--target=thumbv7em-none-none-eabi -mcpu=cortex-m4 -mfloat-abi=softfp -mfpu=fpv4-sp-d16) ;;
 riscv) clang_flags=(--target=riscv32-none-none-eabi -march=rv32imac -mabi=ilp32) ;;
 wasm) clang_flags=(--target=wasm32-unknown-none-wasm) ;;
 esac
-clang_flags+=(-Os -ffunction-sections -fdata-sections -Wno-override-module)
+clang_flags+=(-Oz -ffunction-sections -fdata-sections -Wno-override-module)
 toolchain_clang="$(dirname "$(readlink -f "$(command -v swiftc)")")/clang"
 # (The objects are removed first: the compiler may leave an existing one in place.)
 rm -f "$out"/*.o "$out"/*.ll "$image"

@@ -51,7 +51,7 @@ struct BitPacker {
         // A byte is 0xFF exactly when its complement's byte is zero; most words have none.
         let inverted = ~word
         if ((inverted &- 0x0101_0101) & ~inverted & 0x8080_8080) != 0 {
-            flushStuffedWord(word)
+            fill = Self.storeStuffed(word, into: buffer.baseAddress, at: fill)
             return
         }
         // SAFETY: the writer kept writeBound bytes of room (see `write`), fill ≤ capacity − 8.
@@ -59,9 +59,12 @@ struct BitPacker {
         fill &+= 4
     }
 
-    /// The rare case: 0xFF bytes to stuff.
+    /// The rare case: 0xFF bytes to stuff; returns the new fill. Static and given only the
+    /// bytes, so that a coding loop can keep its packer's fields in registers across it.
     @inline(never)
-    mutating func flushStuffedWord(_ word: UInt32) {
+    static func storeStuffed(_ word: UInt32, into buffer: UnsafeMutablePointer<UInt8>, at start: Int) -> Int {
+        var fill = start
+        // SAFETY: the writer kept writeBound (8) bytes of room, and a word stores at most 8.
         for shift in stride(from: 24, through: 0, by: -8) {
             let byte = UInt8(truncatingIfNeeded: word >> UInt32(shift))
             buffer[fill] = byte
@@ -71,6 +74,7 @@ struct BitPacker {
                 fill += 1
             }
         }
+        return fill
     }
 
     /// Pads the last partial byte with 1-bits and writes out every whole byte (T.81 F.1.2.3),

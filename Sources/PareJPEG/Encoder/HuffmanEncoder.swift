@@ -238,17 +238,21 @@ enum SequentialHuffman {
     /// `mcusPerRow` when the row is done. `mcu` counts the scan's MCUs.
     static func encodeRow(_ components: [Component], mcusPerRow: Int, from start: Int, mcu: inout Int, restart: Int,
                           lastDC: inout [Int32], zigZag: ZigZagScan.Tables, to out: inout BitPacker) -> Int {
+        // A local copy of the packer, written back on return, whose fields the loop can keep
+        // in registers (nothing takes its address).
+        var bits = out
+        defer { out = bits }
         var blocksPerMCU = 0
         for c in components { blocksPerMCU += c.h * c.v }
         // A marker and its alignment, then every block.
         let mcuBound = 2 &* BitPacker.writeBound &+ 2 &+ blocksPerMCU &* BitPacker.blockBound
         var mcuX = start
         while mcuX < mcusPerRow {
-            if out.room < mcuBound { return mcuX }
+            if bits.room < mcuBound { return mcuX }
             if restart > 0 && mcu > 0 && mcu % restart == 0 {
-                out.alignToByte()
-                out.writeByte(0xFF)
-                out.writeByte(Marker.rst0 + UInt8((mcu / restart - 1) & 7))
+                bits.alignToByte()
+                bits.writeByte(0xFF)
+                bits.writeByte(Marker.rst0 + UInt8((mcu / restart - 1) & 7))
                 for c in 0 ..< lastDC.count { lastDC[c] = 0 }
             }
             for c in 0 ..< components.count {
@@ -258,7 +262,7 @@ enum SequentialHuffman {
                     var block = part.blocks + by &* part.stride + mcuX &* part.h &* 64
                     for _ in 0 ..< part.h {
                         let dc = Int32(block[0])
-                        encode(block, dcDifference: dc &- lastDC[c], dc: part.dc, ac: part.ac, zigZag: zigZag, to: &out)
+                        encode(block, dcDifference: dc &- lastDC[c], dc: part.dc, ac: part.ac, zigZag: zigZag, to: &bits)
                         lastDC[c] = dc
                         block += 64
                     }

@@ -166,7 +166,7 @@ struct FixedPointResampler: SequentialResampling {
                                       rounding: CumulativeRounding(total: vertical.weightSum(outputY)))
         }
         interleaveLanes(0)
-        interleaveLanes(1)
+        if last - start >= 2 { interleaveLanes(1) }
         for outputY in rows.open {
             let slot = rows.slot(outputY)
             var state = slotWeights[slot]
@@ -179,8 +179,15 @@ struct FixedPointResampler: SequentialResampling {
                 }
             }
             slotWeights[slot] = state
-            if w == .zero { continue }
-            addWeighted(into: accumulators.baseAddress + slot * n, w)
+            let accumulator = accumulators.baseAddress + slot * n
+            // A pair whose weights are both zero (outside the window, or past a short group's
+            // end) is left out: half the work where groups end early.
+            switch (w[0] != 0 || w[1] != 0, w[2] != 0 || w[3] != 0) {
+            case (true, true): addWeighted(into: accumulator, w)
+            case (true, false): addWeighted(into: accumulator, pair: 0, w[0], w[1])
+            case (false, true): addWeighted(into: accumulator, pair: 1, w[2], w[3])
+            case (false, false): continue
+            }
         }
         rowsAdded = last + 1
     }
@@ -226,6 +233,22 @@ struct FixedPointResampler: SequentialResampling {
                 &+ Lanes.multiplyAdd(Lanes.load(other + 2 * i), second)
             let high = Lanes.multiplyAdd(Lanes.load(source + 2 * i + 8), first)
                 &+ Lanes.multiplyAdd(Lanes.load(other + 2 * i + 8), second)
+            Lanes.store(Lanes.load(accumulator + i) &+ low, to: accumulator + i)
+            Lanes.store(Lanes.load(accumulator + i + 4) &+ high, to: accumulator + i + 4)
+            i &+= 8
+        }
+    }
+
+    /// accumulator[i] += lane 2p [i]·wa + lane 2p+1 [i]·wb over the row, from pair p.
+    private func addWeighted(into accumulator: UnsafeMutablePointer<Int32>, pair p: Int, _ wa: Int16, _ wb: Int16) {
+        // SAFETY: each pair holds 2·paddedSamples values and `accumulator` paddedSamples, a
+        // multiple of 8; i steps by 8 while i < paddedSamples.
+        let weights = Lanes.Short(wa, wb, wa, wb, wa, wb, wa, wb)
+        let source = pairs.baseAddress + 2 * p * paddedSamples
+        var i = 0
+        while i < paddedSamples {
+            let low = Lanes.multiplyAdd(Lanes.load(source + 2 * i), weights)
+            let high = Lanes.multiplyAdd(Lanes.load(source + 2 * i + 8), weights)
             Lanes.store(Lanes.load(accumulator + i) &+ low, to: accumulator + i)
             Lanes.store(Lanes.load(accumulator + i + 4) &+ high, to: accumulator + i + 4)
             i &+= 8

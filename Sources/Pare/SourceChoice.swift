@@ -52,7 +52,7 @@ struct SourcePlan {
 /// minimum PSNR 31.5 dB with no margin, 31.5 dB with a margin of 1.5, 40.6 dB with 2). 1.9 at
 /// 1/2 lets the common 4000-pixel photo make a 1024-pixel thumbnail from its 1/2 decode (the
 /// full decode and a resampler working on four times the samples cost about twice as much)
-/// for a fraction of a decibel (Benchmarks/scale-margin.sh; figures in Benchmarks/README.md).
+/// for about half a decibel (Benchmarks/scale-margin.sh; figures in Benchmarks/README.md).
 /// The cost of a
 /// candidate is estimated as the compressed bytes that must be entropy-decoded (every
 /// scale reads the whole scan) plus the samples it produces; the cheapest wins. Under
@@ -64,10 +64,11 @@ struct SourcePlan {
 /// reaches the target, else the largest. The target is `maxPixelSize`, or the source's own
 /// long side when that is smaller: Pare never enlarges.
 enum SourceChooser {
-    /// How many times the target a DCT scale's long side must be, as a fraction. At 1/8 and
-    /// 1/4 the reduced transform is close to a box average of 8×8 or 4×4 pixels, which aliases
-    /// fast as the margin shrinks (the corpus at 256 px falls to 32.9 dB with 1.9); at 1/2 the
-    /// 4×4 transform keeps the lower half of the spectrum, and 1.9 costs a fraction of a decibel.
+    /// How many times the target a DCT scale's long side must be, as a fraction. At 1/2 the
+    /// 4×4 transform keeps the lower half of the spectrum, and 1.9 instead of 2 costs about
+    /// half a decibel (Benchmarks/scale-margin.sh). At 1/4 and 1/8 the reduced transform is
+    /// closer to a box average of 2×2 or 8×8 pixels; 1.9 has not been measured there, and
+    /// they keep 2.
     static func margin(_ scale: JPEGScale) -> (numerator: Int, denominator: Int) {
         scale == .half ? (19, 10) : (2, 1)
     }

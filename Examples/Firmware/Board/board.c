@@ -27,6 +27,16 @@ static size_t heap_in_use;
 static size_t heap_peak;
 static size_t heap_allocations;
 
+/* An allocation the arena cannot serve ends the program with a message: Swift's runtime
+ * does not check for null, and address 0 is writable RAM on these boards, so going on would
+ * corrupt memory instead of faulting. The ledger's default limit (board_heap_free) keeps the
+ * decoder's own buffers from getting here; this catches everything else. */
+static void heap_exhausted(size_t size) {
+    fprintf(stderr, "board: out of heap: %lu bytes asked, %lu in use\n", (unsigned long)size,
+            (unsigned long)heap_in_use);
+    exit(3);
+}
+
 static void heap_count(void *p) {
     if (!p) return;
     heap_in_use += malloc_usable_size(p);
@@ -40,13 +50,15 @@ int __real_posix_memalign(void **out, size_t alignment, size_t size);
 
 void *__wrap_malloc(size_t size) {
     void *p = __real_malloc(size);
+    if (!p && size) heap_exhausted(size);
     heap_count(p);
     return p;
 }
 
 int __wrap_posix_memalign(void **out, size_t alignment, size_t size) {
     int status = __real_posix_memalign(out, alignment, size);
-    if (status == 0) heap_count(*out);
+    if (status != 0) heap_exhausted(size);
+    heap_count(*out);
     return status;
 }
 
@@ -61,6 +73,18 @@ size_t board_heap_peak(void) { return heap_peak; }
 void board_heap_restart_peak(void) { heap_peak = heap_in_use; }
 size_t board_heap_in_use(void) { return heap_in_use; }
 size_t board_heap_allocations(void) { return heap_allocations; }
+
+/* Bytes of the arena not in use, or 0 where the arena's size is not known (WASI's heap grows). */
+size_t board_heap_free(void) {
+#if defined(__wasm__)
+    return 0;
+#else
+    /* build.sh places the arena at [__end, __heap_end). */
+    extern char __end[], __heap_end[];
+    size_t arena = (size_t)(__heap_end - __end);
+    return arena > heap_in_use ? arena - heap_in_use : 0;
+#endif
+}
 
 /* ---- input file ---- */
 

@@ -9,6 +9,7 @@ import PareCore
 @_extern(c, "board_heap_restart_peak") func board_heap_restart_peak()
 @_extern(c, "board_heap_in_use") func board_heap_in_use() -> Int
 @_extern(c, "board_heap_allocations") func board_heap_allocations() -> Int
+@_extern(c, "board_heap_free") func board_heap_free() -> Int
 @_extern(c, "board_stack_peak") func board_stack_peak() -> Int
 @_extern(c, "board_mark") func board_mark(_ which: Int32)
 

@@ -87,7 +87,7 @@ func readMetadata(_ input: BoardInput) {
 /// Decodes the main image at `scale` into the CRC sink and prints the result line.
 /// `heapPeakBefore` is the EXIF stage's, so that the result line has the program's peak.
 func decodeMain(_ input: BoardInput, scale: JPEGScale, limit: Int?, heapPeakBefore: Int) -> Int32 {
-    let ledger = MemoryLedger(limit: limit)
+    let ledger = MemoryLedger(limit: limit ?? FirmwareBudget.ledgerLimit())
     var options = JPEGOptions()
     options.inputWindowBytes = FirmwareBudget.inputWindowBytes
     var sink = CRC32Sink()
@@ -148,4 +148,13 @@ func decodeMain(_ input: BoardInput, scale: JPEGScale, limit: Int?, heapPeakBefo
 enum FirmwareBudget {
     /// The decoder's window onto the input: each refill is one semihosting read.
     static let inputWindowBytes = 1024
+
+    /// The ledger's limit when none is given: the free arena less an eighth for what the
+    /// program allocates outside the ledger (warnings, the decoder's small arrays), so that a
+    /// file too large for the board ends with `JPEGError` naming the memory limit instead of
+    /// exhausting the heap. Nil where the arena's size is not known.
+    static func ledgerLimit() -> Int? {
+        let free = board_heap_free()
+        return free > 0 ? free - free / 8 : nil
+    }
 }

@@ -10,8 +10,8 @@ import PareJPEG
 import PareCore
 
 /// `pare thumbnail IN... --size N [-o OUT | --out-dir DIR] [--recursive] [--format jpeg|png|ppm]
-/// [--quality N] [--embedded auto|never|always] [--filter lanczos3|triangle|area] [--no-rotate]
-/// [--jobs N] [--json] [--stats] [--cache DIR]`.
+/// [--quality N] [--colour keep|srgb] [--embedded auto|never|always] [--filter lanczos3|triangle|area]
+/// [--no-rotate] [--jobs N] [--json] [--stats] [--cache DIR]`.
 ///
 /// The output format is `--format`'s, else OUT's extension (.jpg/.jpeg, .png, .ppm/.pgm/.pam;
 /// any other is a usage error); with `--out-dir` and no `--format`, JPEG for an opaque

@@ -16,9 +16,13 @@ let usage = """
 
     usage:
       pare thumbnail IN... --size N [-o OUT | --out-dir DIR] [--recursive] [--format jpeg|png|ppm]
-                     [--embedded auto|never|always] [--filter lanczos3|triangle|area]
-                     [--no-rotate] [--jobs N] [--json] [--stats] [--cache DIR]
+                     [--quality N] [--colour keep|srgb] [--embedded auto|never|always]
+                     [--filter lanczos3|triangle|area] [--no-rotate] [--jobs N] [--json] [--stats]
+                     [--cache DIR]
             IN may be files or directories; with --out-dir, outputs keep their relative paths.
+            The format is --format's, else OUT's extension; with --out-dir, JPEG for opaque
+            thumbnails and PNG for those with alpha. JPEGs are written at --quality (default 85).
+            --cache DIR keeps the thumbnails in DIR for later runs over unchanged inputs.
       pare convert IN -o OUT [--quality N] [--sampling 4:2:0|4:2:2|4:4:4] [--optimize]
                    [--progressive] [--restart N|NB] [--baseline] [--colour keep|srgb]
             decodes IN (JPEG, PNG, PGM/PPM/PAM) at full size and writes the format OUT's
@@ -26,7 +30,6 @@ let usage = """
             cjpeg's settings (quality 75, 4:2:0, standard tables); --restart N puts a
             restart marker every N MCU rows, NB every N MCUs; the output carries IN's
             ICC profile, or with --colour srgb is converted to sRGB.
-            --cache DIR keeps the thumbnails in DIR for later runs over unchanged inputs.
       pare decode IN [--scale 1/8|1/4|1/2|1] -o OUT
       pare exif IN --json
       pare inspect IN [--json]

@@ -1,7 +1,8 @@
 // libFuzzer target: JPEG decode (PareJPEG), baseline and progressive, at every scale. The
 // first input byte picks the decode: its low two bits the scale (1/8, 1/4, 1/2, 1), bit 2 a
 // second decode with the same decoder at the scale above (1/1 wraps to 1/8), bit 3 strict
-// mode; the rest is the file. Rows go into a sink that checks each row's placement and
+// mode, bit 4 a progressive store with no budget for exact sets (corners), bit 5 with it
+// `ProgressiveFidelity.preview` (first scans only, as thumbnails decode); the rest is the file. Rows go into a sink that checks each row's placement and
 // length and keeps nothing, under a 64 MiB ledger. Any typed error is an accepted outcome; a
 // trap, a sanitizer report, a timeout or an RSS blow-up is a finding, and so is a ledger that
 // is not back to zero after the decoder is gone.
@@ -39,6 +40,10 @@ public func fuzzJPEG(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let scales: [JPEGScale] = [.eighth, .quarter, .half, .full]
     var options = JPEGOptions()
     options.strict = request & 8 != 0
+    if request & 16 != 0 {
+        options.maxExactCoefficientBytes = 0
+        if request & 32 != 0 { options.progressiveFidelity = .preview }
+    }
     let bytes = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
     let ledger = MemoryLedger(limit: ledgerLimit)
     do {

@@ -111,6 +111,8 @@ struct FixedPointResampler: SequentialResampling {
     }
 
     mutating func take(_ row: UnsafePointer<UInt8>) {
+        // SAFETY: nextInputRow − groupStart < rowsPerGroup (`rowArrived` adds a group once it
+        // holds that many rows), and a lane's laneBytes ≥ samples · bytesPerSample.
         (laneRows.baseAddress + (nextInputRow - groupStart) * laneBytes)
             .update(from: row, count: samples * geometry.inputFormat.bytesPerSample)
         rowArrived()
@@ -118,6 +120,7 @@ struct FixedPointResampler: SequentialResampling {
 
     mutating func nextReadyRow() -> (Int, UnsafeBufferPointer<UInt8>)? {
         guard let y = rows.nextComplete(rowsIn: rowsAdded) else { return nil }
+        // SAFETY: slot(y) = y mod rows.limit, and the accumulators hold rows.limit rows.
         toPlanes(accumulators.baseAddress + rows.slot(y) * paddedSamples)
         if geometry.channels == 1 { filterHorizontally(channels: 1) } else { filterHorizontally(channels: 3) }
         return (y, UnsafeBufferPointer(start: outputRow.baseAddress, count: outputRow.count))
@@ -131,6 +134,7 @@ struct FixedPointResampler: SequentialResampling {
             let lane = nextInputRow - groupStart
             let previous = lane > 0 ? lane - 1 : previousGroupLastLane
             if previous != lane {
+                // SAFETY: lane and previous are both < rowsPerGroup, the lanes laneRows holds.
                 (laneRows.baseAddress + lane * laneBytes)
                     .update(from: laneRows.baseAddress + previous * laneBytes, count: laneBytes)
             }
@@ -160,6 +164,7 @@ struct FixedPointResampler: SequentialResampling {
         let n = paddedSamples
         let slots = slotWeights, sums = accumulators
         rows.open(through: last) { outputY, slot in
+            // SAFETY: slot < rows.limit, the rows of paddedSamples the accumulators hold.
             (sums.baseAddress + slot * n).update(repeating: 0, count: n)
             let window = vertical.window(outputY)
             slots[slot] = SlotWeights(first: window.first, last: window.last,
@@ -179,6 +184,7 @@ struct FixedPointResampler: SequentialResampling {
                 }
             }
             slotWeights[slot] = state
+            // SAFETY: as above, slot < rows.limit.
             let accumulator = accumulators.baseAddress + slot * n
             // A pair whose weights are both zero (outside the window, or past a short group's
             // end) is left out: half the work where groups end early.

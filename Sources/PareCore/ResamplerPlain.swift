@@ -47,6 +47,8 @@ struct PlainSeparableResampler: SequentialResampling {
         let slot = rows.slot(y)
         let sum = weightSums[slot]
         let scale: Float = sum > 0 ? 1 / sum : 0
+        // SAFETY: slot = y mod rows.limit, and the accumulators hold rows.limit rows of
+        // filteredRow.count values.
         PremultipliedPixels.store(accumulators.baseAddress + slot * filteredRow.count, scale: scale,
                                   pixels: geometry.outputWidth, channels: geometry.channels,
                                   into: outputRow.baseAddress)
@@ -59,6 +61,7 @@ struct PlainSeparableResampler: SequentialResampling {
         let n = filteredRow.count
         let sums = accumulators, weights = weightSums
         rows.open(through: y) { _, slot in
+            // SAFETY: slot < rows.limit, the rows of n values the accumulators hold.
             (sums.baseAddress + slot * n).update(repeating: 0, count: n)
             weights[slot] = 0
         }

@@ -234,6 +234,69 @@ import Testing
         #expect(mismatches == 0)
     }
 
+    /// The block coder on merged tables and the non-zero mask writes the bytes of the plain
+    /// coefficient-by-coefficient coder, with the standard and with optimized tables, over
+    /// single coefficients at every position (both signs, every size), runs of 16 and more
+    /// zeros, full blocks, empty blocks, and random sparse blocks with DC differences of every
+    /// size; the packer is drained between blocks so that words with 0xFF bytes occur at
+    /// every alignment.
+    @Test func blockCoderAgreesWithPlainCoder() throws {
+        let ledger = MemoryLedger()
+        let zigZag = try ZigZagScan(ledger: ledger)
+        var counts = (dc: SymbolCounts(), ac: SymbolCounts())
+        for symbol in 0 ..< 12 { counts.dc.add(symbol) }
+        for run in 0 ..< 16 { for size in 1 ... 10 { for _ in 0 ..< (16 - run) * (11 - size) { counts.ac.add(run << 4 | size) } } }
+        counts.ac.add(0)
+        counts.ac.add(0xF0)
+        let tables = [(HuffmanTable.standard(tableClass: 0, id: 0)!, HuffmanTable.standard(tableClass: 1, id: 0)!),
+                      (HuffmanTable.standard(tableClass: 0, id: 1)!, HuffmanTable.standard(tableClass: 1, id: 1)!),
+                      (HuffmanTable.optimal(for: counts.dc), HuffmanTable.optimal(for: counts.ac))]
+        var block = [Int16](repeating: 0, count: 64)
+        var state: UInt64 = 11
+        var mismatches = 0, blocks = 0
+        for (dcTable, acTable) in tables {
+            let dcPlain = try HuffmanCodes(dcTable, ledger: ledger), acPlain = try HuffmanCodes(acTable, ledger: ledger)
+            let dcMerged = try MergedCodes(dcTable, ledger: ledger), acMerged = try MergedCodes(acTable, ledger: ledger)
+            var plain = try BitPacker(ledger: ledger), merged = try BitPacker(ledger: ledger)
+            for trial in 0 ..< 3000 {
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                let magnitude = Int16(truncatingIfNeeded: (state >> 40) & 0x3FF) >> (state >> 36 & 7)
+                for k in 0 ..< 64 {
+                    state = state &* 6364136223846793005 &+ 1442695040888963407
+                    let r = Int(state >> 33)
+                    let value = Int16(truncatingIfNeeded: r >> 4) % 1024 >> (r & 7)
+                    switch trial {
+                    case 0 ..< 1280: block[k] = k == ZigZag.naturalOrder[trial % 64]
+                        ? (trial / 64 % 2 == 0 ? 1 : -1) * (Int16(1) << (trial / 128) | magnitude & ((1 << (trial / 128)) - 1)) : 0
+                    case 1280: block[k] = -1023
+                    case 1281: block[k] = 0
+                    default: block[k] = r % (2 + trial % 23) == 0 ? value : 0
+                    }
+                }
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                let difference = Int32(truncatingIfNeeded: Int64(bitPattern: state) >> 53)
+                block.withUnsafeBufferPointer { b in
+                    SequentialHuffman.encodePlain(b.baseAddress!, dcDifference: difference, dc: dcPlain.entries.baseAddress,
+                                                  ac: acPlain.entries.baseAddress, to: &plain)
+                    SequentialHuffman.encode(b.baseAddress!, dcDifference: difference,
+                                             dc: UnsafePointer(dcMerged.entries.baseAddress),
+                                             ac: UnsafePointer(acMerged.entries.baseAddress), zigZag: zigZag.tables, to: &merged)
+                }
+                blocks += 1
+                if plain.room < BitPacker.blockBound || trial % 97 == 0 {
+                    plain.alignToByte()
+                    merged.alignToByte()
+                    if plain.fill != merged.fill
+                        || !(0 ..< plain.fill).allSatisfy({ plain.buffer[$0] == merged.buffer[$0] }) { mismatches += 1 }
+                    plain.fill = 0
+                    merged.fill = 0
+                }
+            }
+        }
+        #expect(mismatches == 0)
+        #expect(blocks == 9000)
+    }
+
     /// SSSS (T.81 Table F.1) equals the bit count of |v| for every 16-bit value and at the
     /// ends of the 32-bit range the coder can be given.
     @Test func magnitudeCategoryIsTheBitCount() {

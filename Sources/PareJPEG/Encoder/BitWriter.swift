@@ -47,33 +47,41 @@ struct BitPacker {
     @inline(__always)
     mutating func flushWord() {
         bitCount &-= 32
-        let word = UInt32(truncatingIfNeeded: accumulator &>> UInt64(bitCount))
+        fill = Self.storeWord(UInt32(truncatingIfNeeded: accumulator &>> UInt64(bitCount)), into: buffer.baseAddress, at: fill)
+    }
+
+    /// Stores a word's four bytes at `start`, each 0xFF followed by 0x00; returns the new
+    /// fill. Static and given only the bytes, so that a coding loop keeps its packer's fields
+    /// in registers. Needs `writeBound` bytes of room.
+    @inline(__always)
+    static func storeWord(_ word: UInt32, into buffer: UnsafeMutablePointer<UInt8>, at start: Int) -> Int {
         // A byte is 0xFF exactly when its complement's byte is zero; most words have none.
         let inverted = ~word
         if ((inverted &- 0x0101_0101) & ~inverted & 0x8080_8080) != 0 {
-            fill = Self.storeStuffed(word, into: buffer.baseAddress, at: fill)
-            return
+            return storeStuffed(word, into: buffer, at: start)
         }
-        // SAFETY: the writer kept writeBound bytes of room (see `write`), fill ≤ capacity − 8.
-        (UnsafeMutableRawPointer(buffer.baseAddress) + fill).storeBytes(of: word.bigEndian, as: UInt32.self)
-        fill &+= 4
+        // SAFETY: the writer kept writeBound bytes of room, start ≤ capacity − 8.
+        (UnsafeMutableRawPointer(buffer) + start).storeBytes(of: word.bigEndian, as: UInt32.self)
+        return start &+ 4
     }
 
-    /// The rare case: 0xFF bytes to stuff; returns the new fill. Static and given only the
-    /// bytes, so that a coding loop can keep its packer's fields in registers across it.
-    @inline(never)
+    /// The rare case: 0xFF bytes to stuff; returns the new fill. Inlined and straight-line:
+    /// a call or a loop would take the registers that a coding loop keeps its state in.
+    @inline(__always)
     static func storeStuffed(_ word: UInt32, into buffer: UnsafeMutablePointer<UInt8>, at start: Int) -> Int {
         var fill = start
-        // SAFETY: the writer kept writeBound (8) bytes of room, and a word stores at most 8.
-        for shift in stride(from: 24, through: 0, by: -8) {
-            let byte = UInt8(truncatingIfNeeded: word >> UInt32(shift))
+        // Each byte is stored with a 0 after it, which the next byte overwrites unless the
+        // byte was 0xFF. SAFETY: the writer kept writeBound (8) bytes of room, and the four
+        // bytes and their zeros reach at most start + 7.
+        @inline(__always) func put(_ byte: UInt8) {
             buffer[fill] = byte
-            fill += 1
-            if byte == 0xFF {
-                buffer[fill] = 0
-                fill += 1
-            }
+            buffer[fill &+ 1] = 0
+            fill &+= byte == 0xFF ? 2 : 1
         }
+        put(UInt8(truncatingIfNeeded: word &>> 24))
+        put(UInt8(truncatingIfNeeded: word &>> 16))
+        put(UInt8(truncatingIfNeeded: word &>> 8))
+        put(UInt8(truncatingIfNeeded: word))
         return fill
     }
 

@@ -14,7 +14,7 @@ final class EncoderState {
     let workspace: LedgerBuffer<Int16>
     let divisors: [Divisors]
     let zigZag: ZigZagScan
-    let standardCodes: (dc: [HuffmanCodes], ac: [HuffmanCodes])?
+    let standardCodes: (dc: [MergedCodes], ac: [MergedCodes])?
     let holdsAllCoefficients: Bool
     let componentV: [Int]
 
@@ -57,10 +57,10 @@ final class EncoderState {
         if holdsAllCoefficients {
             standardCodes = nil
         } else {
-            var dc: [HuffmanCodes] = [], ac: [HuffmanCodes] = []
+            var dc: [MergedCodes] = [], ac: [MergedCodes] = []
             for id in 0 ..< (n == 1 ? 1 : 2) {
-                dc.append(try HuffmanCodes(HuffmanTable.standard(tableClass: 0, id: id)!, ledger: ledger))
-                ac.append(try HuffmanCodes(HuffmanTable.standard(tableClass: 1, id: id)!, ledger: ledger))
+                dc.append(try MergedCodes(HuffmanTable.standard(tableClass: 0, id: id)!, ledger: ledger))
+                ac.append(try MergedCodes(HuffmanTable.standard(tableClass: 1, id: id)!, ledger: ledger))
             }
             standardCodes = (dc, ac)
         }

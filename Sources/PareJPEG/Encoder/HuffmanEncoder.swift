@@ -20,6 +20,32 @@ struct HuffmanCodes {
     }
 }
 
+/// A table's codes joined with the arithmetic of their additional bits (T.81 F.1.2.1.1), for
+/// `SequentialHuffman.encode`: entry `256·n + symbol`, for a symbol of SSSS s = symbol mod 16
+/// (DC symbols are SSSS; AC symbols RRRRSSSS), holds the code shifted left by s with its
+/// total length (code length + s) in bits 32 and up, and when n = 1 (a negative value)
+/// 2^s − 1 added. Adding the value v itself then gives the code followed by the additional
+/// bits in one step: v for v > 0, and v − 1 in s bits, 2^s − 1 + v, for v < 0. 4 KiB, counted
+/// by the ledger.
+struct MergedCodes {
+    let entries: LedgerBuffer<UInt64>
+
+    init(_ codes: HuffmanCodes, ledger: MemoryLedger) throws(CoreError) {
+        entries = try ledger.allocate(UInt64.self, count: 512, initialValue: 0)
+        for symbol in 0 ..< 256 {
+            let entry = codes.entries[symbol], size = symbol & 15
+            guard entry & 0xFF != 0 else { continue }
+            let length = UInt64(entry & 0xFF) + UInt64(size), shifted = UInt64(entry >> 8) << UInt64(size)
+            entries[symbol] = length << 32 | shifted
+            entries[256 + symbol] = length << 32 | (shifted + (1 << UInt64(size)) - 1)
+        }
+    }
+
+    init(_ table: HuffmanTable, ledger: MemoryLedger) throws(CoreError) {
+        try self.init(HuffmanCodes(table, ledger: ledger), ledger: ledger)
+    }
+}
+
 /// How often each symbol of one table occurs in a scan: the statistics pass of T.81 K.2
 /// (and of libjpeg's `-optimize`). Index 256 is the reserved pseudo-symbol that keeps every
 /// real code from being all 1-bits.
@@ -157,18 +183,65 @@ struct ZigZagScan {
 /// as SSSS and its bits, then the AC coefficients as RRRRSSSS run/size symbols with ZRL for
 /// runs of 16 zeros and EOB after the last non-zero coefficient.
 enum SequentialHuffman {
-    /// Writes one block (natural order, read in zig-zag order through `zigZag`) with the
-    /// code tables' entries. Needs `BitPacker.blockBound` bytes of room.
-    @inline(__always)
-    static func encode(_ block: UnsafePointer<Int16>, dcDifference: Int32, dc dcCodes: UnsafePointer<UInt32>,
-                       ac acCodes: UnsafePointer<UInt32>, zigZag: ZigZagScan.Tables, to out: inout BitPacker) {
-        // SAFETY: the tables have 256 entries and every index below is a byte.
+    /// Writes one block (natural order) coefficient by coefficient in zig-zag order, with
+    /// the code tables' entries (`HuffmanCodes`): T.81 F.1.2.1 and F.1.2.2 as written, the
+    /// oracle for `encode`. Needs `BitPacker.blockBound` bytes of room.
+    static func encodePlain(_ block: UnsafePointer<Int16>, dcDifference: Int32, dc dcCodes: UnsafePointer<UInt32>,
+                            ac acCodes: UnsafePointer<UInt32>, to out: inout BitPacker) {
+        func write(_ entry: UInt32, _ value: Int32, size: Int) {
+            out.write((entry >> 8) << UInt32(size) | additionalBits(value, size: size), length: Int(entry & 0xFF) + size)
+        }
         let size = magnitudeCategory(dcDifference)
-        let dcEntry = dcCodes[size]
-        out.write((dcEntry &>> 8) &<< UInt32(truncatingIfNeeded: size) | additionalBits(dcDifference, size: size),
-                  length: Int(dcEntry & 0xFF) &+ size)
-        // The runs of zeros are the gaps between the set bits of the mask, found a word at a
-        // time instead of a coefficient at a time.
+        write(dcCodes[size], dcDifference, size: size)
+        var run = 0
+        for k in 1 ..< 64 {
+            let value = Int32(block[ZigZag.naturalOrder[k]])
+            if value == 0 {
+                run += 1
+                continue
+            }
+            while run >= 16 {
+                write(acCodes[0xF0], 0, size: 0)
+                run -= 16
+            }
+            let size = magnitudeCategory(value)
+            write(acCodes[run << 4 | size], value, size: size)
+            run = 0
+        }
+        if run > 0 { write(acCodes[0], 0, size: 0) }
+    }
+
+    /// Writes one block as `encodePlain` does, with the merged tables (`MergedCodes`: one
+    /// look-up gives a symbol's code already joined with the arithmetic of its additional
+    /// bits, and the total length) and the runs of zeros read from the non-zero mask. Not
+    /// inlined, so that the packer's accumulator, count and output position, the mask and the
+    /// pointers all stay in registers for the whole block. Needs `BitPacker.blockBound` bytes
+    /// of room.
+    @inline(never)
+    static func encode(_ block: UnsafePointer<Int16>, dcDifference: Int32, dc: UnsafePointer<UInt64>,
+                       ac: UnsafePointer<UInt64>, zigZag: ZigZagScan.Tables, to out: inout BitPacker) {
+        var accumulator = out.accumulator, bitCount = out.bitCount
+        let buffer = out.buffer.baseAddress
+        var fill = out.fill
+        @inline(__always) func write(_ sum: UInt64) {
+            let length = Int(truncatingIfNeeded: sum &>> 32)
+            accumulator = accumulator &<< UInt64(truncatingIfNeeded: length) | (sum & 0xFFFF_FFFF)
+            bitCount &+= length
+            if bitCount >= 32 {
+                bitCount &-= 32
+                fill = BitPacker.storeWord(UInt32(truncatingIfNeeded: accumulator &>> UInt64(truncatingIfNeeded: bitCount)),
+                                           into: buffer, at: fill)
+            }
+        }
+        // SAFETY: the tables have 512 entries; each index is a byte, or 256 plus a byte.
+        @inline(__always) func code(_ value: Int32, run: Int, table: UnsafePointer<UInt64>) -> UInt64 {
+            let sign = value &>> 31
+            let magnitude = UInt64(UInt32(bitPattern: (value ^ sign) &- sign))
+            let size = 63 &- (magnitude &<< 1 | 1).leadingZeroBitCount
+            let entry = table[Int(truncatingIfNeeded: sign & 256) | run &<< 4 | size]
+            return entry &+ UInt64(bitPattern: Int64(value))
+        }
+        write(code(dcDifference, run: 0, table: dc))
         var mask = nonzeroMask(block, rowMasks: zigZag.rowMasks) & ~1
         var previous = 0
         while mask != 0 {
@@ -177,21 +250,16 @@ enum SequentialHuffman {
             var run = k &- previous &- 1
             previous = k
             while run >= 16 {
-                let zrl = acCodes[0xF0]
-                out.write(zrl &>> 8, length: Int(zrl & 0xFF))
+                write(ac[0xF0])
                 run &-= 16
             }
             // SAFETY: k < 64, natural's length, and its entries are < 64, the block's.
-            let value = Int32(block[Int(zigZag.natural[k])])
-            let size = magnitudeCategory(value)
-            let entry = acCodes[run &<< 4 | size]
-            out.write((entry &>> 8) &<< UInt32(truncatingIfNeeded: size) | additionalBits(value, size: size),
-                      length: Int(entry & 0xFF) &+ size)
+            write(code(Int32(block[Int(zigZag.natural[k])]), run: run, table: ac))
         }
-        if previous != 63 {
-            let eob = acCodes[0]
-            out.write(eob &>> 8, length: Int(eob & 0xFF))
-        }
+        if previous != 63 { write(ac[0]) }
+        out.accumulator = accumulator
+        out.bitCount = bitCount
+        out.fill = fill
     }
 
     /// Bit k set when the coefficient at zig-zag position k of the block is non-zero: the
@@ -228,8 +296,9 @@ enum SequentialHuffman {
         let stride: Int
         let h: Int
         let v: Int
-        let dc: UnsafePointer<UInt32>
-        let ac: UnsafePointer<UInt32>
+        /// The component's `MergedCodes` tables.
+        let dc: UnsafePointer<UInt64>
+        let ac: UnsafePointer<UInt64>
     }
 
     /// Writes the MCUs of one MCU row from `mcuX` on (T.81 A.2.3's interleaved order, each

@@ -219,10 +219,10 @@ public struct JPEGEncoder<Sink: ByteSink>: RowSink {
         let ac = acCounts.map { Optional(HuffmanTable.optimal(for: $0)) }
         var last = 0
         writeScanHeader(frame.components, dc: dc, ac: ac, restart: restart, lastRestart: &last, ss: 0, se: 63, ah: 0, al: 0)
-        var dcCodes: [HuffmanCodes] = [], acCodes: [HuffmanCodes] = []
+        var dcCodes: [MergedCodes] = [], acCodes: [MergedCodes] = []
         for t in 0 ..< tableCount {
-            dcCodes.append(try HuffmanCodes(dc[t]!, ledger: ledger))
-            acCodes.append(try HuffmanCodes(ac[t]!, ledger: ledger))
+            dcCodes.append(try MergedCodes(dc[t]!, ledger: ledger))
+            acCodes.append(try MergedCodes(ac[t]!, ledger: ledger))
         }
         var out = writer
         let zigZag = state.zigZag.tables
@@ -232,8 +232,8 @@ public struct JPEGEncoder<Sink: ByteSink>: RowSink {
         }) { c, block, difference in
             let table = frame.components[c].huffmanTable
             out.makeRoom(BitPacker.blockBound)
-            SequentialHuffman.encode(block, dcDifference: difference, dc: dcCodes[table].entries.baseAddress,
-                                     ac: acCodes[table].entries.baseAddress, zigZag: zigZag, to: &out.bits)
+            SequentialHuffman.encode(block, dcDifference: difference, dc: UnsafePointer(dcCodes[table].entries.baseAddress),
+                                     ac: UnsafePointer(acCodes[table].entries.baseAddress), zigZag: zigZag, to: &out.bits)
         }
         out.alignToByte()
         writer = out

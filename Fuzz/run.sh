@@ -144,6 +144,10 @@ LOG=$WORK/fuzz-$SANITIZER.log
 # ASan's default 256 MiB quarantine of freed blocks counts toward the RSS limit; a smaller one
 # keeps -rss_limit_mb about the decoder's own memory.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=32:malloc_context_size=20}
+# Swift's own crash backtracer takes a runtime trap's signal before libFuzzer can, and under
+# ASan its memory server reads trip a heap-buffer-overflow report (or it hangs) that hides
+# the trap; without it, libFuzzer reports the trap ("deadly signal") with the Swift frame.
+export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 STAMP=$WORK/started
 touch "$STAMP"
 set +e

@@ -153,17 +153,20 @@ extension EXIFMetadata {
         guard ifd1.entry(0x0103)?.integer() == 1, let offsets = ifd1.entry(0x0111),
               let counts = ifd1.entry(0x0117), offsets.valueCount >= 1, offsets.valueCount == counts.valueCount,
               let first = offsets.integer(at: 0) else { return nil }
-        var end = first
+        // BigTIFF's LONG8 and SLONG8 strips can sum past Int64: such a run is out of bounds.
+        var end = first, overflow = false
         for index in 0 ..< offsets.valueCount {
             guard offsets.integer(at: index) == end, let count = counts.integer(at: index), count >= 0 else { return nil }
-            end += count
+            (end, overflow) = end.addingReportingOverflow(count)
+            if overflow { break }
         }
-        guard end > first, first >= 0, block.contains(UInt64(first), length: UInt64(end - first)) else {
+        let (span, spanOverflow) = end.subtractingReportingOverflow(first)
+        guard !overflow, !spanOverflow, end > first, first >= 0, block.contains(UInt64(first), length: UInt64(span)) else {
             warnings.append(.thumbnailOutOfBounds(offset: block.absolute(pointer: UInt64(clamping: first)),
-                                                  length: Int(clamping: end - first)))
+                                                  length: overflow || spanOverflow ? Int.max : Int(clamping: span)))
             return nil
         }
-        return EmbeddedImage(offset: block.absolute(Int(first)), length: Int(end - first),
+        return EmbeddedImage(offset: block.absolute(Int(first)), length: Int(span),
                              width: ifd1.entry(0x0100)?.integer().flatMap { Int(exactly: $0) },
                              height: ifd1.entry(0x0101)?.integer().flatMap { Int(exactly: $0) },
                              encoding: .uncompressed)

@@ -110,6 +110,37 @@ struct BigTIFFBuilder {
         }
     }
 
+    /// IFD1 strips whose 64-bit offsets and counts sum past Int64 (a run that ends beyond
+    /// any file) give an out-of-bounds warning and no thumbnail, and IFD0 still reads.
+    @Test(arguments: orders)
+    func stripRunsPastInt64AreOutOfBounds(order: ByteOrder) throws {
+        func block(type: UInt16, offsets: [Int64], counts: [Int64]) -> [UInt8] {
+            var b = BigTIFFBuilder(order: order)
+            let ifd1 = 16 + 36, values = ifd1 + 8 + 3 * 20 + 8
+            func field(_ list: [Int64], at: Int) -> [UInt8] {
+                list.count == 1 ? b.field(UInt64(bitPattern: list[0]), size: 8) : b.field(UInt64(at), size: 8)
+            }
+            b.ifd([(0x0112, 3, 1, b.field(1, size: 2))], next: UInt64(ifd1))
+            b.ifd([(0x0103, 3, 1, b.field(1, size: 2)),
+                   (0x0111, type, UInt64(offsets.count), field(offsets, at: values)),
+                   (0x0117, type, UInt64(counts.count), field(counts, at: values + 8 * offsets.count))])
+            for v in (offsets.count > 1 ? offsets : []) + (counts.count > 1 ? counts : []) {
+                b.quad(UInt64(bitPattern: v))
+            }
+            return b.bytes
+        }
+        // LONG8: one strip that starts 16 bytes short of Int64.max and is 32 long.
+        let far = try EXIFReader.readTIFF(block(type: 16, offsets: [Int64.max - 15], counts: [32]), baseOffset: 0)
+        #expect(far.orientation == .up)
+        #expect(far.thumbnail == nil)
+        #expect(far.warnings == [.thumbnailOutOfBounds(offset: Int(Int64.max - 15), length: Int.max)])
+        // SLONG8: two contiguous strips from Int64.min whose total length exceeds Int64.max.
+        let wide = try EXIFReader.readTIFF(block(type: 17, offsets: [Int64.min, -1], counts: [Int64.max, 2]),
+                                           baseOffset: 0)
+        #expect(wide.thumbnail == nil)
+        #expect(wide.warnings == [.thumbnailOutOfBounds(offset: 0, length: Int.max)])
+    }
+
     /// The limits of `EXIFOptions` hold whatever the width of the counts.
     @Test(arguments: orders)
     func limitsHoldForEightByteCounts(order: ByteOrder) throws {

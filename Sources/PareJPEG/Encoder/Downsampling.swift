@@ -35,12 +35,12 @@ enum Downsampling {
         }
     }
 
-    /// Eight output samples at a time, with the same sums and biases (`EncoderTests` checks
-    /// them against `h2v1` and `h2v2`): sixteen input samples read as eight 16-bit lanes,
+    /// Sixteen output samples at a time, with the same sums and biases (`EncoderTests` checks
+    /// them against `h2v1` and `h2v2`): thirty-two input samples read as sixteen 16-bit lanes,
     /// where `lane & 0xFF` and `lane >> 8` are the two samples of a pair, so that one add
-    /// gives eight pair sums; the eight results (each ≤ 255) go back to bytes through two
-    /// 64-bit words. A short tail goes through the plain loop.
-    typealias Pairs = SIMD8<UInt16>
+    /// gives sixteen pair sums; the sixteen results (each ≤ 255) narrow to bytes in one step
+    /// (x86: packuswb). A short tail goes through the plain loop.
+    typealias Pairs = SIMD16<UInt16>
 
     @inline(__always)
     static func pairSums(_ samples: UnsafePointer<UInt8>) -> Pairs {
@@ -48,39 +48,43 @@ enum Downsampling {
         return (lanes & 0xFF) &+ (lanes &>> 8)
     }
 
-    /// Stores eight 16-bit lanes, each ≤ 255, as eight bytes.
+    /// Stores sixteen 16-bit lanes, each ≤ 255, as sixteen bytes.
     @inline(__always)
-    static func storeBytes(_ samples: Pairs, _ output: UnsafeMutablePointer<UInt8>) {
-        let words = unsafeBitCast(samples, to: SIMD2<UInt64>.self)
-        // Four 16-bit lanes of a word to its low four bytes: pairs of lanes, then pairs of pairs.
-        @inline(__always) func packed(_ w: UInt64) -> UInt64 {
-            let pairs = (w | w &>> 8) & 0x0000_FFFF_0000_FFFF
-            return (pairs | pairs &>> 16) & 0xFFFF_FFFF
-        }
-        UnsafeMutableRawPointer(output).storeBytes(of: packed(words[0]) | packed(words[1]) &<< 32, as: UInt64.self)
+    static func storeBytes(_ s: Pairs, _ output: UnsafeMutablePointer<UInt8>) {
+        @inline(__always) func b(_ v: UInt16) -> UInt8 { UInt8(truncatingIfNeeded: v) }
+        let bytes = SIMD16<UInt8>(b(s[0]), b(s[1]), b(s[2]), b(s[3]), b(s[4]), b(s[5]), b(s[6]), b(s[7]),
+                                  b(s[8]), b(s[9]), b(s[10]), b(s[11]), b(s[12]), b(s[13]), b(s[14]), b(s[15]))
+        UnsafeMutableRawPointer(output).storeBytes(of: bytes, as: SIMD16<UInt8>.self)
     }
 
-    /// `h2v1`, eight outputs at a time.
+    /// The alternating bias of a row, from an even position: `first`, `second`, `first`…
+    @inline(__always)
+    static func alternating(_ first: UInt16, _ second: UInt16) -> Pairs {
+        Pairs(lowHalf: SIMD8(first, second, first, second, first, second, first, second),
+              highHalf: SIMD8(first, second, first, second, first, second, first, second))
+    }
+
+    /// `h2v1`, sixteen outputs at a time.
     static func h2v1Lanes(_ input: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>, outputCount: Int) {
-        let bias = Pairs(0, 1, 0, 1, 0, 1, 0, 1)
+        let bias = alternating(0, 1)
         var x = 0
-        // SAFETY: x + 8 ≤ outputCount: 16 inputs and 8 outputs are inside the rows.
-        while x &+ 8 <= outputCount {
+        // SAFETY: x + 16 ≤ outputCount: 32 inputs and 16 outputs are inside the rows.
+        while x &+ 16 <= outputCount {
             storeBytes((pairSums(input + 2 &* x) &+ bias) &>> 1, output + x)
-            x &+= 8
+            x &+= 16
         }
         if x < outputCount { h2v1(input + 2 * x, output + x, outputCount: outputCount - x) }
     }
 
-    /// `h2v2`, eight outputs at a time (the tail's bias stays in step: x is even there).
+    /// `h2v2`, sixteen outputs at a time (the tail's bias stays in step: x is even there).
     static func h2v2Lanes(_ top: UnsafePointer<UInt8>, _ bottom: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>,
                           outputCount: Int) {
-        let bias = Pairs(1, 2, 1, 2, 1, 2, 1, 2)
+        let bias = alternating(1, 2)
         var x = 0
-        // SAFETY: x + 8 ≤ outputCount: 16 inputs of each row and 8 outputs are inside the rows.
-        while x &+ 8 <= outputCount {
+        // SAFETY: x + 16 ≤ outputCount: 32 inputs of each row and 16 outputs are inside the rows.
+        while x &+ 16 <= outputCount {
             storeBytes((pairSums(top + 2 &* x) &+ pairSums(bottom + 2 &* x) &+ bias) &>> 2, output + x)
-            x &+= 8
+            x &+= 16
         }
         if x < outputCount { h2v2(top + 2 * x, bottom + 2 * x, output + x, outputCount: outputCount - x) }
     }

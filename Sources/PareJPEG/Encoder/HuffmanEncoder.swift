@@ -183,16 +183,15 @@ struct ZigZagScan {
 /// as SSSS and its bits, then the AC coefficients as RRRRSSSS run/size symbols with ZRL for
 /// runs of 16 zeros and EOB after the last non-zero coefficient.
 enum SequentialHuffman {
-    /// Writes one block (natural order) coefficient by coefficient in zig-zag order, with
-    /// the code tables' entries (`HuffmanCodes`): T.81 F.1.2.1 and F.1.2.2 as written, the
-    /// oracle for `encode`. Needs `BitPacker.blockBound` bytes of room.
-    static func encodePlain(_ block: UnsafePointer<Int16>, dcDifference: Int32, dc dcCodes: UnsafePointer<UInt32>,
-                            ac acCodes: UnsafePointer<UInt32>, to out: inout BitPacker) {
-        func write(_ entry: UInt32, _ value: Int32, size: Int) {
-            out.write((entry >> 8) << UInt32(size) | additionalBits(value, size: size), length: Int(entry & 0xFF) + size)
-        }
-        let size = magnitudeCategory(dcDifference)
-        write(dcCodes[size], dcDifference, size: size)
+    /// The symbols of one block in coding order (T.81 F.1.2.1 and F.1.2.2), coefficient by
+    /// coefficient in zig-zag order: the DC difference's SSSS, then for each non-zero AC
+    /// coefficient a ZRL for every 16 zeros before it and its RRRRSSSS, then EOB unless the
+    /// last coefficient is non-zero. `body` is given whether the symbol is the DC's, the
+    /// symbol, and the value whose SSSS (= symbol mod 16) additional bits follow it.
+    @inline(__always)
+    static func forEachSymbol(_ block: UnsafePointer<Int16>, dcDifference: Int32,
+                              _ body: (_ isDC: Bool, _ symbol: Int, _ value: Int32) -> Void) {
+        body(true, magnitudeCategory(dcDifference), dcDifference)
         var run = 0
         for k in 1 ..< 64 {
             let value = Int32(block[ZigZag.naturalOrder[k]])
@@ -201,14 +200,24 @@ enum SequentialHuffman {
                 continue
             }
             while run >= 16 {
-                write(acCodes[0xF0], 0, size: 0)
+                body(false, 0xF0, 0)
                 run -= 16
             }
-            let size = magnitudeCategory(value)
-            write(acCodes[run << 4 | size], value, size: size)
+            body(false, run << 4 | magnitudeCategory(value), value)
             run = 0
         }
-        if run > 0 { write(acCodes[0], 0, size: 0) }
+        if run > 0 { body(false, 0, 0) }
+    }
+
+    /// Writes one block's symbols (`forEachSymbol`) with the code tables' entries
+    /// (`HuffmanCodes`) and their additional bits: T.81 F.1.2 as written, the oracle for
+    /// `encode`. Needs `BitPacker.blockBound` bytes of room.
+    static func encodePlain(_ block: UnsafePointer<Int16>, dcDifference: Int32, dc dcCodes: UnsafePointer<UInt32>,
+                            ac acCodes: UnsafePointer<UInt32>, to out: inout BitPacker) {
+        forEachSymbol(block, dcDifference: dcDifference) { isDC, symbol, value in
+            let entry = (isDC ? dcCodes : acCodes)[symbol], size = symbol & 15
+            out.write((entry >> 8) << UInt32(size) | additionalBits(value, size: size), length: Int(entry & 0xFF) + size)
+        }
     }
 
     /// Writes one block as `encodePlain` does, with the merged tables (`MergedCodes`: one
@@ -270,23 +279,31 @@ enum SequentialHuffman {
         return mask
     }
 
-    /// The same mask, a natural row of eight coefficients at a time: each 16-bit lane becomes
-    /// 0 or 1 (the top bit of v | −v), and one multiplication of four lanes read as a 64-bit
-    /// word by 2^48 + 2^33 + 2^18 + 2^3 gathers their low bits into bits 48…51 (each product
-    /// bit lands on its own position, so no carry disturbs them); the row's eight flags then
-    /// index `ZigZagScan.rowMasks`.
+    /// The same mask, two natural rows (sixteen coefficients) at a time: each 16-bit lane
+    /// becomes 0 or 1 (the top bit of v | −v), the sixteen narrow to bytes, and each 64-bit
+    /// word of eight 0/1 bytes times 2^56 + 2^49 + … + 2^7 (`gather`) puts byte i's bit at bit
+    /// 56 + i (product bit 8i + 56 − 7j is a different position for every byte i and term j, so
+    /// no carry disturbs them); each row's eight flags then index `ZigZagScan.rowMasks`.
     @inline(__always)
     static func nonzeroMask(_ block: UnsafePointer<Int16>, rowMasks: UnsafePointer<UInt64>) -> UInt64 {
-        let raw = UnsafeRawPointer(block), gather: UInt64 = 1 << 48 | 1 << 33 | 1 << 18 | 1 << 3
-        @inline(__always) func eight(_ offset: Int) -> UInt64 {
-            // SAFETY: offset ≤ 112, and the block's 64 entries are 128 bytes.
-            let lanes = raw.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt16>.self)
-            let flags = unsafeBitCast((lanes | (0 &- lanes)) &>> 15, to: SIMD2<UInt64>.self)
-            return ((flags[0] &* gather) &>> 48) & 0xF | ((flags[1] &* gather) &>> 44) & 0xF0
+        let raw = UnsafeRawPointer(block), gather: UInt64 = 0x0102_0408_1020_4080
+        @inline(__always) func rows(_ pair: Int) -> UInt64 {
+            // SAFETY: pair < 4, so the two rows' 32 bytes lie inside the block's 128.
+            let a = raw.loadUnaligned(fromByteOffset: 32 &* pair, as: SIMD8<UInt16>.self)
+            let b = raw.loadUnaligned(fromByteOffset: 32 &* pair &+ 16, as: SIMD8<UInt16>.self)
+            let fa = (a | (0 &- a)) &>> 15, fb = (b | (0 &- b)) &>> 15
+            @inline(__always) func byte(_ v: UInt16) -> UInt8 { UInt8(truncatingIfNeeded: v) }
+            let bytes = SIMD16<UInt8>(byte(fa[0]), byte(fa[1]), byte(fa[2]), byte(fa[3]),
+                                      byte(fa[4]), byte(fa[5]), byte(fa[6]), byte(fa[7]),
+                                      byte(fb[0]), byte(fb[1]), byte(fb[2]), byte(fb[3]),
+                                      byte(fb[4]), byte(fb[5]), byte(fb[6]), byte(fb[7]))
+            let words = unsafeBitCast(bytes, to: SIMD2<UInt64>.self)
+            let first = Int(truncatingIfNeeded: (words[0] &* gather) &>> 56)
+            let second = Int(truncatingIfNeeded: (words[1] &* gather) &>> 56)
+            // SAFETY: the flags are < 256, so each index stays inside its row's 256 entries.
+            return rowMasks[512 &* pair &+ first] | rowMasks[512 &* pair &+ 256 &+ second]
         }
-        // SAFETY: eight flags are < 256, so each index stays inside its row's 256 entries.
-        @inline(__always) func row(_ r: Int) -> UInt64 { rowMasks[256 &* r &+ Int(truncatingIfNeeded: eight(16 &* r))] }
-        return row(0) | row(1) | row(2) | row(3) | row(4) | row(5) | row(6) | row(7)
+        return rows(0) | rows(1) | rows(2) | rows(3)
     }
 
     /// One component's blocks in an MCU row, for `encodeRow`.
@@ -346,21 +363,8 @@ enum SequentialHuffman {
     /// Counts the symbols `encode` would write for the block (the K.2 statistics pass).
     static func count(_ block: UnsafePointer<Int16>, dcDifference: Int32, dc: inout SymbolCounts,
                       ac: inout SymbolCounts) {
-        dc.add(magnitudeCategory(dcDifference))
-        var run = 0
-        for k in 1 ..< 64 {
-            let value = Int32(block[ZigZag.naturalOrder[k]])
-            if value == 0 {
-                run += 1
-                continue
-            }
-            while run >= 16 {
-                ac.add(0xF0)
-                run -= 16
-            }
-            ac.add(run << 4 | magnitudeCategory(value))
-            run = 0
+        forEachSymbol(block, dcDifference: dcDifference) { isDC, symbol, _ in
+            if isDC { dc.add(symbol) } else { ac.add(symbol) }
         }
-        if run > 0 { ac.add(0) }
     }
 }

@@ -16,8 +16,13 @@ public enum CoreError: Error, Equatable, Sendable {
     case cancelled
 }
 
-extension CoreError: CustomStringConvertible {
-    public var description: String {
+#if !hasFeature(Embedded)
+extension CoreError: CustomStringConvertible {}
+#endif
+
+extension CoreError {
+    /// The reason, as the type's `description` (a `StaticMessage` under Embedded Swift).
+    public var description: MessageText {
         switch self {
         case let .outOfBounds(offset, needed, available):
             return "unexpected end of data (\(needed) byte(s) needed, \(available) available) at byte \(offset)"

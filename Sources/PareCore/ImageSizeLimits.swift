@@ -5,7 +5,7 @@ public enum ImageSizeLimits {
     /// The first limit `width` × `height` crosses, as the decoders' errors name it ("width",
     /// "height", "pixel count"), with the value and the limit; nil within all three.
     public static func crossed(width: Int, height: Int, maxWidth: Int, maxHeight: Int,
-                               maxPixels: Int) -> (what: String, value: Int, limit: Int)? {
+                               maxPixels: Int) -> (what: MessageText, value: Int, limit: Int)? {
         if width > maxWidth { return ("width", width, maxWidth) }
         if height > maxHeight { return ("height", height, maxHeight) }
         let (pixels, overflow) = width.multipliedReportingOverflow(by: height)

@@ -85,9 +85,14 @@ public enum MarkerError: Error, Equatable, Sendable {
     case tooManySkippedBytes(offset: Int, limit: Int)
 }
 
+#if !hasFeature(Embedded)
 @_spi(Codec)
-extension MarkerError: CustomStringConvertible {
-    public var description: String {
+extension MarkerError: CustomStringConvertible {}
+#endif
+
+@_spi(Codec)
+extension MarkerError {
+    public var description: MessageText {
         switch self {
         case let .input(error):
             return error.description
@@ -104,13 +109,8 @@ extension MarkerError: CustomStringConvertible {
         }
     }
 
-    private func hex(_ byte: UInt8) -> String {
-        let digits: StaticString = "0123456789ABCDEF"
-        let start = digits.utf8Start
-        var text = ""
-        text.unicodeScalars.append(Unicode.Scalar(start[Int(byte >> 4)]))
-        text.unicodeScalars.append(Unicode.Scalar(start[Int(byte & 15)]))
-        return text
+    private func hex(_ byte: UInt8) -> MessageText {
+        MessageText.hex(byte, digits: 2)
     }
 }
 

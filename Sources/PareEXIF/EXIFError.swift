@@ -1,4 +1,4 @@
-import PareCore
+@_spi(Codec) import PareCore
 
 /// Everything that can go wrong reading EXIF/TIFF metadata, each case with the absolute byte
 /// offset where it was found. The same values serve as warnings when the reader carries on
@@ -14,27 +14,27 @@ public enum EXIFError: Error, Equatable, Sendable {
     case badMagic(offset: Int, value: Int)
     /// A BigTIFF header (version 43) whose offset size is not 8 or whose reserved field is
     /// not 0: a layout this reader does not know.
-    case badBigTIFFHeader(offset: Int, reason: String)
+    case badBigTIFFHeader(offset: Int, reason: MessageText)
     /// An IFD pointer leads outside the TIFF block.
-    case ifdOutOfBounds(ifd: String, offset: Int)
+    case ifdOutOfBounds(ifd: MessageText, offset: Int)
     /// An IFD pointer leads back to an IFD already read.
-    case ifdLoop(ifd: String, offset: Int)
+    case ifdLoop(ifd: MessageText, offset: Int)
     /// More IFDs than `EXIFOptions.maxIFDs`.
     case tooManyIFDs(offset: Int, limit: Int)
     /// An IFD declares more entries than `EXIFOptions.maxEntriesPerIFD`.
-    case tooManyEntries(ifd: String, offset: Int, count: Int, limit: Int)
+    case tooManyEntries(ifd: MessageText, offset: Int, count: Int, limit: Int)
     /// An IFD's entry table runs past the end of the block (`read` entries fit), or entry
     /// `read` points outside the block and the entries from there on were dropped.
-    case truncatedIFD(ifd: String, offset: Int, declared: Int, read: Int)
+    case truncatedIFD(ifd: MessageText, offset: Int, declared: Int, read: Int)
     /// A field type outside 1…13 and 16…18; the entry is kept without a value.
-    case unknownFieldType(ifd: String, tag: UInt16, offset: Int, type: UInt16)
+    case unknownFieldType(ifd: MessageText, tag: UInt16, offset: Int, type: UInt16)
     /// A value's bytes lie outside the TIFF block; the entry is kept without a value.
-    case valueOutOfBounds(ifd: String, tag: UInt16, offset: Int)
+    case valueOutOfBounds(ifd: MessageText, tag: UInt16, offset: Int)
     /// A value larger than `EXIFOptions.maxValueBytes` (or the total budget); kept without a value.
-    case valueTooLarge(ifd: String, tag: UInt16, offset: Int, limit: Int)
+    case valueTooLarge(ifd: MessageText, tag: UInt16, offset: Int, limit: Int)
     /// A sub-IFD pointer (Exif, GPS, Interop) stored with a type that is not LONG or IFD (or
     /// BigTIFF's LONG8 or IFD8).
-    case wrongPointerType(ifd: String, tag: UInt16, offset: Int, type: UInt16)
+    case wrongPointerType(ifd: MessageText, tag: UInt16, offset: Int, type: UInt16)
     /// The IFD1 thumbnail's offset and length do not fit in the TIFF block.
     case thumbnailOutOfBounds(offset: Int, length: Int)
     /// The input does not start with a JPEG SOI marker.
@@ -46,16 +46,21 @@ public enum EXIFError: Error, Equatable, Sendable {
     /// More marker segments before SOS than `EXIFOptions.maxSegments`; the walk stops there.
     case tooManySegments(offset: Int, limit: Int)
     /// The MP Index IFD has no usable MP Entry list, or an entry is unusable.
-    case badMPF(offset: Int, reason: String)
+    case badMPF(offset: Int, reason: MessageText)
     /// More MP entries than `EXIFOptions.maxMPFEntries`; the first ones were kept.
     case tooManyMPFEntries(offset: Int, count: Int, limit: Int)
 }
 
-extension EXIFError: CustomStringConvertible {
-    public var description: String {
+#if !hasFeature(Embedded)
+extension EXIFError: CustomStringConvertible {}
+#endif
+
+extension EXIFError {
+    /// The line, as the type's `description` (a `StaticMessage` under Embedded Swift).
+    public var description: MessageText {
         switch self {
         case let .core(error):
-            return "EXIF: \(error)"
+            return "EXIF: \(error.description)"
         case let .notTIFF(offset):
             return "EXIF: TIFF byte order is neither II nor MM at byte \(offset)"
         case let .badMagic(offset, value):
@@ -99,13 +104,8 @@ extension EXIFError: CustomStringConvertible {
 }
 
 /// "0x0112": how tags are named in messages and where no name is known.
-func hex(_ value: UInt16) -> String {
-    let digits: [Character] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "A", "B", "C", "D", "E", "F"]
-    var text = "0x"
-    for shift in stride(from: 12, through: 0, by: -4) {
-        text.append(digits[Int((value >> UInt16(shift)) & 0xF)])
-    }
-    return text
+func hex(_ value: UInt16) -> MessageText {
+    "0x\(MessageText.hex(value, digits: 4))"
 }
 
 extension EXIFError {

@@ -54,6 +54,10 @@ public struct EXIFMetadata: Sendable {
     public var orientation: Orientation
     /// The Orientation value as stored, when there is one.
     public var rawOrientation: Int?
+    #if !hasFeature(Embedded)
+    // The text fields are read as `String` (not under Embedded Swift, where `IFDEntry.value`
+    // holds their bytes: `String` and its Unicode code would be most of a firmware's
+    // standard library).
     public var make: String?
     public var model: String?
     public var software: String?
@@ -61,6 +65,7 @@ public struct EXIFMetadata: Sendable {
     public var dateTime: String?
     /// ExifIFD DateTimeOriginal (0x9003).
     public var dateTimeOriginal: String?
+    #endif
     /// ExifIFD PixelXDimension/PixelYDimension (0xA002/0xA003).
     public var pixelWidth: Int?
     public var pixelHeight: Int?
@@ -82,7 +87,7 @@ public struct EXIFMetadata: Sendable {
     public var warnings: [EXIFError]
 
     /// The IFD named `name` ("IFD0", "IFD1", "ExifIFD", "GPS", "InteropIFD").
-    public func ifd(_ name: String) -> IFD? {
+    public func ifd(_ name: MessageText) -> IFD? {
         ifds.first { $0.isNamed(name) }
     }
 }
@@ -99,11 +104,13 @@ extension EXIFMetadata {
         let exif = ifds.first { $0.isNamed("ExifIFD") }
         rawOrientation = ifd0?.entry(0x0112)?.integer().flatMap { Int(exactly: $0) }
         orientation = Orientation(exifValue: rawOrientation ?? 1)
+        #if !hasFeature(Embedded)
         make = ifd0?.entry(0x010F)?.string
         model = ifd0?.entry(0x0110)?.string
         software = ifd0?.entry(0x0131)?.string
         dateTime = ifd0?.entry(0x0132)?.string
         dateTimeOriginal = exif?.entry(0x9003)?.string
+        #endif
         pixelWidth = exif?.entry(0xA002)?.integer().flatMap { Int(exactly: $0) }
         pixelHeight = exif?.entry(0xA003)?.integer().flatMap { Int(exactly: $0) }
         imageWidth = ifd0?.entry(0x0100)?.integer().flatMap { Int(exactly: $0) }

@@ -109,7 +109,7 @@ public enum EXIFReader {
         let first = try reader.readHeader()
         let ifd0 = try reader.readIFD(at: first, name: "IFD0")
         var ifds = [ifd0]
-        func follow(_ parent: IFD, _ tag: UInt16, _ name: String) -> IFD? {
+        func follow(_ parent: IFD, _ tag: UInt16, _ name: MessageText) -> IFD? {
             guard let pointer = parent.entry(tag) else { return nil }
             guard pointer.fieldType?.isPointer == true, let value = pointer.unsignedInteger() else {
                 reader.warn(.wrongPointerType(ifd: parent.name, tag: tag, offset: pointer.valueOffset, type: pointer.type))

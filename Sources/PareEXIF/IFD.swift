@@ -18,7 +18,7 @@ public struct IFDEntry: Sendable {
     /// The list that names the tags of the entry's IFD.
     let names: TagNames.Table
     /// The Exif/TIFF name of the tag in its IFD ("Orientation", "ExifImageWidth"), if known.
-    public var name: String? { TagNames.name(for: tag, in: names) }
+    public var name: MessageText? { TagNames.name(for: tag, in: names) }
 
     public var fieldType: TIFFFieldType? { TIFFFieldType(rawValue: type) }
 
@@ -75,14 +75,18 @@ public struct IFDEntry: Sendable {
         }
     }
 
+    #if !hasFeature(Embedded)
     /// An ASCII value up to its first NUL (Exif 2.32 §4.6.2: NUL-terminated), without the
     /// trailing spaces cameras pad fixed-width fields with. Invalid UTF-8 is repaired.
+    /// (Not under Embedded Swift, where a program that wants text reads `value`'s bytes:
+    /// `String` and its Unicode code would be most of a firmware's standard library.)
     public var string: String? {
         guard fieldType == .ascii, let value else { return nil }
         var end = value.firstIndex(of: 0) ?? value.count
         while end > 0 && value[end - 1] == 0x20 { end -= 1 }
         return String(decoding: value[0 ..< end], as: UTF8.self)
     }
+    #endif
 
     private func unsigned(_ start: Int, _ size: Int) -> UInt64 {
         byteOrder.unsigned(value!, at: start, size: size)
@@ -92,7 +96,7 @@ public struct IFDEntry: Sendable {
 /// One Image File Directory, named as ExifTool's groups are ("IFD0", "IFD1", "ExifIFD",
 /// "GPS", "InteropIFD", "MPF0"), so that its entries can be compared tag by tag.
 public struct IFD: Sendable {
-    public let name: String
+    public let name: MessageText
     /// The absolute offset of the directory's entry count.
     public let offset: Int
     public let entries: [IFDEntry]
@@ -108,7 +112,11 @@ public struct IFD: Sendable {
     /// True when the IFD is named `name`. The names are ASCII and Pare's own, so their UTF-8
     /// bytes are compared: String's `==` compares canonical equivalence, which links
     /// Unicode normalisation tables (32 KB) into an Embedded build.
-    public func isNamed(_ name: String) -> Bool {
+    public func isNamed(_ name: MessageText) -> Bool {
+        #if hasFeature(Embedded)
+        self.name == name
+        #else
         self.name.utf8.elementsEqual(name.utf8)
+        #endif
     }
 }

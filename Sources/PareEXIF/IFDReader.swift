@@ -147,7 +147,7 @@ struct IFDReader<Source: ByteSource> {
     /// Reads the IFD at header-relative `offset`. A table that does not fit in the block is
     /// an error; entries after one whose value points outside the block are dropped with a
     /// warning; values over the size limits are kept as entries without a value.
-    mutating func readIFD(at offset: UInt64, name: String) throws(EXIFError) -> IFD {
+    mutating func readIFD(at offset: UInt64, name: MessageText) throws(EXIFError) -> IFD {
         let absolute = block.absolute(pointer: offset)
         if visited.contains(offset) { throw .ifdLoop(ifd: name, offset: absolute) }
         guard visited.count < options.maxIFDs else { throw .tooManyIFDs(offset: absolute, limit: options.maxIFDs) }
@@ -191,7 +191,7 @@ struct IFDReader<Source: ByteSource> {
     }
 
     /// The entry, and false when its value lies outside the block.
-    private mutating func readEntry(_ table: [UInt8], _ at: Int, entryOffset: Int, ifd: String,
+    private mutating func readEntry(_ table: [UInt8], _ at: Int, entryOffset: Int, ifd: MessageText,
                                     names: TagNames.Table) -> (IFDEntry, Bool) {
         let tag = UInt16(unsigned(table, at, 2)), type = UInt16(unsigned(table, at + 2, 2))
         let count = unsigned(table, at + layout.valueCountField, layout.valueCountSize)

@@ -38,7 +38,7 @@ public enum MPFImageKind: Sendable, Equatable {
     }
 
     /// A short readable name ("large-thumbnail-vga"), as `pare exif --json` prints it.
-    public var name: String {
+    public var name: MessageText {
         switch self {
         case .baselinePrimary: return "baseline-primary"
         case .largeThumbnailVGA: return "large-thumbnail-vga"

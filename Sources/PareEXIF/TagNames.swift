@@ -1,3 +1,5 @@
+import PareCore
+
 /// Tag names as ExifTool spells them (TIFF 6.0 §8; Exif 2.32 §4.6.3–4.6.7, Tables 4–8;
 /// CIPA DC-007 §5.2.3 for MPF), chosen per IFD because GPS, Interop and MPF reuse numbers.
 enum TagNames {
@@ -6,12 +8,17 @@ enum TagNames {
         case main, gps, interop, mpf
 
         /// The list for the IFD named `ifd` (compared as UTF-8 bytes, as `IFD.isNamed`).
-        init(ifd: String) {
-            if ifd.utf8.elementsEqual("GPS".utf8) {
+        init(ifd: MessageText) {
+            #if hasFeature(Embedded)
+            func named(_ name: MessageText) -> Bool { ifd == name }
+            #else
+            func named(_ name: String) -> Bool { ifd.utf8.elementsEqual(name.utf8) }
+            #endif
+            if named("GPS") {
                 self = .gps
-            } else if ifd.utf8.elementsEqual("InteropIFD".utf8) {
+            } else if named("InteropIFD") {
                 self = .interop
-            } else if ifd.utf8.elementsEqual("MPF0".utf8) {
+            } else if named("MPF0") {
                 self = .mpf
             } else {
                 self = .main
@@ -22,7 +29,7 @@ enum TagNames {
     /// The tag's name in an IFD whose tags `table` names. Looked up when asked for, not
     /// stored per entry: a reader that wants only a few values (a thumbnailer, a firmware
     /// build) links no names.
-    static func name(for tag: UInt16, in table: Table) -> String? {
+    static func name(for tag: UInt16, in table: Table) -> MessageText? {
         switch table {
         case .gps: return gps(tag)
         case .interop: return interop(tag) ?? main(tag)
@@ -31,7 +38,7 @@ enum TagNames {
         }
     }
 
-    private static func main(_ tag: UInt16) -> String? {
+    private static func main(_ tag: UInt16) -> MessageText? {
         switch tag {
         case 0x00FE: return "SubfileType"
         case 0x0100: return "ImageWidth"
@@ -151,7 +158,7 @@ enum TagNames {
         }
     }
 
-    private static func gps(_ tag: UInt16) -> String? {
+    private static func gps(_ tag: UInt16) -> MessageText? {
         switch tag {
         case 0x0000: return "GPSVersionID"
         case 0x0001: return "GPSLatitudeRef"
@@ -179,7 +186,7 @@ enum TagNames {
         }
     }
 
-    private static func interop(_ tag: UInt16) -> String? {
+    private static func interop(_ tag: UInt16) -> MessageText? {
         switch tag {
         case 0x0001: return "InteropIndex"
         case 0x0002: return "InteropVersion"
@@ -189,7 +196,7 @@ enum TagNames {
         }
     }
 
-    private static func mpf(_ tag: UInt16) -> String? {
+    private static func mpf(_ tag: UInt16) -> MessageText? {
         switch tag {
         case 0xB000: return "MPFVersion"
         case 0xB001: return "NumberOfImages"

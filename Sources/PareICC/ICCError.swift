@@ -93,7 +93,7 @@ extension ICCError: CustomStringConvertible {
         case let .missingChunk(sequence, count):
             return "ICC: APP2 chunk \(sequence) of \(count) is missing; profile dropped"
         case let .core(error):
-            return "ICC: \(error)"
+            return "ICC: \(error.description)"
         }
     }
 }

@@ -1,4 +1,4 @@
-import PareCore
+@_spi(Codec) import PareCore
 
 // The C side of the board (Board/board.c): the input file, text output, the heap meter and
 // the stack paint.
@@ -34,8 +34,8 @@ struct BoardInput: ByteSource {
 }
 
 /// One line of text for the host's console, built from literals, numbers and the library's
-/// own texts (its errors' descriptions) without String interpolation, whose formatting code
-/// would otherwise be linked for the program's output alone.
+/// own texts (its errors' descriptions, `MessageText`), as bytes: the program links no
+/// `String` code.
 struct Line {
     private var bytes: [UInt8] = []
 
@@ -47,27 +47,17 @@ struct Line {
 
     /// `value` in decimal.
     mutating func add(_ value: Int) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        let first = bytes.count
-        repeat {
-            bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
-            magnitude /= 10
-        } while magnitude > 0
-        bytes[first...].reverse()
+        add(text: "\(value)")
     }
 
     /// `value` as eight upper-case hex digits.
     mutating func addHex8(_ value: UInt32) {
-        let digits: StaticString = "0123456789ABCDEF"
-        for shift in stride(from: 28, through: 0, by: -4) {
-            bytes.append(digits.utf8Start[Int((value >> UInt32(shift)) & 0xF)])
-        }
+        add(text: MessageText.hex(value, digits: 8))
     }
 
-    mutating func add(_ text: String) {
-        var text = text
-        text.withUTF8 { bytes.append(contentsOf: $0) }
+    /// A text of the library's (an error's or a warning's description, a scale's name).
+    mutating func add(text: MessageText) {
+        text.append(to: &bytes)
     }
 
     /// Writes the line and its newline.

@@ -18,7 +18,7 @@ func firmwareMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePoint
     }
     var scale = JPEGScale.eighth
     if argc >= 3, let name = argv[2] {
-        guard let chosen = JPEGScale(name: String(cString: name)) else {
+        guard let chosen = scaleNamed(name) else {
             say("firmware: the scale must be 1/8, 1/4, 1/2 or 1")
             return 2
         }
@@ -33,7 +33,7 @@ func firmwareMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePoint
     var line = Line("input bytes=")
     line.add(input.count)
     line.add(" scale=")
-    line.add(scale.name)
+    line.add(text: scale.name)
     line.add(" ledgerLimit=")
     line.add(limit ?? -1)
     line.say()
@@ -44,6 +44,13 @@ func firmwareMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePoint
     line.say()
     board_heap_restart_peak()
     return decodeMain(input, scale: scale, limit: limit, heapPeakBefore: metadataHeapPeak)
+}
+
+/// The scale whose name ("1/8", "1/4", "1/2", "1") is the C string `text`.
+func scaleNamed(_ text: UnsafePointer<CChar>) -> JPEGScale? {
+    var bytes: [UInt8] = []
+    while text[bytes.count] != 0 { bytes.append(UInt8(bitPattern: text[bytes.count])) }
+    return JPEGScale.allCases.first { $0.name.bytes == bytes }
 }
 
 /// Reads the EXIF orientation and thumbnail. Broken metadata never stops the decode: its
@@ -79,7 +86,7 @@ func readMetadata(_ input: BoardInput) {
         line.say()
     } catch {
         var line = Line("exif error: ")
-        line.add(error.description)
+        line.add(text: error.description)
         line.say()
     }
 }
@@ -98,12 +105,12 @@ func decodeMain(_ input: BoardInput, scale: JPEGScale, limit: Int?, heapPeakBefo
         board_mark(2)
         for warning in decoder.warnings {
             var line = Line("warning: ")
-            line.add(warning.description)
+            line.add(text: warning.description)
             line.say()
         }
     } catch {
         var line = Line("error: ")
-        line.add(error.description)
+        line.add(text: error.description)
         line.say()
         line = Line("decode ledgerPeak=")
         line.add(ledger.peakBytes)

@@ -1,4 +1,4 @@
-import PareCore
+@_spi(Codec) import PareCore
 
 /// Everything that can stop a JPEG decode, each case with the byte offset where it was found.
 /// `description` is one line: the stage, the reason, then the offset, for example
@@ -14,30 +14,36 @@ public enum JPEGError: Error, Equatable, Sendable {
     case unsupported(process: JPEGProcess, offset: Int)
     /// A feature outside the baseline decoder: a sample precision other than 8, DNL, a
     /// colour model it cannot convert, non-integral sampling ratios.
-    case unsupportedFeature(feature: String, offset: Int)
+    case unsupportedFeature(feature: MessageText, offset: Int)
     /// A marker segment whose contents break T.81 Annex B (a bad length, a zero dimension, a
     /// table id out of range…).
-    case invalidSegment(marker: UInt8, offset: Int, reason: String)
+    case invalidSegment(marker: UInt8, offset: Int, reason: MessageText)
     /// A Huffman table whose code lengths cannot form a prefix code (T.81 C.2).
-    case invalidHuffmanTable(offset: Int, reason: String)
+    case invalidHuffmanTable(offset: Int, reason: MessageText)
     /// A scan refers to a table that was never defined.
-    case missingTable(kind: String, id: Int, offset: Int)
+    case missingTable(kind: MessageText, id: Int, offset: Int)
     /// The file ended, or EOI came, before any scan.
     case missingScan(offset: Int)
     /// A marker where T.81 B.2 does not allow one.
     case unexpectedMarker(marker: UInt8, offset: Int)
     /// A size or count over a limit of `JPEGOptions`.
-    case limitExceeded(what: String, value: Int, limit: Int, offset: Int)
+    case limitExceeded(what: MessageText, value: Int, limit: Int, offset: Int)
     /// `JPEGOptions.strict` is set and the decoder met something it would otherwise repair.
     /// Its description is the warning's own line.
     case strict(JPEGWarning)
 }
 
-extension JPEGError: CustomStringConvertible {
-    public var description: String {
+#if !hasFeature(Embedded)
+extension JPEGError: CustomStringConvertible {}
+extension JPEGWarning: CustomStringConvertible {}
+#endif
+
+extension JPEGError {
+    /// The line, as the type's `description` (a `StaticMessage` under Embedded Swift).
+    public var description: MessageText {
         switch self {
         case let .core(error):
-            return "JPEG: \(error)"
+            return "JPEG: \(error.description)"
         case let .notJPEG(offset):
             return "JPEG: not a JPEG file (no SOI marker) at byte \(offset)"
         case let .unsupported(process, offset):
@@ -88,7 +94,7 @@ public enum JPEGWarning: Equatable, Sendable {
         }
     }
 
-    var message: String {
+    var message: MessageText {
         switch self {
         case let .truncated(scan, _):
             return "data of scan \(scan) ends early, the rest is filled with gray"
@@ -106,12 +112,13 @@ public enum JPEGWarning: Equatable, Sendable {
     }
 }
 
-extension JPEGWarning: CustomStringConvertible {
-    public var description: String { "JPEG: \(message) at byte \(offset)" }
+extension JPEGWarning {
+    /// The line, as the type's `description` (a `StaticMessage` under Embedded Swift).
+    public var description: MessageText { "JPEG: \(message) at byte \(offset)" }
 }
 
 /// "SOF0", "RST3", "APP1"… or the hex code for the rest, for messages.
-func markerName(_ code: UInt8) -> String {
+func markerName(_ code: UInt8) -> MessageText {
     switch code {
     case 0xC0 ... 0xC3, 0xC5 ... 0xC7, 0xC9 ... 0xCB, 0xCD ... 0xCF: return "SOF\(code - 0xC0)"
     case 0xC4: return "DHT"
@@ -125,9 +132,7 @@ func markerName(_ code: UInt8) -> String {
     case 0xDD: return "DRI"
     case 0xE0 ... 0xEF: return "APP\(code - 0xE0)"
     case 0xFE: return "COM"
-    default:
-        let digits: [Character] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "A", "B", "C", "D", "E", "F"]
-        return "0xFF" + String(digits[Int(code >> 4)]) + String(digits[Int(code & 15)])
+    default: return "0xFF\(MessageText.hex(code, digits: 2))"
     }
 }
 

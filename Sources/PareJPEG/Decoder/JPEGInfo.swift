@@ -1,3 +1,5 @@
+import PareCore
+
 /// The DCT-domain scales: the raw value is the numerator k of k/8. At k/8 every 8×8 block
 /// becomes a k×k block (T.81 A.3.3 read backwards), so the output is ceil(W·k/8) × ceil(H·k/8),
 /// the size `djpeg -scale k/8` writes.
@@ -8,7 +10,7 @@ public enum JPEGScale: Int, CaseIterable, Sendable {
     public var blockSize: Int { rawValue }
 
     /// "1/8", "1/4", "1/2" or "1", as on the command line.
-    public var name: String {
+    public var name: MessageText {
         switch self {
         case .eighth: return "1/8"
         case .quarter: return "1/4"
@@ -17,6 +19,7 @@ public enum JPEGScale: Int, CaseIterable, Sendable {
         }
     }
 
+    #if !hasFeature(Embedded)
     /// Parses "1/8", "1/4", "1/2", "1", "1/1" or "8/8", compared as UTF-8 bytes (String's
     /// `==` would link Unicode normalisation tables into an Embedded build).
     public init?(name: String) {
@@ -27,6 +30,7 @@ public enum JPEGScale: Int, CaseIterable, Sendable {
         guard name.utf8.elementsEqual("1/1".utf8) || name.utf8.elementsEqual("8/8".utf8) else { return nil }
         self = .full
     }
+    #endif
 }
 
 /// Limits and policy for one decode. Every limit has a default that real photographs never
@@ -126,7 +130,7 @@ public enum JPEGProcess: Sendable, Equatable {
         }
     }
 
-    public var name: String {
+    public var name: MessageText {
         switch self {
         case .baseline: return "baseline sequential (SOF0)"
         case .extendedSequential: return "extended sequential Huffman (SOF1)"

@@ -1,3 +1,5 @@
+import PareCore
+
 /// How each component is reconstructed at a DCT scale: its IDCT size, its size in samples,
 /// and how it is brought to the output resolution.
 ///

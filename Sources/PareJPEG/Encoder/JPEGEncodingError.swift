@@ -16,7 +16,7 @@ public enum JPEGEncodingError: Error, Equatable, Sendable {
 extension JPEGEncodingError: CustomStringConvertible {
     public var description: String {
         switch self {
-        case let .core(error): return "JPEG encoder: \(error)"
+        case let .core(error): return "JPEG encoder: \(error.description)"
         case let .invalidOption(reason): return "JPEG encoder: invalid option: \(reason)"
         case let .unsupportedImage(reason): return "JPEG encoder: unsupported image: \(reason)"
         case let .incompleteImage(given, height): return "JPEG encoder: \(given) of \(height) rows given"

@@ -43,7 +43,7 @@ extension JPEGFrameRecord {
     /// Tq 0 only but it is unused there). `init(_:marker:options:)` checks what decoding
     /// needs on top.
     init(parsing bytes: [UInt8], marker: FoundMarker) throws(JPEGError) {
-        func invalid(_ reason: String) -> JPEGError {
+        func invalid(_ reason: MessageText) -> JPEGError {
             .invalidSegment(marker: marker.code, offset: marker.offset, reason: reason)
         }
         guard let process = JPEGProcess(marker: marker.code) else {
@@ -63,7 +63,7 @@ extension JPEGComponentInfo {
     /// The component specifications of an SOFn segment (T.81 B.2.2: Ci, Hi, Vi, Tqi), whose
     /// length the caller has matched to `count`: sampling factors 1…4, tables 0…3.
     static func frameComponents(_ bytes: [UInt8], count: Int,
-                                invalid: (String) -> JPEGError) throws(JPEGError) -> [JPEGComponentInfo] {
+                                invalid: (MessageText) -> JPEGError) throws(JPEGError) -> [JPEGComponentInfo] {
         var components: [JPEGComponentInfo] = []
         for i in 0 ..< count {
             let base = 6 + 3 * i

@@ -53,7 +53,7 @@ public struct JPEGMarkerRecord: Sendable {
     public var content: JPEGSegmentContent
 
     /// "SOI", "SOF2", "DHT", "APP1"…, or "0xFFnn".
-    public var name: String { markerName(marker) }
+    public var name: MessageText { markerName(marker) }
 }
 
 /// The parameters of a marker segment, decoded as far as a reader needs.

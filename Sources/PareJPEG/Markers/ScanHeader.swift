@@ -24,7 +24,7 @@ struct ScanHeader {
     /// insists.
     init(_ bytes: [UInt8], marker: FoundMarker, frame: JPEGFrameRecord) throws(JPEGError) {
         offset = marker.offset
-        func invalid(_ reason: String) -> JPEGError {
+        func invalid(_ reason: MessageText) -> JPEGError {
             .invalidSegment(marker: Marker.sos, offset: marker.offset, reason: reason)
         }
         let record = try JPEGScanRecord(parsing: bytes, marker: marker, number: 0)
@@ -62,7 +62,7 @@ extension JPEGScanRecord {
     /// selectors and the band are kept as written. `ScanHeader` checks them against the
     /// frame for decoding. `number` is the scan's place in the file.
     init(parsing bytes: [UInt8], marker: FoundMarker, number: Int) throws(JPEGError) {
-        func invalid(_ reason: String) -> JPEGError {
+        func invalid(_ reason: MessageText) -> JPEGError {
             .invalidSegment(marker: Marker.sos, offset: marker.offset, reason: reason)
         }
         guard let first = bytes.first else { throw invalid("empty") }

@@ -1,0 +1,128 @@
+/// The text of an error, a warning or a name in one: `String` on every platform with the
+/// full standard library, and under Embedded Swift a `StaticMessage`, the same interpolated
+/// literal kept as its pieces (static texts and numbers) and turned into bytes only when
+/// printed. The messages are written once, as string interpolations, and read the same on
+/// both; an Embedded program that prints them links no `String` code (the text storage,
+/// its Unicode tables and the integer formatting it brings are most of a firmware's
+/// standard library).
+#if hasFeature(Embedded)
+public typealias MessageText = StaticMessage
+
+/// A message as its pieces: the literal parts of an interpolation (static strings, in
+/// flash) and the values interpolated between them. Two messages are equal when their
+/// bytes are.
+public struct StaticMessage: Sendable, Equatable, ExpressibleByStringInterpolation {
+    enum Piece: Sendable {
+        case text(StaticString)
+        /// A decimal integer: its sign and magnitude.
+        case number(negative: Bool, magnitude: UInt64)
+        /// Upper-case hexadecimal, `digits` wide (leading zeros).
+        case hex(UInt64, digits: Int)
+    }
+
+    var pieces: [Piece]
+
+    @inline(never)
+    public init(stringLiteral text: StaticString) {
+        pieces = [.text(text)]
+    }
+
+    public init(stringInterpolation: Interpolation) {
+        pieces = stringInterpolation.pieces
+    }
+
+    /// `value` in upper-case hexadecimal, `digits` wide.
+    @_spi(Codec)
+    public static func hex(_ value: some BinaryInteger, digits: Int) -> StaticMessage {
+        var message = StaticMessage(stringLiteral: "")
+        message.pieces = [.hex(UInt64(truncatingIfNeeded: value), digits: digits)]
+        return message
+    }
+
+    public struct Interpolation: StringInterpolationProtocol {
+        var pieces: [Piece] = []
+
+        public init(literalCapacity: Int, interpolationCount: Int) {}
+
+        // Each message is a chain of these calls: kept out of line, so that a message costs
+        // a call per piece where it is built rather than the array's growth code each time.
+        @inline(never)
+        public mutating func appendLiteral(_ text: StaticString) {
+            if text.utf8CodeUnitCount > 0 { pieces.append(.text(text)) }
+        }
+
+        public mutating func appendInterpolation(_ value: some BinaryInteger) {
+            appendNumber(negative: value < 0, magnitude: UInt64(truncatingIfNeeded: value.magnitude))
+        }
+
+        @inline(never)
+        mutating func appendNumber(negative: Bool, magnitude: UInt64) {
+            pieces.append(.number(negative: negative, magnitude: magnitude))
+        }
+
+        @inline(never)
+        public mutating func appendInterpolation(_ message: StaticMessage) {
+            pieces.append(contentsOf: message.pieces)
+        }
+    }
+
+    /// Appends the message's bytes (ASCII) to `bytes`.
+    public func append(to bytes: inout [UInt8]) {
+        for piece in pieces {
+            switch piece {
+            case let .text(text):
+                text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+            case let .number(negative, magnitude):
+                if negative { bytes.append(UInt8(ascii: "-")) }
+                let first = bytes.count
+                var rest = magnitude
+                repeat {
+                    bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
+                    rest /= 10
+                } while rest > 0
+                bytes[first...].reverse()
+            case let .hex(value, digits):
+                let alphabet: StaticString = "0123456789ABCDEF"
+                for digit in stride(from: digits - 1, through: 0, by: -1) {
+                    bytes.append(alphabet.utf8Start[Int((value >> UInt64(4 * digit)) & 0xF)])
+                }
+            }
+        }
+    }
+
+    /// The message's bytes.
+    public var bytes: [UInt8] {
+        var bytes: [UInt8] = []
+        append(to: &bytes)
+        return bytes
+    }
+
+    public static func == (a: StaticMessage, b: StaticMessage) -> Bool {
+        a.bytes == b.bytes
+    }
+}
+
+extension DefaultStringInterpolation {
+    /// A message inside a `String` (for code that builds `String`s, which the message types
+    /// themselves do not).
+    public mutating func appendInterpolation(_ message: StaticMessage) {
+        appendInterpolation(String(decoding: message.bytes, as: UTF8.self))
+    }
+}
+#else
+public typealias MessageText = String
+
+extension String {
+    /// `value` in upper-case hexadecimal, `digits` wide (as `StaticMessage.hex` under Embedded).
+    @_spi(Codec)
+    public static func hex(_ value: some BinaryInteger, digits: Int) -> String {
+        let alphabet: StaticString = "0123456789ABCDEF"
+        var text = ""
+        for digit in stride(from: digits - 1, through: 0, by: -1) {
+            let nibble = Int((UInt64(truncatingIfNeeded: value) >> UInt64(4 * digit)) & 0xF)
+            text.unicodeScalars.append(Unicode.Scalar(alphabet.utf8Start[nibble]))
+        }
+        return text
+    }
+}
+#endif

@@ -73,11 +73,21 @@ public struct EXIFMetadata: Sendable {
     /// which in a TIFF file is the main image (TIFF 6.0 §3, baseline fields).
     public var imageWidth: Int?
     public var imageHeight: Int?
+    #if hasFeature(Embedded)
+    // Under Embedded Swift the values that need floating point are read from the IFDs when
+    // asked for: a program that never asks links no (soft-float) double arithmetic.
+    /// IFD0 XResolution/YResolution (0x011A/0x011B); nil for a zero denominator.
+    public var xResolution: Double? { ifd("IFD0")?.entry(0x011A)?.double() }
+    public var yResolution: Double? { ifd("IFD0")?.entry(0x011B)?.double() }
+    /// The GPS IFD's position, when it has any of latitude, longitude or altitude.
+    public var gps: GPSPosition? { ifd("GPS").flatMap(Self.position) }
+    #else
     /// IFD0 XResolution/YResolution (0x011A/0x011B); nil for a zero denominator.
     public var xResolution: Double?
     public var yResolution: Double?
     /// The GPS IFD's position, when it has any of latitude, longitude or altitude.
     public var gps: GPSPosition?
+    #endif
     /// The IFD1 thumbnail, when its offset and length are present, non-zero and inside
     /// the block.
     public var thumbnail: EmbeddedImage?
@@ -115,9 +125,11 @@ extension EXIFMetadata {
         pixelHeight = exif?.entry(0xA003)?.integer().flatMap { Int(exactly: $0) }
         imageWidth = ifd0?.entry(0x0100)?.integer().flatMap { Int(exactly: $0) }
         imageHeight = ifd0?.entry(0x0101)?.integer().flatMap { Int(exactly: $0) }
+        #if !hasFeature(Embedded)
         xResolution = ifd0?.entry(0x011A)?.double()
         yResolution = ifd0?.entry(0x011B)?.double()
         gps = ifds.first { $0.isNamed("GPS") }.flatMap(Self.position)
+        #endif
         thumbnail = nil
         if let ifd1 = ifds.first(where: { $0.isNamed("IFD1") }) {
             thumbnail = thumbnailImage(ifd1, block: block, options: options)

@@ -107,3 +107,14 @@ import TestSupport
         #expect(compared >= 400)
     }
 }
+
+@Suite struct MarkerNameTests {
+    /// Markers without a name are written as their two bytes in hex.
+    @Test func namesKnownMarkersAndHexForTheRest() {
+        #expect(markerName(0xC2) == "SOF2")
+        #expect(markerName(0xD3) == "RST3")
+        #expect(markerName(0xE1) == "APP1")
+        #expect(markerName(0xF7) == "0xFFF7")
+        #expect(markerName(0x01) == "0xFF01")
+    }
+}

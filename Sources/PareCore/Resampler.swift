@@ -11,7 +11,7 @@
 /// `PlainSeparableResampler` (horizontal first, in Float) instead. Nothing holds more than four
 /// input rows, so memory never grows with the input's height; the fixed-point engine takes
 ///
-///     4·P·(K + 2 + b) + 2·c·(inputWidth + T₈) + outputWidth·(2·W + 2·T₈ + c) + 40·K
+///     4·P·(K + 2 + b) + 2·c·(inputWidth + T₈) + outputWidth·(2·W + 2·T₈ + c) + 3 + 40·K
 ///
 /// bytes, with c the input's channels, b its bytes per sample (1 or 2), P = inputWidth·c
 /// rounded up to a multiple of 8, W the

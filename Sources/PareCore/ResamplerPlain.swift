@@ -8,7 +8,7 @@
 struct PlainSeparableResampler: SequentialResampling {
     let geometry: ResamplingGeometry
     private var rows: OpenOutputRows
-    private let horizontal: TapTable
+    private let horizontal: TapTable<Float>
 
     private let inputRow: LedgerBuffer<Float>      // inputWidth × channels, premultiplied
     private let filteredRow: LedgerBuffer<Float>   // outputWidth × channels
@@ -22,7 +22,7 @@ struct PlainSeparableResampler: SequentialResampling {
          ledger: MemoryLedger) throws(CoreError) {
         geometry = ResamplingGeometry(input: header, outputWidth: outputWidth, outputHeight: outputHeight, filter: filter)
         rows = OpenOutputRows(vertical: geometry.vertical, limit: geometry.vertical.maxOutputsPerInput)
-        horizontal = try TapTable(geometry.horizontal, ledger: ledger)
+        horizontal = try TapTable(geometry.horizontal, lanes: 1, ledger: ledger)
         let rowFloats = try checkedProduct(outputWidth, geometry.channels)
         inputRow = try ledger.allocate(Float.self, count: try checkedProduct(geometry.inputWidth, geometry.channels),
                                        initialValue: 0)
@@ -113,35 +113,6 @@ struct PlainSeparableResampler: SequentialResampling {
             if channels > 1 { out[1] = a1 }
             if channels > 2 { out[2] = a2 }
             if channels > 3 { out[3] = a3 }
-        }
-    }
-}
-
-/// The plain engine's horizontal weights: output j takes `count[j]` inputs from `first[j]`,
-/// with the weights at `weights[j·stride ...]`, normalised to sum to one. Built so that
-/// first + count ≤ the input's length and count ≤ stride: the loops rely on it.
-struct TapTable {
-    let first: LedgerBuffer<Int>
-    let count: LedgerBuffer<Int>
-    let weights: LedgerBuffer<Float>
-    let stride: Int
-
-    init(_ axis: ResamplingAxis, ledger: MemoryLedger) throws(CoreError) {
-        let outputs = axis.outputCount
-        stride = axis.maxTaps
-        first = try ledger.allocate(Int.self, count: outputs, initialValue: 0)
-        count = try ledger.allocate(Int.self, count: outputs, initialValue: 0)
-        weights = try ledger.allocate(Float.self, count: try checkedProduct(outputs, stride), initialValue: 0)
-        for j in 0 ..< outputs {
-            let window = axis.window(j)
-            let taps = window.last - window.first + 1
-            precondition(window.first >= 0 && window.last < axis.inputCount && taps <= stride)
-            let sum = axis.weightSum(j)
-            for i in window.first ... window.last {
-                weights[j * stride + i - window.first] = Float(axis.weight(j, i) / sum)
-            }
-            first[j] = window.first
-            count[j] = taps
         }
     }
 }

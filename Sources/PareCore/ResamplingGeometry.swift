@@ -71,3 +71,113 @@ struct OpenOutputRows {
         return nextEmitted - 1
     }
 }
+
+/// One axis's weights as a table, for an engine whose loops read them many times: output j
+/// takes `count[j]` inputs from `first[j]`, with the weights at `weights[j·stride ...]`, zero
+/// past its window. `count[j]` is the window's taps rounded up to a multiple of `lanes` (the
+/// vector width an engine's loop steps by; 1 for none), `stride` the largest `count`. Built so
+/// that first[j] + taps ≤ the input's length and count[j] ≤ stride: the loops rely on it.
+/// Each kernel weight is computed once, then normalised by its `Weight` type.
+struct TapTable<Weight: TapWeight> {
+    let first: LedgerBuffer<Int>
+    let count: LedgerBuffer<Int>
+    let weights: LedgerBuffer<Weight>
+    let stride: Int
+    /// The largest sum of one output's weights' magnitudes, in units of one (a Lanczos3
+    /// window, whose lobes go negative, sums to about 1.3 in magnitude).
+    private(set) var largestMagnitude = 0.0
+
+    init(_ axis: ResamplingAxis, lanes: Int, ledger: MemoryLedger) throws(CoreError) {
+        let outputs = axis.outputCount
+        stride = (axis.maxTaps + lanes - 1) / lanes * lanes
+        let first = try ledger.allocate(Int.self, count: outputs, initialValue: 0)
+        let count = try ledger.allocate(Int.self, count: outputs, initialValue: 0)
+        let weights = try ledger.allocate(Weight.self, count: try checkedProduct(outputs, stride), initialValue: .zero)
+        let stride = stride
+        var largest = 0.0
+        try axis.forEachOutput(ledger: ledger) { j, window, raw, sum in
+            let n = window.last - window.first + 1
+            // SAFETY: weights holds outputs × stride values and n ≤ maxTaps ≤ stride.
+            largest = max(largest, Weight.normalise(raw, count: n, sum: sum, into: weights.baseAddress + j * stride))
+            first[j] = window.first
+            count[j] = (n + lanes - 1) / lanes * lanes
+        }
+        self.first = first
+        self.count = count
+        self.weights = weights
+        largestMagnitude = largest
+    }
+
+    /// `largestMagnitude` of the table `axis` would give, without keeping the table.
+    static func largestMagnitude(_ axis: ResamplingAxis, ledger: MemoryLedger) throws(CoreError) -> Double {
+        let row = try ledger.allocate(Weight.self, count: axis.maxTaps, initialValue: .zero)
+        var largest = 0.0
+        try axis.forEachOutput(ledger: ledger) { _, window, raw, sum in
+            largest = max(largest, Weight.normalise(raw, count: window.last - window.first + 1, sum: sum,
+                                                    into: row.baseAddress))
+        }
+        return largest
+    }
+}
+
+extension ResamplingAxis {
+    /// Calls `body(j, window, raw, sum)` for each output j in order, with its window, its
+    /// unnormalised weights at raw[0 ... last − first] (each kernel value computed once) and
+    /// their sum (1 where it is not positive, as `weightSum` gives: a degenerate window passes
+    /// its weights unscaled rather than dividing by zero).
+    func forEachOutput(ledger: MemoryLedger,
+                       _ body: (Int, (first: Int, last: Int), UnsafePointer<Double>, Double) -> Void) throws(CoreError) {
+        let taps = maxTaps
+        let raw = try ledger.allocate(Double.self, count: taps, initialValue: 0)
+        for j in 0 ..< outputCount {
+            let window = window(j)
+            let n = window.last - window.first + 1
+            precondition(window.first >= 0 && window.last < inputCount && n <= taps)
+            var sum = 0.0
+            for i in 0 ..< n {
+                raw[i] = weight(j, window.first + i)
+                sum += raw[i]
+            }
+            body(j, window, raw.baseAddress, sum > 0 ? sum : 1)
+        }
+    }
+}
+
+/// A weight type a `TapTable` holds: the plain engine's Float, the fixed-point engine's Q14
+/// Int16.
+protocol TapWeight: BitwiseCopyable {
+    static var zero: Self { get }
+    /// Writes the `count` weights at `raw`, divided by `sum`, to `target` as this type, and
+    /// returns the sum of their magnitudes as written, in units of one.
+    static func normalise(_ raw: UnsafePointer<Double>, count: Int, sum: Double,
+                          into target: UnsafeMutablePointer<Self>) -> Double
+}
+
+extension Float: TapWeight {
+    static func normalise(_ raw: UnsafePointer<Double>, count: Int, sum: Double,
+                          into target: UnsafeMutablePointer<Float>) -> Double {
+        var magnitude = 0.0
+        for i in 0 ..< count {
+            target[i] = Float(raw[i] / sum)
+            magnitude += abs(Double(target[i]))
+        }
+        return magnitude
+    }
+}
+
+extension Int16: TapWeight {
+    /// Q14, quantised by `CumulativeRounding` so that the weights sum to exactly 2^14. A weight
+    /// beyond 16 bits is stored truncated; its magnitude, returned, tells the engine to
+    /// refuse the table.
+    static func normalise(_ raw: UnsafePointer<Double>, count: Int, sum: Double,
+                          into target: UnsafeMutablePointer<Int16>) -> Double {
+        var rounding = CumulativeRounding(total: sum)
+        var magnitude = 0
+        for i in 0 ..< count {
+            let q = rounding.next(raw[i])
+            target[i] = Int16(truncatingIfNeeded: q)
+            magnitude += abs(q)
+        }
+        return Double(magnitude) / Double(1 << FixedPointResampler.weightBits)
+    }
+}

@@ -353,7 +353,7 @@ private func resampleInterlaced(_ pixels: [UInt8], width: Int, height: Int, form
                 let open = Int((span + 3) / sy) + 2
                 let (padded, taps8) = ((w * 3 + 7) & ~7, (taps + 7) & ~7)
                 let bound = 4 * padded * (open + 3) + 2 * 3 * (w + taps8)
-                    + ow * (2 * MemoryLayout<Int>.size + 2 * taps8 + 3) + 40 * open
+                    + ow * (2 * MemoryLayout<Int>.size + 2 * taps8 + 3) + 3 + 40 * open
                 #expect(ledger.peakBytes <= bound, "\(filter) h=\(h): \(ledger.peakBytes) > \(bound)")
                 if let heap {
                     #expect(heap <= ledger.peakBytes + 16_384, "\(filter) h=\(h): heap \(heap), ledger \(ledger.peakBytes)")

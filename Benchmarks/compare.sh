@@ -10,6 +10,7 @@
 #   CALLGRIND=only Benchmarks/compare.sh        # only the callgrind counts
 #   WORK=/tmp/pare-compare Benchmarks/compare.sh  # reuse inputs made by an earlier run
 #   ROWS='null|thumb1024' Benchmarks/compare.sh  # only the rows whose id matches
+#   BUILDS='portable haswell' Benchmarks/compare.sh  # each row for both builds, side by side
 #
 # Inputs are made in WORK (a new temporary folder unless given) from five corpus camera
 # photos, upscaled with grain so that they compress like photos. Each row times Pare and
@@ -40,6 +41,19 @@ if [ -z "${PARE:-}" ]; then
     PARE="$scratch/release/pare"
 fi
 pare=$PARE
+# BUILDS: the builds each timed row runs, "portable" ($PARE, no PARE_TARGET_CPU) and/or a CPU
+# name given to PARE_TARGET_CPU (e.g. haswell), built into a scratch path of its own unless
+# PARE_<CPU> (PARE_HASWELL) names a binary. Rows of the CPU builds get " [cpu]" in their label.
+builds=${BUILDS:-portable}
+declare -A build_bin
+for b in $builds; do
+    if [ "$b" = portable ]; then build_bin[$b]=$pare; continue; fi
+    var=PARE_$(echo "$b" | tr '[:lower:]-' '[:upper:]_')
+    if [ -n "${!var:-}" ]; then build_bin[$b]=${!var}; continue; fi
+    cpu_scratch=${SCRATCH:-/tmp/build-bench}-$b
+    PARE_TARGET_CPU=$b swift build -c release --product pare --scratch-path "$cpu_scratch" >&2
+    build_bin[$b]=$cpu_scratch/release/pare
+done
 work=${WORK:-$(mktemp -d /tmp/pare-compare.XXXXXX)}
 mkdir -p "$work/out"
 in=$work/in
@@ -86,7 +100,8 @@ if command -v cc >/dev/null && pkg-config --exists libpng 2>/dev/null; then
     libpng_pam=$work/libpng-pam
     cc -O2 -o "$libpng_pam" Benchmarks/libpng-pam.c $(pkg-config --cflags --libs libpng)
 fi
-echo "inputs in $in; pare is $pare; $runs runs per command; load: $(uptime | sed 's/.*load average/load average/')"
+echo "inputs in $in; pare is $pare; builds: $(for b in $builds; do printf '%s=%s ' "$b" "${build_bin[$b]}"; done)"
+echo "$runs runs per command; load: $(uptime | sed 's/.*load average/load average/')"
 for f in "$in"/*.jpg; do
     printf '  %-20s %s, %s bytes\n' "$(basename "$f")" "$(identify -format '%wx%h sampling %[jpeg:sampling-factor]' "$f")" "$(stat -c %s "$f")"
 done
@@ -140,7 +155,12 @@ row() { # id, label, target ratio or "", RSS target (1/0), pare command, peer na
         $helper skip "$work" "$1" "$2" "$6" "$tool not installed"
         return
     fi
-    $helper time "$work" "$1" "$2" "$3" "$4" "$runs" "$5" "$6" "$7"
+    local b id label
+    for b in $builds; do
+        id=$1 label=$2
+        if [ "$b" != portable ]; then id="$1@$b" label="$2 [$b]"; fi
+        $helper time "$work" "$id" "$label" "$3" "$4" "$runs" "${5//$pare/${build_bin[$b]}}" "$6" "$7"
+    done
 }
 if [ "$mode" != only ]; then
     rm -f "$work/results.jsonl"

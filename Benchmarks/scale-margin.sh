@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # How much a reduced DCT scale costs a thumbnail, as a function of the factor left to the
 # resampler (the "margin" of SourceChoice.swift). For each camera JPEG of the corpus, and for
-# each ratio R of its long side to the thumbnail's, makes the thumbnail twice: from the 1/2
-# DCT decode (leaving the resampler R/2) and from the full decode (leaving it R), both through
-# `pare thumbnail` on a PNG of the decode, and prints the PSNR between the two. R = 4 is a margin of 2, the
-# smallest the source choice accepted before; R = 3.8 a margin of 1.9.
+# each ratio R of its long side to the thumbnail's, makes the thumbnail twice: from the DCT
+# decode at SCALE (1/2 unless given; leaving the resampler R/2) and from the full decode
+# (leaving it R), both through `pare thumbnail` on a PNG of the decode, and prints the PSNR
+# between the two. At 1/2, R = 4 is a margin of 2, the smallest the source choice accepted
+# before; R = 3.8 a margin of 1.9. At 1/4 the margin is R/4.
 #
 #   Benchmarks/scale-margin.sh                 # builds pare (release) first
 #   PARE=/path/to/pare RATIOS="3 3.8 4" Benchmarks/scale-margin.sh
+#   SCALE=1/4 RATIOS="5.8 6 8" Benchmarks/scale-margin.sh
 #
 # Needs python3 and pnmtopng (netpbm). Prints one line per file and ratio, then per ratio the minimum and median.
 set -euo pipefail
@@ -19,13 +21,15 @@ if [ -z "${PARE:-}" ]; then
     PARE=$(swift build -c release --show-bin-path)/pare
 fi
 ratios=${RATIOS:-3 3.6 3.8 3.9 4}
+scale=${SCALE:-1/2}
+denominator=${scale#1/}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 for f in "$corpus"/*.jpg ${EXTRA:-}; do
     # `pare decode` writes Netpbm; `pare thumbnail` reads JPEG, PNG and TIFF: PNG in between.
     "$PARE" decode "$f" --scale 1 -o "$work/full.ppm" 2>/dev/null || continue
-    "$PARE" decode "$f" --scale 1/2 -o "$work/half.ppm" 2>/dev/null || continue
+    "$PARE" decode "$f" --scale "$scale" -o "$work/half.ppm" 2>/dev/null || continue
     pnmtopng "$work/full.ppm" > "$work/full.png"
     pnmtopng "$work/half.ppm" > "$work/half.png"
     long=$(head -c 64 "$work/full.ppm" | sed -n 2p | tr ' ' '\n' | sort -n | tail -1)
@@ -54,7 +58,7 @@ EOF
     done
 done | tee "$work/lines.txt"
 echo
-python3 - "$work/lines.txt" <<'EOF'
+python3 - "$work/lines.txt" "$denominator" <<'EOF'
 import re, statistics, sys
 by = {}
 for line in open(sys.argv[1]):
@@ -63,5 +67,5 @@ for line in open(sys.argv[1]):
         by.setdefault(m.group(1), []).append(float(m.group(2)))
 for r in sorted(by, key=float):
     v = by[r]
-    print(f"R = {r} (margin {float(r) / 2:.2f}): {len(v)} files, minimum {min(v):.1f} dB, median {statistics.median(v):.1f} dB")
+    print(f"R = {r} (margin {float(r) / float(sys.argv[2]):.2f}): {len(v)} files, minimum {min(v):.1f} dB, median {statistics.median(v):.1f} dB")
 EOF

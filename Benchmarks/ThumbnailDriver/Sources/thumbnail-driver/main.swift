@@ -10,12 +10,26 @@ func fail(_ message: String, status: Int32 = 1) -> Never {
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let size = Int(arguments[2]), size > 0 else {
-    fail("usage: thumbnail-driver IN SIZE OUT.png", status: 2)
+    fail("usage: thumbnail-driver IN SIZE OUT.png|OUT.ppm", status: 2)
+}
+/// Binary Netpbm (P5 gray, P6 RGB) of an 8-bit image without alpha: what `pare thumbnail
+/// -o OUT.ppm` writes, with no encoding cost to count.
+func netpbm(_ image: Image) -> [UInt8]? {
+    guard image.format == .gray8 || image.format == .rgb8 else { return nil }
+    let rowBytes = image.width * image.format.bytesPerPixel
+    var bytes = Array("\(image.format == .gray8 ? "P5" : "P6")\n\(image.width) \(image.height)\n255\n".utf8)
+    let pixels = image.pixels
+    for y in 0 ..< image.height { bytes += pixels[y * image.rowStride ..< y * image.rowStride + rowBytes] }
+    return bytes
 }
 let encoded: [UInt8]
 do {
     let thumbnail = try ImageSource(path: arguments[1]).thumbnail(options: ThumbnailOptions(maxPixelSize: size))
-    encoded = try PNGEncoder().encode(thumbnail.image)
+    if arguments[3].hasSuffix(".ppm"), let bytes = netpbm(thumbnail.image) {
+        encoded = bytes
+    } else {
+        encoded = try PNGEncoder().encode(thumbnail.image)
+    }
     print("source=\(thumbnail.source.name) ledgerPeakBytes=\(thumbnail.ledgerPeakBytes)")
 } catch {
     fail("thumbnail-driver: \(arguments[1]): \(error)")

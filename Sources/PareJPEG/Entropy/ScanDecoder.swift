@@ -224,7 +224,7 @@ struct ScanDecoder {
             k += rrrr
             let value = reader.receiveExtend(ssss)
             if unit.blockSize != 1 {
-                let index = Int(unit.keep[k])
+                let index = Int(unit.keep[k] & ScanScratch.KeepEntry.indexMask)
                 coefficients[index] = Int16(truncatingIfNeeded: value)
                 decoded.stored = decoded.stored || index < 64
                 decoded.belowFirstRow = decoded.belowFirstRow || (index >= 8 && index < 64)
@@ -250,13 +250,10 @@ struct ScanDecoder {
         let difference = category == 0 ? 0 : reader.receiveExtend(category)
         unit.predictor = unit.predictor &+ Int32(truncatingIfNeeded: difference)
         // The bit buffer lives in locals through the AC loop so that it stays in registers.
-        let ac = unit.ac, fast = ac.coefficients
-        let storing = unit.blockSize != 1
-        let coefficients = self.coefficients, keep = unit.keep
-        var stored = false, belowFirstRow = false
+        let ac = unit.ac
         var k = 1
         var buffer = reader.buffer, count = reader.count
-        while k < 64 {
+        @inline(__always) func refillIfLow() throws(JPEGError) {
             if count < 32 && !(reader.marker == nil && reader.stream.loadPlainBytes(into: &buffer, count: &count)) {
                 reader.buffer = buffer
                 reader.count = count
@@ -264,80 +261,117 @@ struct ScanDecoder {
                 buffer = reader.buffer
                 count = reader.count
             }
-            let lookahead = Int(truncatingIfNeeded: buffer &>> UInt64(64 - HuffmanDecodingTable.lookaheadBits))
-            if !storing {
-                // Only the bit count matters: several codes at once while they stay inside
-                // the block, else one code length plus the size of its value.
+        }
+        var decoded = DecodedBlock()
+        if unit.blockSize == 1 {
+            // Only the bit count matters: several codes at once while they stay inside the
+            // block, else one code length plus the size of its value.
+            while k < 64 {
+                try refillIfLow()
                 let skip = Int(ac.skips[Int(truncatingIfNeeded: buffer &>> UInt64(64 - HuffmanDecodingTable.skipBits))])
                 let skipped = skip & 31
                 if skipped != 0 {
                     let positions = skip &>> 8
                     if skip & 0x20 != 0 {
-                        if k + positions < 64 {
+                        if k &+ positions < 64 {
                             buffer = buffer &<< UInt64(skipped)
                             count &-= skipped
                             break
                         }
-                    } else if k + positions <= 64 {
+                    } else if k &+ positions <= 64 {
                         buffer = buffer &<< UInt64(skipped)
                         count &-= skipped
-                        k += positions
+                        k &+= positions
                         continue
                     }
                 }
+                let lookahead = Int(truncatingIfNeeded: buffer &>> UInt64(64 - HuffmanDecodingTable.lookaheadBits))
                 let code = Int(ac.lookahead[lookahead])
+                let rs: Int
                 if code != 0 {
-                    let rs = code & 0xFF, size = rs & 15
-                    let used = (code &>> 8) + size
+                    rs = code & 0xFF
+                    let used = (code &>> 8) &+ (rs & 15)
                     buffer = buffer &<< UInt64(used)
                     count &-= used
-                    if size != 0 {
-                        k += (rs >> 4) + 1
-                    } else {
-                        if rs >> 4 != 15 { break }
-                        k += 16
+                } else {
+                    reader.buffer = buffer
+                    reader.count = count
+                    rs = try symbol(ac, log: &log)
+                    reader.skip(rs & 15)
+                    buffer = reader.buffer
+                    count = reader.count
+                }
+                if rs & 15 != 0 {
+                    k &+= (rs &>> 4) &+ 1
+                } else {
+                    if rs &>> 4 != 15 { break }
+                    k &+= 16
+                }
+            }
+        } else {
+            // Each coefficient's natural index and flags in one entry (`ScanScratch.KeepEntry`).
+            let fast = ac.coefficients, codes = ac.lookahead
+            let coefficients = self.coefficients, keep = unit.keep
+            var flags: Int32 = 0
+            while k < 64 {
+                try refillIfLow()
+                let lookahead = Int(truncatingIfNeeded: buffer &>> UInt64(64 - HuffmanDecodingTable.lookaheadBits))
+                let entry = Int(fast[lookahead])
+                let run: Int, value: Int
+                if entry != 0 {
+                    // A code and its value, or EOB or ZRL, within the lookahead.
+                    let used = entry & 31
+                    buffer = buffer &<< UInt64(used)
+                    count &-= used
+                    run = (entry &>> 8) & 15
+                    if entry & 0x1000 == 0 {
+                        if run != 15 { break }
+                        k &+= 16
+                        continue
                     }
-                    continue
+                    value = entry &>> 16
+                } else {
+                    let code = Int(codes[lookahead])
+                    let size: Int
+                    if code != 0 {
+                        // A code within the lookahead whose value is not (so it is no EOB or
+                        // ZRL): at most 9 + 15 of the 32 bits available.
+                        let length = code &>> 8
+                        buffer = buffer &<< UInt64(length)
+                        count &-= length
+                        run = (code &>> 4) & 15
+                        size = code & 15
+                    } else {
+                        reader.buffer = buffer
+                        reader.count = count
+                        let rs = try symbol(ac, log: &log)
+                        buffer = reader.buffer
+                        count = reader.count
+                        run = rs &>> 4
+                        size = rs & 15
+                        if size == 0 {
+                            if run != 15 { break }
+                            k &+= 16
+                            continue
+                        }
+                    }
+                    // RECEIVE and EXTEND (T.81 F.2.2.1), as `BitReader.receiveExtend`.
+                    let bits = Int(truncatingIfNeeded: buffer &>> UInt64(64 &- size))
+                    buffer = buffer &<< UInt64(size)
+                    count &-= size
+                    value = bits < (1 &<< (size &- 1)) ? bits &- (1 &<< size) &+ 1 : bits
                 }
+                k &+= run
+                let slot = keep[k]
+                coefficients[Int(slot & ScanScratch.KeepEntry.indexMask)] = Int16(truncatingIfNeeded: value)
+                flags |= slot
+                k &+= 1
             }
-            let entry = Int(fast[lookahead])
-            let run: Int, value: Int, isCoefficient: Bool
-            if entry != 0 {
-                let used = entry & 31
-                buffer = buffer &<< UInt64(used)
-                count &-= used
-                run = (entry &>> 8) & 15
-                isCoefficient = entry & 0x1000 != 0
-                value = entry &>> 16
-            } else {
-                reader.buffer = buffer
-                reader.count = count
-                let rs = try symbol(ac, log: &log)
-                let size = rs & 15
-                run = rs >> 4
-                isCoefficient = size != 0
-                value = isCoefficient && storing ? reader.receiveExtend(size) : 0
-                if isCoefficient && !storing { reader.skip(size) }
-                buffer = reader.buffer
-                count = reader.count
-            }
-            if isCoefficient {
-                k += run
-                if storing {
-                    let index = Int(keep[k])
-                    coefficients[index] = Int16(truncatingIfNeeded: value)
-                    stored = stored || index < 64
-                    belowFirstRow = belowFirstRow || (index >= 8 && index < 64)
-                }
-                k += 1
-            } else {
-                if run != 15 { break }
-                k += 16
-            }
+            decoded.stored = flags & ScanScratch.KeepEntry.stored != 0
+            decoded.belowFirstRow = flags & ScanScratch.KeepEntry.belowFirstRow != 0
         }
         reader.buffer = buffer
         reader.count = count
-        let decoded = DecodedBlock(stored: stored, belowFirstRow: belowFirstRow)
         if path != .automatic { fold(decoded, unit) }
         reconstruct(decoded, unit, into: output)
     }

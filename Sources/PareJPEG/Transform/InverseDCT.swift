@@ -415,13 +415,16 @@ enum InverseDCT {
             m = (descale(p.0), descale(p.1), descale(p.2), descale(p.3),
                  descale(p.4), descale(p.5), descale(p.6), descale(p.7))
         }
-        // Pass 2: rows. After the transpose, lane r of vector j is input j of row r.
+        // Pass 2: rows. After the transpose, lane r of vector j is input j of row r. Any
+        // 32-bit value shifted right by pass2Shift (18) lies in −8192…8191, so the descaled
+        // value and its level shift fit 16 bits as they are (libjpeg-turbo packs them with
+        // saturation, which never acts here); only the limit to 0…255 remains.
         m = transpose(m)
         let p = butterfly16(m.0, m.1, m.2, m.3, m.4, m.5, m.6, m.7)
         let shift = Int32(pass2Shift), round = Long(repeating: 1 << (pass2Shift - 1))
-        let level = Long(repeating: 128)
+        let level = Short(repeating: 128)
         @inline(__always) func samples(_ v: Long) -> Short {
-            ShortLanes.limitToByte(ShortLanes.saturate(((v &+ round) &>> shift) &+ level))
+            ShortLanes.limitToByte(ShortLanes.truncate((v &+ round) &>> shift) &+ level)
         }
         storeRows(transpose((samples(p.0), samples(p.1), samples(p.2), samples(p.3),
                              samples(p.4), samples(p.5), samples(p.6), samples(p.7))),

@@ -9,8 +9,20 @@ final class ScanScratch {
     let lanes: LedgerBuffer<InverseDCT.Lanes>
     /// For each IDCT size 8, 4, 2 (rows 0, 1, 2): zig-zag index → natural index if the
     /// reduced transform reads that coefficient, else 64. Indices 64…79 stand for runs past the block's end, which libjpeg
-    /// lands on coefficient 63.
+    /// lands on coefficient 63. Above the index (`KeepEntry`), what storing there tells the
+    /// transform, so that the fast path ORs the flags of a block's entries instead of
+    /// comparing each index.
     let keep: LedgerBuffer<Int32>
+
+    /// The parts of a `keep` entry.
+    enum KeepEntry {
+        /// The natural index, 0…64.
+        static let indexMask: Int32 = 0xFF
+        /// The transform reads the coefficient (index < 64).
+        static let stored: Int32 = 0x100
+        /// It also lies below the block's first row (8 ≤ index < 64).
+        static let belowFirstRow: Int32 = 0x200
+    }
 
     init(ledger: MemoryLedger) throws(JPEGError) {
         coefficients = try core { () throws(CoreError) in try ledger.allocate(Int16.self, count: 65, initialValue: 0) }
@@ -27,7 +39,9 @@ final class ScanScratch {
         for row in 0 ..< 3 {
             for k in 0 ..< 80 {
                 let natural = k < 64 ? order[k] : 63
-                if used[row][natural & 7] && used[row][natural >> 3] { keep[row * 80 + k] = Int32(natural) }
+                if used[row][natural & 7] && used[row][natural >> 3] {
+                    keep[row * 80 + k] = Int32(natural) | KeepEntry.stored | (natural >= 8 ? KeepEntry.belowFirstRow : 0)
+                }
             }
         }
     }

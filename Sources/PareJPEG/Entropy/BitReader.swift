@@ -104,7 +104,16 @@ struct BitReader {
     mutating func receiveExtend(_ s: Int) -> Int {
         let value = peek(s)
         skip(s)
-        return value < (1 &<< (s &- 1)) ? value &- (1 &<< s) &+ 1 : value
+        return Self.extend(value, s)
+    }
+
+    /// EXTEND (T.81 F.2.2.1, Figure F.12) of the `s` bits `v`, 1 ≤ s ≤ 16: if v < 2^(s−1),
+    /// v − 2^s + 1, else v. Without a branch: whether the sign bit is clear is as likely as
+    /// not, which a predictor cannot learn.
+    @inline(__always)
+    static func extend(_ v: Int, _ s: Int) -> Int {
+        let negative = (v &- (1 &<< (s &- 1))) &>> (Int.bitWidth - 1)
+        return v &+ (negative & ((-1 &<< s) &+ 1))
     }
 
     /// DECODE (T.81 F.2.2.3, Figure F.16): one symbol. Needs 17 bits available. A bit pattern

@@ -110,6 +110,9 @@ struct HuffmanTable: Sendable {
 /// lies, and `HuffmanPointers` names them for the decoders.
 final class HuffmanDecodingTable {
     static let lookaheadBits = 9
+    /// The bits the fast path's `coefficients` part is indexed by: wider than the lookahead,
+    /// so that most codes of a photo arrive with their extra bits in one lookup.
+    static let coefficientBits = 11
     static let skipBits = 12
     let storage: LedgerBuffer<Int32>
 
@@ -126,8 +129,9 @@ final class HuffmanDecodingTable {
         static var valueOffset: Int { maxCode + 18 }
         /// HUFFVAL, at most 256 symbols.
         static var values: Int { valueOffset + 18 }
-        /// AC tables only: the lookahead resolved one step further (T.81 F.2.2.2). When a code
-        /// and the extra bits of its coefficient both fit in the lookahead, the entry holds
+        /// AC tables only, indexed by the next `coefficientBits` bits: the lookahead resolved
+        /// one step further (T.81 F.2.2.2). When a code of at most `lookaheadBits` and the
+        /// extra bits of its coefficient both fit in `coefficientBits`, the entry holds
         /// `value << 16 | 0x1000 | run << 8 | bits used`; for EOB and ZRL, `run << 8 | bits
         /// used`; 0 otherwise.
         static var coefficients: Int { values + 256 }
@@ -136,15 +140,15 @@ final class HuffmanDecodingTable {
         /// as those bits hold, `positions << 8 | endsWithEOB << 5 | bits used`, positions
         /// being how far they move through the block (run + 1 per coefficient, 16 per ZRL);
         /// 0 when not even one fits.
-        static var skips: Int { coefficients + 1 << lookaheadBits }
+        static var skips: Int { coefficients + 1 << coefficientBits }
         /// DC tables, and AC tables built without the fast path's parts, end here.
         static var plainCount: Int { coefficients }
         /// AC tables with `coefficients` and `skips`.
         static var fastCount: Int { skips + 1 << skipBits }
     }
 
-    /// True when the AC parts of the fast path (`coefficients`, `skips`: 18,432 of an AC
-    /// table's 21,648 bytes) were built.
+    /// True when the AC parts of the fast path (`coefficients`, `skips`: 24,576 of an AC
+    /// table's 27,792 bytes) were built.
     let hasFastPathParts: Bool
 
     /// `isDC` tables must only hold symbols 0…15 (DC categories, T.81 F.1.2.1), which libjpeg
@@ -191,17 +195,16 @@ final class HuffmanDecodingTable {
         for (i, symbol) in table.symbols.enumerated() { values[i] = Int32(symbol) }
         guard hasFastPathParts else { return }
         let coefficients = base + Layout.coefficients, skips = base + Layout.skips
-        let lookahead = Self.lookaheadBits
-        for index in 0 ..< 1 << lookahead {
-            let entry = Int(lookaheadTable[index])
+        let lookahead = Self.lookaheadBits, wide = Self.coefficientBits
+        for index in 0 ..< 1 << wide {
+            let entry = Int(lookaheadTable[index >> (wide - lookahead)])
             guard entry != 0 else { continue }
             let length = entry >> 8, run = (entry >> 4) & 15, size = entry & 15
             if size == 0 {
                 coefficients[index] = Int32(run << 8 | length)
-            } else if length + size <= lookahead {
-                let bits = (index >> (lookahead - length - size)) & ((1 << size) - 1)
-                let value = bits < 1 << (size - 1) ? bits - (1 << size) + 1 : bits
-                coefficients[index] = Int32(value) << 16 | Int32(0x1000 | run << 8 | (length + size))
+            } else if length + size <= wide {
+                let bits = (index >> (wide - length - size)) & ((1 << size) - 1)
+                coefficients[index] = Int32(BitReader.extend(bits, size)) << 16 | Int32(0x1000 | run << 8 | (length + size))
             }
         }
         let window = Self.skipBits

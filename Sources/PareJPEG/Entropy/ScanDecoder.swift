@@ -253,8 +253,15 @@ struct ScanDecoder {
         let ac = unit.ac
         var k = 1
         var buffer = reader.buffer, count = reader.count
+        // Refilled before every code, not only when the bits run low: whether they have run
+        // low changes from code to code as the codes' lengths do, a branch the predictor
+        // cannot learn, where the plain refill's own tests (a 0xFF ahead, the window's end)
+        // almost always go one way. `loadPlainBytes` adds whole bytes below the held bits
+        // and nothing when 56 or more are held; it needs fewer than 64 held, true here since
+        // every code (the DC one too) consumes at least one bit after a refill. Every code
+        // then finds at least 32 bits.
         @inline(__always) func refillIfLow() throws(JPEGError) {
-            if count < 32 && !(reader.marker == nil && reader.stream.loadPlainBytes(into: &buffer, count: &count)) {
+            if !(reader.marker == nil && reader.stream.loadPlainBytes(into: &buffer, count: &count)) && count < 32 {
                 reader.buffer = buffer
                 reader.count = count
                 try reader.refill()
@@ -315,8 +322,7 @@ struct ScanDecoder {
             var flags: Int32 = 0
             while k < 64 {
                 try refillIfLow()
-                let lookahead = Int(truncatingIfNeeded: buffer &>> UInt64(64 - HuffmanDecodingTable.lookaheadBits))
-                let entry = Int(fast[lookahead])
+                let entry = Int(fast[Int(truncatingIfNeeded: buffer &>> UInt64(64 - HuffmanDecodingTable.coefficientBits))])
                 let run: Int, value: Int
                 if entry != 0 {
                     // A code and its value, or EOB or ZRL, within the lookahead.
@@ -331,7 +337,7 @@ struct ScanDecoder {
                     }
                     value = entry &>> 16
                 } else {
-                    let code = Int(codes[lookahead])
+                    let code = Int(codes[Int(truncatingIfNeeded: buffer &>> UInt64(64 - HuffmanDecodingTable.lookaheadBits))])
                     let size: Int
                     if code != 0 {
                         // A code within the lookahead whose value is not (so it is no EOB or
@@ -359,7 +365,7 @@ struct ScanDecoder {
                     let bits = Int(truncatingIfNeeded: buffer &>> UInt64(64 &- size))
                     buffer = buffer &<< UInt64(size)
                     count &-= size
-                    value = bits < (1 &<< (size &- 1)) ? bits &- (1 &<< size) &+ 1 : bits
+                    value = BitReader.extend(bits, size)
                 }
                 k &+= run
                 let slot = keep[k]

@@ -118,7 +118,11 @@ enum InverseDCT {
             transform8(coefficients, quantizers, output: output, stride: stride, firstRowOnly: firstRowOnly)
             #endif
         case 4:
-            transform4(coefficients, quantizers, output: output, stride: stride, workspace: workspace)
+            #if hasFeature(Embedded)
+            transform4Plain(coefficients, quantizers, output: output, stride: stride, workspace: workspace)
+            #else
+            transform4(coefficients, quantizers, output: output, stride: stride)
+            #endif
         default:
             transform2(coefficients, quantizers, output: output, stride: stride, workspace: workspace)
         }
@@ -455,10 +459,11 @@ enum InverseDCT {
     /// The 4×4 transform (scale 1/2): each output is the mean of a 2×2 group of the full
     /// 8×8 IDCT's output, computed directly from the coefficients (libjpeg's reduced IDCT, so
     /// outputs agree with `djpeg -scale 1/2`). Row and column 4 of the block contribute nothing
-    /// and are never read.
-    static func transform4(_ coefficients: UnsafePointer<Int16>, _ quantizers: UnsafePointer<Int32>,
-                           output: UnsafeMutablePointer<UInt8>, stride: Int,
-                           workspace: UnsafeMutablePointer<Int32>) {
+    /// and are never read. Column by column, then row by row, in scalar arithmetic: the
+    /// oracle of `transform4` and the form for cores without a vector unit.
+    static func transform4Plain(_ coefficients: UnsafePointer<Int16>, _ quantizers: UnsafePointer<Int32>,
+                                output: UnsafeMutablePointer<UInt8>, stride: Int,
+                                workspace: UnsafeMutablePointer<Int32>) {
         let shift1 = pass1Shift + 1, round1 = 1 << (shift1 - 1)
         for column in 0 ..< 8 where column != 4 {
             let c = coefficients + column, q = quantizers + column, w = workspace + column
@@ -486,6 +491,67 @@ enum InverseDCT {
             out[2] = limit((y2 &+ round2) &>> shift2)
             out[3] = limit((y3 &+ round2) &>> shift2)
         }
+    }
+
+    /// `pairMeans` on eight 16-bit lanes, each product one of a 16-bit value and a 16-bit
+    /// constant (every constant of the step fits), summed in 32 bits.
+    @inline(__always)
+    static func pairMeans16(_ x0: Short, _ x1: Short, _ x2: Short, _ x3: Short, _ x5: Short, _ x6: Short, _ x7: Short)
+        -> (Long, Long, Long, Long) {
+        let dc = ShortLanes.widen(x0) &<< Int32(constBits + 1)
+        let even = product(x2, fix1_847759065) &+ product(x6, -fix0_765366865)
+        let e0 = dc &+ even, e1 = dc &- even
+        let o0 = product(x1, pairEven1) &+ product(x3, pairEven3) &+ product(x5, pairEven5) &+ product(x7, pairEven7)
+        let o1 = product(x1, pairOdd1) &+ product(x3, pairOdd3) &+ product(x5, pairOdd5) &+ product(x7, pairOdd7)
+        return (e0 &+ o0, e1 &+ o1, e1 &- o1, e0 &- o0)
+    }
+
+    /// The 4×4 transform of `transform4Plain` in 16-bit lanes, as libjpeg-turbo's SIMD
+    /// reduced transform works: dequantised values and the four rows between the passes are
+    /// 16-bit (dequantising wraps, first-pass results saturate), products and their sums
+    /// 32-bit. The first pass runs on the eight columns at once; the second on the four rows
+    /// at once, in the low half of each vector, after a transpose. For every block whose
+    /// dequantised values and first-pass results fit 16 bits, which every block a JPEG
+    /// encoder makes from 8-bit samples does, the same samples as `transform4Plain`
+    /// (StageTests compares the two).
+    static func transform4(_ coefficients: UnsafePointer<Int16>, _ quantizers: UnsafePointer<Int32>,
+                           output: UnsafeMutablePointer<UInt8>, stride: Int) {
+        // SAFETY: k < 8: row k of the block's 64 coefficients and 64 quantisers.
+        @inline(__always) func row(_ k: Int) -> Short {
+            let c = UnsafeRawPointer(coefficients + 8 * k).loadUnaligned(as: Short.self)
+            let q = UnsafeRawPointer(quantizers + 8 * k).loadUnaligned(as: Long.self)
+            return c &* ShortLanes.truncate(q)
+        }
+        // Pass 1: columns, lane c of vector r being row r of column c.
+        let p = pairMeans16(row(0), row(1), row(2), row(3), row(5), row(6), row(7))
+        let shift1 = Int32(pass1Shift + 1), round1 = Long(repeating: 1 << pass1Shift)
+        @inline(__always) func descale(_ v: Long) -> Short { ShortLanes.saturate((v &+ round1) &>> shift1) }
+        let w0 = descale(p.0), w1 = descale(p.1), w2 = descale(p.2), w3 = descale(p.3)
+        // Transpose: the low half of column c's vector holds rows 0…3 of column c.
+        let a = interleaveLow(w0, w1), b = interleaveLow(w2, w3), c = interleaveHigh(w0, w1), d = interleaveHigh(w2, w3)
+        let columns01 = interleaveLow32(a, b), columns23 = interleaveHigh32(a, b)
+        let columns45 = interleaveLow32(c, d), columns67 = interleaveHigh32(c, d)
+        // Pass 2: rows, lane r (of the low four) being row r; any 32-bit value shifted right
+        // 19 fits 16 bits, so only the limit to 0…255 remains after the level shift.
+        let q = pairMeans16(columns01, interleaveHigh64(columns01, columns01), columns23,
+                            interleaveHigh64(columns23, columns23), interleaveHigh64(columns45, columns45),
+                            columns67, interleaveHigh64(columns67, columns67))
+        let shift2 = Int32(pass2Shift + 1), round2 = Long(repeating: 1 << pass2Shift)
+        let level = Short(repeating: 128)
+        @inline(__always) func samples(_ v: Long) -> Short {
+            ShortLanes.limitToByte(ShortLanes.truncate((v &+ round2) &>> shift2) &+ level)
+        }
+        // Output column j is vector j; interleaved, row r's four samples are 32-bit lane r.
+        let s0 = samples(q.0), s1 = samples(q.1), s2 = samples(q.2), s3 = samples(q.3)
+        let rows = ShortLanes.lanes(interleaveLow32(interleaveLow(s0, s1), interleaveLow(s2, s3)), as: UInt8.self)
+        let words = unsafeBitCast(rows, to: SIMD2<UInt32>.self)
+        let upper = ShortLanes.lanes(interleaveHigh32(interleaveLow(s0, s1), interleaveLow(s2, s3)), as: UInt8.self)
+        let more = unsafeBitCast(upper, to: SIMD2<UInt32>.self)
+        // SAFETY: the caller's block is 4 rows of at least 4 bytes, `stride` apart.
+        UnsafeMutableRawPointer(output).storeBytes(of: words[0], as: UInt32.self)
+        UnsafeMutableRawPointer(output + stride).storeBytes(of: words[1], as: UInt32.self)
+        UnsafeMutableRawPointer(output + 2 * stride).storeBytes(of: more[0], as: UInt32.self)
+        UnsafeMutableRawPointer(output + 3 * stride).storeBytes(of: more[1], as: UInt32.self)
     }
 
     /// One 8→2 step: the means of the two halves of the 8-point IDCT's output,

@@ -7,10 +7,11 @@ import TestSupport
 /// the oracle of the fast one (`decodeBlockFast`): forced through one path and then the
 /// other, every file must give the same coefficients (`coefficientDigest`), the same
 /// warnings and the same pixels, at every scale (1/8 passes over AC data by another route).
-/// One thing may differ at 1/8: how many bytes an `extraneousBytes` warning counts before a
+/// One thing may differ: how many bytes an `extraneousBytes` warning counts before a
 /// restart marker in damaged data, since that is how far the bit reader had not yet loaded,
-/// and the fast route at 1/8 checks its buffer less often (libjpeg-turbo's counts vary with
-/// its read-ahead in the same way).
+/// and the fast path tops its buffer up before every code where the plain one waits until
+/// fewer than 32 bits are left (libjpeg-turbo's counts vary with its read-ahead in the same
+/// way).
 @Suite struct EntropyPathTests {
     /// Every sample of every row, hashed.
     struct HashingSink: RowSink {
@@ -44,7 +45,7 @@ import TestSupport
             outcome.pixels = sink.hash
             outcome.rows = sink.rows
             outcome.warnings = decoder.warnings.map { warning in
-                if scale == .eighth, case let .extraneousBytes(_, marker, offset) = warning {
+                if case let .extraneousBytes(_, marker, offset) = warning {
                     return "extraneous bytes before \(markerName(marker)) at byte \(offset)"
                 }
                 return warning.description

@@ -343,11 +343,11 @@ private func reader(_ bytes: [UInt8]) throws -> BitReader {
         }
     }
 
-    /// The 4×4 transform in 16-bit lanes against its scalar oracle, bit for bit, on blocks
+    /// The 4×4 and 2×2 transforms in 16-bit lanes against their scalar oracles, bit for bit, on blocks
     /// whose dequantised values and first-pass sums fit 16 bits as an encoder's do: photo-like
     /// blocks, blocks with large values at every frequency at once (up to ±1020), and DC-only
     /// and sparse ones; output written into a wider buffer, to check the stride.
-    @Test func sixteenBitFourByFourMatchesPlain() {
+    @Test func sixteenBitReducedTransformsMatchPlain() {
         var g = Generator(state: 2024)
         for trial in 0 ..< 3000 {
             var (coefficients, quantizers) = Self.randomBlock(&g)
@@ -374,6 +374,17 @@ private func reader(_ bytes: [UInt8]) throws -> BitReader {
             InverseDCT.transform4(&coefficients, &quantizers, output: &fast, stride: 9)
             InverseDCT.transform4Plain(&coefficients, &quantizers, output: &plain, stride: 9, workspace: &workspace)
             #expect(fast == plain, "trial \(trial)")
+            // The 2×2 transform: the decoder stores only rows and columns 0, 1, 3, 5 and 7.
+            for i in 0 ..< 8 {
+                for j in [2, 6] {
+                    coefficients[8 * j + i] = 0
+                    coefficients[8 * i + j] = 0
+                }
+            }
+            var fast2 = [UInt8](repeating: 7, count: 2 * 5), plain2 = fast2
+            InverseDCT.transform2(&coefficients, &quantizers, output: &fast2, stride: 5)
+            InverseDCT.transform2Plain(&coefficients, &quantizers, output: &plain2, stride: 5, workspace: &workspace)
+            #expect(fast2 == plain2, "trial \(trial), 2×2")
         }
     }
 
@@ -392,7 +403,8 @@ private func reader(_ bytes: [UInt8]) throws -> BitReader {
                     InverseDCT.transform4Plain(&coefficients, &quantizers, output: &output, stride: 4,
                                                workspace: &workspace)
                 } else {
-                    InverseDCT.transform2(&coefficients, &quantizers, output: &output, stride: 2, workspace: &workspace)
+                    InverseDCT.transform2Plain(&coefficients, &quantizers, output: &output, stride: 2,
+                                               workspace: &workspace)
                 }
                 let group = 8 / size
                 for y in 0 ..< size {

@@ -124,7 +124,11 @@ enum InverseDCT {
             transform4(coefficients, quantizers, output: output, stride: stride)
             #endif
         default:
-            transform2(coefficients, quantizers, output: output, stride: stride, workspace: workspace)
+            #if hasFeature(Embedded)
+            transform2Plain(coefficients, quantizers, output: output, stride: stride, workspace: workspace)
+            #else
+            transform2(coefficients, quantizers, output: output, stride: stride)
+            #endif
         }
     }
 
@@ -564,11 +568,64 @@ enum InverseDCT {
         return (dc &+ odd, dc &- odd)
     }
 
-    /// The 2×2 transform (scale 1/4): each output is the mean of a 4×4 quarter of the full
-    /// IDCT's output; only rows and columns 0, 1, 3, 5 and 7 of the block contribute.
+    /// `quadMeans` on eight 16-bit lanes, each product a 16-bit value times a 16-bit constant.
+    @inline(__always)
+    static func quadMeans16(_ x0: Short, _ x1: Short, _ x3: Short, _ x5: Short, _ x7: Short) -> (Long, Long) {
+        let dc = ShortLanes.widen(x0) &<< Int32(constBits + 2)
+        let odd = product(x1, quad1) &+ product(x3, quad3) &+ product(x5, quad5) &+ product(x7, quad7)
+        return (dc &+ odd, dc &- odd)
+    }
+
+    /// 32-bit lane `lane` of `v` (a pair of 16-bit lanes) in every 32-bit lane.
+    @inline(__always)
+    static func broadcastPair(_ v: Short, _ lane: Int) -> Short {
+        let pairs = unsafeBitCast(v, to: SIMD4<Int32>.self)
+        return unsafeBitCast(SIMD4<Int32>(repeating: pairs[lane]), to: Short.self)
+    }
+
+    /// The 2×2 transform of `transform2Plain` in 16-bit lanes, as `transform4` is that of
+    /// `transform4Plain`: the first pass on the eight columns at once, the second on the
+    /// two rows at once (lanes 0 and 1) after a transpose. The same samples as
+    /// `transform2Plain` for every block whose values fit 16 bits as an encoder's do
+    /// (StageTests compares the two).
     static func transform2(_ coefficients: UnsafePointer<Int16>, _ quantizers: UnsafePointer<Int32>,
-                           output: UnsafeMutablePointer<UInt8>, stride: Int,
-                           workspace: UnsafeMutablePointer<Int32>) {
+                           output: UnsafeMutablePointer<UInt8>, stride: Int) {
+        // SAFETY: k < 8: row k of the block's 64 coefficients and 64 quantisers.
+        @inline(__always) func row(_ k: Int) -> Short {
+            let c = UnsafeRawPointer(coefficients + 8 * k).loadUnaligned(as: Short.self)
+            let q = UnsafeRawPointer(quantizers + 8 * k).loadUnaligned(as: Long.self)
+            return c &* ShortLanes.truncate(q)
+        }
+        // Pass 1: columns, lane c of each result being row 0 or 1 of column c.
+        let p = quadMeans16(row(0), row(1), row(3), row(5), row(7))
+        let shift1 = Int32(pass1Shift + 2), round1 = Long(repeating: 1 << (pass1Shift + 1))
+        let w0 = ShortLanes.saturate((p.0 &+ round1) &>> shift1), w1 = ShortLanes.saturate((p.1 &+ round1) &>> shift1)
+        // Transpose: 32-bit lane j of `low` holds rows 0 and 1 of column j, of `high` of column 4 + j.
+        let low = interleaveLow(w0, w1), high = interleaveHigh(w0, w1)
+        // Pass 2: rows, lane r (of the low two) being row r; any 32-bit value shifted right 20
+        // fits 16 bits, so only the limit to 0…255 remains after the level shift.
+        let q = quadMeans16(low, broadcastPair(low, 1), broadcastPair(low, 3), broadcastPair(high, 1),
+                            broadcastPair(high, 3))
+        let shift2 = Int32(pass2Shift + 2), round2 = Long(repeating: 1 << (pass2Shift + 1))
+        let level = Short(repeating: 128)
+        @inline(__always) func samples(_ v: Long) -> Short {
+            ShortLanes.limitToByte(ShortLanes.truncate((v &+ round2) &>> shift2) &+ level)
+        }
+        // Interleaved, row r's two samples are 16-bit lane r of the bytes.
+        let rows = unsafeBitCast(ShortLanes.lanes(interleaveLow(samples(q.0), samples(q.1)), as: UInt8.self),
+                                 to: SIMD4<UInt16>.self)
+        // SAFETY: the caller's block is 2 rows of at least 2 bytes, `stride` apart.
+        UnsafeMutableRawPointer(output).storeBytes(of: rows[0], as: UInt16.self)
+        UnsafeMutableRawPointer(output + stride).storeBytes(of: rows[1], as: UInt16.self)
+    }
+
+    /// The 2×2 transform (scale 1/4): each output is the mean of a 4×4 quarter of the full
+    /// IDCT's output; only rows and columns 0, 1, 3, 5 and 7 of the block contribute. In
+    /// scalar arithmetic: the oracle of `transform2` and the form for cores without a vector
+    /// unit.
+    static func transform2Plain(_ coefficients: UnsafePointer<Int16>, _ quantizers: UnsafePointer<Int32>,
+                                output: UnsafeMutablePointer<UInt8>, stride: Int,
+                                workspace: UnsafeMutablePointer<Int32>) {
         let shift1 = pass1Shift + 2, round1 = 1 << (shift1 - 1)
         // Written out column by column: a loop over an array literal costs more than the
         // transform itself. Most columns of a photo's block are zero and give zeros.

@@ -4,7 +4,8 @@ import ParePNG
 
 /// The file formats Pare writes.
 public enum ImageFileFormat: String, Sendable, CaseIterable {
-    /// JFIF JPEG (T.81 baseline, or progressive on request). Alpha is dropped.
+    /// JFIF JPEG (T.81 baseline, or progressive on request). JPEG has no alpha: an image
+    /// with alpha is composited over a background colour first (`AlphaFlattener`).
     case jpeg
     /// PNG, with alpha when the image has it.
     case png
@@ -58,16 +59,24 @@ extension JPEGEncoderOptions {
 public enum ImageEncoding {
     /// `colour` is what the file declares: a carried profile goes into JPEG APP2 chunks
     /// (ICC.1 B.4) or PNG iCCP byte for byte, sRGB into a PNG sRGB chunk (a JPEG without a
-    /// profile is read as sRGB); Netpbm has no place for either.
+    /// profile is read as sRGB); Netpbm has no place for either. A JPEG of an image with
+    /// alpha shows it composited over `background` (PNG and Netpbm keep the alpha).
     public static func encode(_ image: Image, as format: ImageFileFormat,
                               jpeg: JPEGEncoderOptions = .thumbnail, colour: OutputColour = .untagged,
+                              background: BackgroundColour = .white,
                               ledger: MemoryLedger = MemoryLedger()) throws(PareError) -> [UInt8] {
         switch format {
         case .jpeg:
-            do {
-                var encoder = try JPEGEncoder(options: jpeg.declaring(colour), ledger: ledger, sink: ByteArraySink())
-                try encoder.encode(image)
-                return encoder.sink.bytes
+            do throws(JPEGEncodingError) {
+                let encoder = try JPEGEncoder(options: jpeg.declaring(colour), ledger: ledger, sink: ByteArraySink())
+                var flattener = AlphaFlattener(encoder, over: background, ledger: ledger)
+                do throws(CoreError) {
+                    try image.send(to: &flattener)
+                } catch {
+                    throw JPEGEncodingError.core(error)
+                }
+                try flattener.downstream.finish()
+                return flattener.downstream.sink.bytes
             } catch {
                 throw PareError(error)
             }
@@ -134,11 +143,12 @@ extension ImageSource {
     /// A thumbnail encoded as `format`: `thumbnail(options:)`, then the encoder, counting
     /// both into one ledger.
     public func encodedThumbnail(options: ThumbnailOptions, format: ImageFileFormat,
-                                 jpeg: JPEGEncoderOptions = .thumbnail) throws(PareError) -> EncodedThumbnail {
+                                 jpeg: JPEGEncoderOptions = .thumbnail,
+                                 background: BackgroundColour = .white) throws(PareError) -> EncodedThumbnail {
         let ledger = MemoryLedger(limit: options.memoryLimit)
         let thumbnail = try self.thumbnail(options: options, ledger: ledger)
         let bytes = try ImageEncoding.encode(thumbnail.image, as: format, jpeg: jpeg, colour: thumbnail.colour,
-                                             ledger: ledger)
+                                             background: background, ledger: ledger)
         return EncodedThumbnail(thumbnail: thumbnail, format: format, bytes: bytes)
     }
 }

@@ -92,6 +92,16 @@ public struct Image: Sendable, Equatable {
         }
     }
 
+    /// Streams the image into `sink`: its header, then every row top to bottom, as a
+    /// sequential decoder would.
+    @inlinable
+    public func send<Sink: RowSink>(to sink: inout Sink) throws(CoreError) {
+        try sink.begin(RowStreamHeader(width: width, height: height, format: format))
+        for y in 0 ..< height {
+            withRow(y) { sink.consume($0, at: RowPlacement(y: y, width: width)) }
+        }
+    }
+
     /// Calls `body` with all the pixels, valid only during the call.
     @inlinable
     public func withUnsafePixels<Result, Failure: Error>(

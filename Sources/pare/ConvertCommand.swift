@@ -5,12 +5,13 @@ import PareJPEG
 import ParePNG
 
 /// `pare convert IN -o OUT [--quality N] [--sampling 4:2:0|4:2:2|4:4:4] [--optimize]
-/// [--progressive] [--restart N|NB]`: decodes IN (JPEG, PNG, PGM/PPM/PAM; sniffed from its
+/// [--progressive] [--restart N|NB] [--background RRGGBB]`: decodes IN (JPEG, PNG, PGM/PPM/PAM; sniffed from its
 /// first bytes) at full size, with no orientation applied, and writes the format OUT's
 /// extension names. JPEG output streams, row by row from the decoder into the encoder;
 /// with no options it is what `cjpeg` writes from the same pixels (quality 75, 4:2:0,
 /// standard tables, baseline). `--restart N` puts a restart marker every N MCU rows,
-/// `--restart NB` every N MCUs, as cjpeg's `-restart` does.
+/// `--restart NB` every N MCUs, as cjpeg's `-restart` does. JPEG has no alpha: an input
+/// with alpha is composited over `--background` (default FFFFFF, white) on its way in.
 ///
 /// Colour goes through the thumbnail's colour stage (`ColourStage`): by default (`--colour
 /// keep`) a JPEG or PNG output carries the source's ICC profile byte for byte (Netpbm
@@ -20,7 +21,8 @@ import ParePNG
 func runConvert(_ raw: [String]) -> Int32 {
     let arguments: Arguments
     do {
-        arguments = try Arguments(raw, valued: ["--output", "--quality", "--sampling", "--restart", "--format", "--colour"],
+        arguments = try Arguments(raw, valued: ["--output", "--quality", "--sampling", "--restart", "--format", "--colour",
+                                                   "--background"],
                                   boolean: ["--optimize", "--progressive", "--baseline"], aliases: ["-o": "--output"])
     } catch {
         return usageError(error.message)
@@ -36,6 +38,11 @@ func runConvert(_ raw: [String]) -> Int32 {
     var options = JPEGEncoderOptions()
     switch jpegOptions(arguments, defaultQuality: 75, into: &options) {
     case .success: break
+    case let .failure(error): return usageError(error.message)
+    }
+    let background: BackgroundColour
+    switch backgroundOption(arguments) {
+    case let .success(colour): background = colour
     case let .failure(error): return usageError(error.message)
     }
     var colour = ColourHandling.keep
@@ -61,11 +68,11 @@ func runConvert(_ raw: [String]) -> Int32 {
                 printError("pare: \(output): cannot write the file")
                 return 1
             }
-            var sink = stage.sink(ledger: ledger, into: DeclaringJPEGEncoder(options: options, stage: stage, ledger: ledger,
-                                                                             file: file))
+            let encoder = DeclaringJPEGEncoder(options: options, stage: stage, ledger: ledger, file: file)
+            var sink = stage.sink(ledger: ledger, into: AlphaFlattener(encoder, over: background, ledger: ledger))
             try decodeFullSize(input: input, source: source, ledger: ledger, into: &sink)
-            colourWarnings += sink.downstream.colourWarnings
-            try sink.downstream.finish()
+            colourWarnings += sink.downstream.downstream.colourWarnings
+            try sink.downstream.downstream.finish()
         } else {
             var sink = stage.sink(ledger: ledger, into: ImageBuilder(ledger: ledger))
             try decodeFullSize(input: input, source: source, ledger: ledger, into: &sink)
@@ -76,7 +83,7 @@ func runConvert(_ raw: [String]) -> Int32 {
                 printError("pare: \(output): cannot write the file")
                 return 1
             }
-            file.write(try ImageEncoding.encode(image, as: format, colour: declared, ledger: ledger))
+            file.write(try ImageEncoding.encode(image, as: format, colour: declared, background: background, ledger: ledger))
         }
     } catch {
         file.abandon()
@@ -198,6 +205,15 @@ func jpegOptions(_ arguments: Arguments, defaultQuality: Int,
     return .success(())
 }
 
+/// `--background RRGGBB`: the colour a JPEG output shows where the picture is transparent.
+func backgroundOption(_ arguments: Arguments) -> Result<BackgroundColour, Arguments.UsageError> {
+    guard let text = arguments.value("--background") else { return .success(.white) }
+    guard let colour = BackgroundColour(hex: text) else {
+        return .failure(.init(message: "--background takes a colour as RRGGBB (six hexadecimal digits)"))
+    }
+    return .success(colour)
+}
+
 /// Decodes any input Pare reads at full size into `sink`, printing the decoder's warnings.
 func decodeFullSize<Sink: RowSink>(input: String, source: InputBytes, ledger: MemoryLedger,
                                    into sink: inout Sink) throws(PareError) {
@@ -224,10 +240,7 @@ func decodeFullSize<Sink: RowSink>(input: String, source: InputBytes, ledger: Me
                 var builder = ImageBuilder(ledger: ledger)
                 try decoder.decode(into: &builder)
                 guard let image = builder.image else { throw PNGError.core(.sizeOverflow) }
-                try sink.begin(RowStreamHeader(width: image.width, height: image.height, format: image.format))
-                for y in 0 ..< image.height {
-                    image.withRow(y) { sink.consume($0, at: RowPlacement(y: y, width: image.width)) }
-                }
+                try image.send(to: &sink)
             } else {
                 try decoder.decode(into: &sink)
             }

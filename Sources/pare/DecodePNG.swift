@@ -16,11 +16,7 @@ func decodePNG(input: String, source: InputBytes, into file: OutputFile) -> Int3
     do {
         var decoder = try PNGDecoder(source: source, ledger: ledger)
         if decoder.header.interlaced {
-            let image = try decoder.decodeImage()
-            try writer.begin(RowStreamHeader(width: image.width, height: image.height, format: image.format))
-            for y in 0 ..< image.height {
-                image.withRow(y) { writer.consume($0, at: RowPlacement(y: y, width: image.width)) }
-            }
+            try decoder.decodeImage().send(to: &writer)
         } else {
             try decoder.decode(into: &writer)
         }

@@ -59,12 +59,9 @@ enum ExplainPictures {
         var resampler = Resampler(outputWidth: width, outputHeight: height, filter: .triangle, ledger: MemoryLedger(),
                                   downstream: ImageBuilder(ledger: MemoryLedger()))
         do throws(CoreError) {
-            try resampler.begin(RowStreamHeader(width: image.width, height: image.height, format: image.format))
+            try image.send(to: &resampler)
         } catch {
             return image
-        }
-        for y in 0 ..< image.height {
-            image.withRow(y) { resampler.consume($0, at: RowPlacement(y: y, width: image.width)) }
         }
         resampler.finish()
         return resampler.downstream.image ?? image

@@ -10,13 +10,14 @@ import PareJPEG
 import PareCore
 
 /// `pare thumbnail IN... --size N [-o OUT | --out-dir DIR] [--recursive] [--format jpeg|png|ppm]
-/// [--quality N] [--colour keep|srgb] [--embedded auto|never|always] [--filter lanczos3|triangle|area]
+/// [--quality N] [--background RRGGBB] [--colour keep|srgb] [--embedded auto|never|always] [--filter lanczos3|triangle|area]
 /// [--no-rotate] [--jobs N] [--json] [--stats] [--cache DIR]`.
 ///
 /// The output format is `--format`'s, else OUT's extension (.jpg/.jpeg, .png, .ppm/.pgm/.pam;
 /// any other is a usage error); with `--out-dir` and no `--format`, JPEG for an opaque
 /// thumbnail and PNG for one with alpha. JPEGs are written at `--quality` (default 85, see
-/// `JPEGEncoderOptions.thumbnail`) with cjpeg's other defaults.
+/// `JPEGEncoderOptions.thumbnail`) with cjpeg's other defaults; a thumbnail with alpha
+/// written as JPEG is composited over `--background` (default FFFFFF, white).
 ///
 /// Colour (`--colour keep|srgb`): by default a JPEG or PNG output carries the source's ICC
 /// profile byte for byte (APP2 chunks, iCCP) and a PNG from a source tagged sRGB gets an
@@ -38,7 +39,7 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
     do {
         arguments = try Arguments(
             raw, valued: ["--size", "--output", "--out-dir", "--format", "--embedded", "--jobs", "--filter",
-                          "--quality", "--sampling", "--restart", "--colour", "--cache"],
+                          "--quality", "--sampling", "--restart", "--colour", "--cache", "--background"],
             boolean: ["--no-rotate", "--json", "--stats", "--recursive", "--optimize", "--progressive", "--baseline"],
             aliases: ["-o": "--output", "-s": "--size", "-j": "--jobs", "-r": "--recursive"])
     } catch {
@@ -85,6 +86,11 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
     case let .failure(error): return usageError(error.message)
     }
     let jpegOptions = jpeg
+    let background: BackgroundColour
+    switch backgroundOption(arguments) {
+    case let .success(colour): background = colour
+    case let .failure(error): return usageError(error.message)
+    }
     var jobs = POSIX.processorCount
     if let jobsText = arguments.value("--jobs") {
         guard let parsed = Int(jobsText), parsed >= 1 else { return usageError("--jobs takes a whole number ≥ 1") }
@@ -124,7 +130,7 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
             let item = work[next]
             next += 1
             group.addTask {
-                let outcome = makeThumbnail(item, format: format, options: immutableOptions, jpeg: jpegOptions,
+                let outcome = makeThumbnail(item, format: format, options: immutableOptions, jpeg: jpegOptions, background: background,
                                             cache: immutableCache, inFlight: inFlight)
                 report.record(item, outcome)
             }
@@ -264,7 +270,8 @@ struct Made {
 }
 
 private func makeThumbnail(_ item: WorkItem, format: OutputFormat, options: ThumbnailOptions,
-                           jpeg: JPEGEncoderOptions, cache: DiskCache?, inFlight: InFlightFiles) -> Outcome {
+                           jpeg: JPEGEncoderOptions, background: BackgroundColour, cache: DiskCache?,
+                           inFlight: InFlightFiles) -> Outcome {
     let start = POSIX.now()
     let made: Made
     let encoded: [UInt8]
@@ -272,12 +279,14 @@ private func makeThumbnail(_ item: WorkItem, format: OutputFormat, options: Thum
     do {
         if let cache {
             (made, chosen, encoded) = try cachedThumbnail(item.input, format: format, options: options, jpeg: jpeg,
+                                                          background: background,
                                                           cache: cache)
         } else {
             var thumbnail = try ImageSource(path: item.input).thumbnail(options: options)
             made = Made(thumbnail)
             chosen = format.format(for: thumbnail.image)
-            encoded = try ImageEncoding.encode(thumbnail.image, as: chosen, jpeg: jpeg, colour: thumbnail.colour)
+            encoded = try ImageEncoding.encode(thumbnail.image, as: chosen, jpeg: jpeg, colour: thumbnail.colour,
+                                               background: background)
             if let dropped = ImageEncoding.colourDropped(thumbnail.colour, by: chosen) {
                 thumbnail.warnings.append(dropped)
             }
@@ -307,13 +316,13 @@ private func makeThumbnail(_ item: WorkItem, format: OutputFormat, options: Thum
 /// output file itself (JPEG or PNG), under a key naming the output format and the JPEG
 /// settings; a Netpbm output is kept as PNG and converted from its pixels.
 private func cachedThumbnail(_ input: String, format: OutputFormat, options: ThumbnailOptions, jpeg: JPEGEncoderOptions,
-                             cache: DiskCache) throws -> (Made, ImageFileFormat, [UInt8]) {
+                             background: BackgroundColour, cache: DiskCache) throws -> (Made, ImageFileFormat, [UInt8]) {
     let policy: String
     switch format {
     case let .fixed(fixed): policy = fixed.rawValue
     case .byAlpha: policy = "jpeg-or-png"
     }
-    let key = try ThumbnailRequest(path: input, options: options).cacheKey().encoded(as: policy + " \(jpeg)")
+    let key = try ThumbnailRequest(path: input, options: options).cacheKey().encoded(as: policy + " \(jpeg) background \(background.hex)")
     if let entry = cache.entry(for: key) {
         let made = Made(source: entry.source, width: entry.width, height: entry.height, ledgerPeakBytes: 0,
                         allocations: 0, cached: true)
@@ -325,7 +334,8 @@ private func cachedThumbnail(_ input: String, format: OutputFormat, options: Thu
     let thumbnail = try ImageSource(path: input).thumbnail(options: options)
     let chosen = format.format(for: thumbnail.image)
     let stored: ImageFileFormat = chosen == .jpeg ? .jpeg : .png
-    let payload = try ImageEncoding.encode(thumbnail.image, as: stored, jpeg: jpeg, colour: thumbnail.colour)
+    let payload = try ImageEncoding.encode(thumbnail.image, as: stored, jpeg: jpeg, colour: thumbnail.colour,
+                                          background: background)
     cache.store(DiskCacheEntry(thumbnail: thumbnail, key: key, encoding: stored == .jpeg ? .jpeg : .png, payload: payload))
     return (Made(thumbnail), chosen, chosen == .netpbm ? NetpbmEncoder.encode(thumbnail.image) : payload)
 }

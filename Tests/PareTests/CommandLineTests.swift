@@ -71,6 +71,27 @@ import TestSupport
         }
     }
 
+    /// `pare convert` to JPEG composites an input with alpha over `--background` (white by
+    /// default); a colour that is not RRGGBB is a usage error.
+    @Test func convertFlattensAlphaOverTheBackground() throws {
+        let folder = CommandRunner.temporaryFolder()
+        defer { CommandRunner.removeFolder(folder) }
+        let input = folder + "/clear.pam"
+        let header = "P7\nWIDTH 16\nHEIGHT 16\nDEPTH 4\nMAXVAL 255\nTUPLTYPE RGB_ALPHA\nENDHDR\n"
+        try #require(CommandRunner.write(Array(header.utf8) + [UInt8](repeating: 0, count: 16 * 16 * 4), to: input))
+        for (arguments, expected) in [([String](), [255, 255, 255]), (["--background", "#2080C0"], [0x20, 0x80, 0xC0])] {
+            let output = folder + "/out.jpg"
+            let outcome = try Self.run(["convert", input, "-o", output, "--sampling", "4:4:4"] + arguments)
+            #expect(outcome.status == 0 && outcome.standardError.isEmpty, "\(arguments)")
+            let image = try ImageSource(path: output).thumbnail(options: ThumbnailOptions(maxPixelSize: 16)).image
+            let centre = (0 ..< 3).map { Int(image.row(8)[8 * 3 + $0]) }
+            #expect(zip(centre, expected).allSatisfy { abs($0 - $1) <= 2 }, "\(arguments): \(centre)")
+        }
+        let bad = try Self.run(["convert", input, "-o", folder + "/bad.jpg", "--background", "white"])
+        #expect(bad.status == 2)
+        #expect(bad.standardError.contains("--background takes a colour as RRGGBB"))
+    }
+
     /// The one sniffer: what names each format, and nothing more.
     @Test func sniffer() {
         #expect(ImageFormat(sniffing: [0xFF, 0xD8]) == .jpeg)

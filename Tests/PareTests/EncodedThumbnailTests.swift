@@ -29,6 +29,33 @@ import Testing
         }
     }
 
+    /// JPEG has no alpha: a transparent image is written composited over the background
+    /// (white unless told), not as the colour its transparent pixels happen to hold.
+    @Test func jpegOfAnImageWithAlphaShowsTheBackground() throws {
+        // 16 × 16: the left half transparent black, the right half opaque blue.
+        var pixels: [UInt8] = []
+        for _ in 0 ..< 16 {
+            for x in 0 ..< 16 { pixels += x < 8 ? [0, 0, 0, 0] : [0, 0, 255, 255] }
+        }
+        let image = Image(width: 16, height: 16, format: .rgba8, pixels: pixels)
+        func decoded(_ background: BackgroundColour) throws -> Image {
+            let bytes = try ImageEncoding.encode(image, as: .jpeg, jpeg: JPEGEncoderOptions(quality: 95, sampling: .s444),
+                                                 background: background)
+            var decoder = try JPEGDecoder(source: MemoryByteSource(bytes), ledger: MemoryLedger())
+            var builder = ImageBuilder(ledger: MemoryLedger())
+            try decoder.decode(scale: .full, into: &builder)
+            return try #require(builder.image)
+        }
+        let white = try decoded(.white), orange = try decoded(BackgroundColour(red: 255, green: 128, blue: 0))
+        #expect(white.format == .rgb8)
+        // Far from the edge between the halves (columns 1 and 14), within JPEG's error.
+        func near(_ image: Image, _ x: Int, _ rgb: [Int]) -> Bool {
+            (0 ..< 3).allSatisfy { abs(Int(image.row(8)[x * 3 + $0]) - rgb[$0]) <= 6 }
+        }
+        #expect(near(white, 1, [255, 255, 255]) && near(white, 14, [0, 0, 255]))
+        #expect(near(orange, 1, [255, 128, 0]) && near(orange, 14, [0, 0, 255]))
+    }
+
     @Test func formatsFromFileNames() {
         #expect(ImageFileFormat(fileName: "a/b.JPG") == .jpeg)
         #expect(ImageFileFormat(fileName: "b.jpeg") == .jpeg)

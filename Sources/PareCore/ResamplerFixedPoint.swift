@@ -140,7 +140,7 @@ struct FixedPointResampler: SequentialResampling {
         guard let y = rows.nextComplete(rowsIn: rowsAdded) else { return nil }
         // SAFETY: slot(y) = y mod rows.limit, and the accumulators hold rows.limit rows.
         toPlanes(accumulators.baseAddress + rows.slot(y) * paddedSamples)
-        if geometry.channels == 1 { filterHorizontally(channels: 1) } else { filterHorizontally(channels: 3) }
+        filterHorizontally()
         return (y, UnsafeBufferPointer(start: outputRow.baseAddress, count: geometry.outputWidth * geometry.channels))
     }
 
@@ -367,15 +367,33 @@ struct FixedPointResampler: SequentialResampling {
         }
     }
 
-    /// Inlined with a constant `channels` (1 or 3: `fits` refuses alpha): each output sample a
-    /// dot product of its plane's samples with the pixel's padded weights, eight a step, the
-    /// weights loaded once for all channels; the channels' sums are then added across, rounded
+    /// The horizontal pass specialised for the channels (1 or 3: `fits` refuses alpha) and, for
+    /// the common tap counts, for a fixed number of steps, every pixel taking `stride` taps
+    /// (those with fewer have zero weights past their window).
+    private func filterHorizontally() {
+        switch (geometry.channels, taps.stride) {
+        case (1, 8): filterHorizontally(channels: 1, steps: 1)
+        case (1, 16): filterHorizontally(channels: 1, steps: 2)
+        case (1, 24): filterHorizontally(channels: 1, steps: 3)
+        case (1, 32): filterHorizontally(channels: 1, steps: 4)
+        case (1, _): filterHorizontally(channels: 1, steps: 0)
+        case (_, 8): filterHorizontally(channels: 3, steps: 1)
+        case (_, 16): filterHorizontally(channels: 3, steps: 2)
+        case (_, 24): filterHorizontally(channels: 3, steps: 3)
+        case (_, 32): filterHorizontally(channels: 3, steps: 4)
+        default: filterHorizontally(channels: 3, steps: 0)
+        }
+    }
+
+    /// Inlined with a constant `channels` and `steps` (0: each pixel's own count): each output
+    /// sample a dot product of its plane's samples with the pixel's padded weights, eight a
+    /// step, the weights loaded once for all channels; the channels' sums are then added across, rounded
     /// and clamped together, and the pixel stored as one word (`outputRow` has room past its
     /// last pixel).
     @inline(__always)
-    private func filterHorizontally(channels: Int) {
-        // SAFETY: first[x] + count[x] ≤ inputWidth − 1 + stride < planeStride (TapTable),
-        // so each plane read stays in its plane; weights hold outputWidth × stride values;
+    private func filterHorizontally(channels: Int, steps: Int) {
+        // SAFETY: first[x] + count[x] ≤ first[x] + stride ≤ inputWidth − 1 + stride < planeStride
+        // (TapTable), so each plane read stays in its plane; weights hold outputWidth × stride values;
         // outputRow holds outputWidth × channels + 3 bytes, room for the 4-byte store of the
         // last pixel.
         let weights = taps.weights.baseAddress, firsts = taps.first.baseAddress, stride = taps.stride
@@ -386,7 +404,7 @@ struct FixedPointResampler: SequentialResampling {
         let plane0 = planes.baseAddress, plane1 = plane0 + planeStride, plane2 = plane1 + planeStride
         var w = weights
         for x in 0 ..< geometry.outputWidth {
-            let first = firsts[x], end = ends[x]
+            let first = firsts[x], end = steps == 0 ? ends[x] : 8 * steps
             var s0 = Lanes.Long4.zero, s1 = Lanes.Long4.zero, s2 = Lanes.Long4.zero
             var k = 0
             while k < end {

@@ -208,6 +208,12 @@ if [ "$mode" != only ]; then
     row thumb1024-png "thumbnail 12 MP PNG → 1024 (PPM)" 0.6 0 \
         "$pare thumbnail $in/12.png --size 1024 -o $out/p1024.ppm" "vipsthumbnail -s 1024" \
         "vipsthumbnail $in/12.png -s 1024 -o $out/v1024.ppm"
+    # The corpus camera photos as they are (34 files, 70 to 3648 pixels across), one
+    # invocation each side; vipsthumbnail only shrinks ("1024x1024>"), as Pare does.
+    mkdir -p "$out/cam-pare" "$out/cam-vips"
+    row thumb1024-cameras "thumbnail 34 corpus camera JPEGs → 1024 (PPM)" 0.6 0 \
+        "$pare thumbnail $cameras --size 1024 --format ppm --out-dir $out/cam-pare" "vipsthumbnail -s 1024x1024>" \
+        "vipsthumbnail -s 1024x1024> -o $out/cam-vips/%s.ppm $(printf '%s ' "$cameras"/*.jpg)"
     row thumb256-12-djpeg "thumbnail 12 MP → 256 (PPM)" 1.0 0 \
         "$pare thumbnail $in/12-420.jpg --size 256 -o $out/p256.ppm" "$d8" "$d8 -outfile $dn $in/12-420.jpg"
     row thumb256-24-djpeg "thumbnail 24 MP → 256 (PPM)" 1.0 0 \

@@ -198,6 +198,10 @@ if [ "$mode" != only ]; then
         "$pare decode $in/12-420.jpg --scale 1/2 -o $dn" "djpeg -scale 1/2" "djpeg -scale 1/2 -outfile $dn $in/12-420.jpg"
     row quarter-24-420-null "1/4 decode 24 MP 4:2:0 → /dev/null" 1.0 0 \
         "$pare decode $in/24-420.jpg --scale 1/4 -o $dn" "djpeg -scale 1/4" "djpeg -scale 1/4 -outfile $dn $in/24-420.jpg"
+    row quarter-12-420-null "1/4 decode 12 MP 4:2:0 → /dev/null" 1.0 0 \
+        "$pare decode $in/12-420.jpg --scale 1/4 -o $dn" "djpeg -scale 1/4" "djpeg -scale 1/4 -outfile $dn $in/12-420.jpg"
+    row eighth-12-420-null "1/8 decode 12 MP 4:2:0 → /dev/null" 1.0 0 \
+        "$pare decode $in/12-420.jpg --scale 1/8 -o $dn" "djpeg -scale 1/8" "djpeg -scale 1/8 -outfile $dn $in/12-420.jpg"
     for name in 12-420 12-444 24-420 12-prog; do
         target=0.6
         [ "$name" = 12-prog ] && target=0.8

@@ -18,7 +18,8 @@ import PareCore
 /// per pixel at 4:2:0, 6 at 4:4:4) as libjpeg does.
 ///
 /// Use: `begin` (or `RowSink.begin`), `consume` each row top to bottom, then `finish()`.
-/// Gray inputs give a one-component file; RGB gives YCbCr. Alpha is dropped; 16-bit samples
+/// Gray inputs give a one-component file; RGB gives YCbCr. Alpha is dropped (Pare's
+/// `ImageEncoding` composites it over a background first); 16-bit samples
 /// are rounded to 8 bits as cjpeg reads a 16-bit PPM.
 public struct JPEGEncoder<Sink: ByteSink>: RowSink {
     public let options: JPEGEncoderOptions

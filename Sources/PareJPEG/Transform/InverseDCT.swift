@@ -396,6 +396,19 @@ enum InverseDCT {
                 interleaveLow64(b2, b6), interleaveHigh64(b2, b6), interleaveLow64(b3, b7), interleaveHigh64(b3, b7))
     }
 
+    /// Row `k` of a block, dequantised, in 16-bit lanes: its eight coefficients times their
+    /// quantisers, wrapping as the 16-bit transforms' dequantising does (the low 16 bits of a
+    /// product depend only on the low 16 bits of its factors).
+    @inline(__always)
+    static func dequantizedRow(_ k: Int, _ coefficients: UnsafePointer<Int16>,
+                               _ quantizers: UnsafePointer<Int32>) -> Short {
+        // SAFETY: k < 8 (every caller passes a literal row 0…7): row k of the block's 64
+        // coefficients and 64 quantisers.
+        let c = UnsafeRawPointer(coefficients + 8 * k).loadUnaligned(as: Short.self)
+        let q = UnsafeRawPointer(quantizers + 8 * k).loadUnaligned(as: Long.self)
+        return c &* ShortLanes.truncate(q)
+    }
+
     /// The full 8×8 islow transform in 16-bit lanes, as libjpeg-turbo's SIMD transforms
     /// work: coefficients, dequantised values and the workspace between the passes are 16-bit
     /// (dequantising and the sums X0 ± X4, X3 + X7, X1 + X5 wrap, first-pass results
@@ -405,12 +418,7 @@ enum InverseDCT {
     /// a shift.
     static func transform8(_ coefficients: UnsafePointer<Int16>, _ quantizers: UnsafePointer<Int32>,
                            output: UnsafeMutablePointer<UInt8>, stride: Int, firstRowOnly: Bool) {
-        @inline(__always) func row(_ k: Int) -> Short {
-            let c = UnsafeRawPointer(coefficients + 8 * k).loadUnaligned(as: Short.self)
-            let q = UnsafeRawPointer(quantizers + 8 * k).loadUnaligned(as: Long.self)
-            // The low 16 bits of a product depend only on the low 16 bits of its factors.
-            return c &* ShortLanes.truncate(q)
-        }
+        @inline(__always) func row(_ k: Int) -> Short { dequantizedRow(k, coefficients, quantizers) }
         // Pass 1: columns, lane c of vector k being row k of column c; scaled up by 2^pass1Bits.
         var m: ShortMatrix
         if firstRowOnly {
@@ -520,12 +528,7 @@ enum InverseDCT {
     /// (StageTests compares the two).
     static func transform4(_ coefficients: UnsafePointer<Int16>, _ quantizers: UnsafePointer<Int32>,
                            output: UnsafeMutablePointer<UInt8>, stride: Int) {
-        // SAFETY: k < 8: row k of the block's 64 coefficients and 64 quantisers.
-        @inline(__always) func row(_ k: Int) -> Short {
-            let c = UnsafeRawPointer(coefficients + 8 * k).loadUnaligned(as: Short.self)
-            let q = UnsafeRawPointer(quantizers + 8 * k).loadUnaligned(as: Long.self)
-            return c &* ShortLanes.truncate(q)
-        }
+        @inline(__always) func row(_ k: Int) -> Short { dequantizedRow(k, coefficients, quantizers) }
         // Pass 1: columns, lane c of vector r being row r of column c.
         let p = pairMeans16(row(0), row(1), row(2), row(3), row(5), row(6), row(7))
         let shift1 = Int32(pass1Shift + 1), round1 = Long(repeating: 1 << pass1Shift)
@@ -590,12 +593,7 @@ enum InverseDCT {
     /// (StageTests compares the two).
     static func transform2(_ coefficients: UnsafePointer<Int16>, _ quantizers: UnsafePointer<Int32>,
                            output: UnsafeMutablePointer<UInt8>, stride: Int) {
-        // SAFETY: k < 8: row k of the block's 64 coefficients and 64 quantisers.
-        @inline(__always) func row(_ k: Int) -> Short {
-            let c = UnsafeRawPointer(coefficients + 8 * k).loadUnaligned(as: Short.self)
-            let q = UnsafeRawPointer(quantizers + 8 * k).loadUnaligned(as: Long.self)
-            return c &* ShortLanes.truncate(q)
-        }
+        @inline(__always) func row(_ k: Int) -> Short { dequantizedRow(k, coefficients, quantizers) }
         // Pass 1: columns, lane c of each result being row 0 or 1 of column c.
         let p = quadMeans16(row(0), row(1), row(3), row(5), row(7))
         let shift1 = Int32(pass1Shift + 2), round1 = Long(repeating: 1 << (pass1Shift + 1))

@@ -109,25 +109,23 @@ public struct AlphaFlattener<Downstream: RowSink>: RowSink {
         let target = row.buffer
         let inChannels = input.channels, outChannels = output.channels
         if input.bytesPerSample == 1 {
-            let fill = [UInt32(background.red), UInt32(background.green), UInt32(background.blue)]
             for i in 0 ..< pixels {
                 let alpha = UInt32(source[i * inChannels + inChannels - 1])
                 for c in 0 ..< outChannels {
                     // A gray pixel over a coloured background lends its one sample to all three.
                     let sample = UInt32(source[i * inChannels + min(c, inChannels - 2)])
-                    let back = outChannels == 1 ? fill[0] : fill[c]
+                    let back = backgroundSample(c)
                     target[i * outChannels + c] = UInt8((sample * alpha + back * (255 - alpha) + 127) / 255)
                 }
             }
         } else {
             // 16-bit samples are big-endian, as `Image` holds them.
             func sample(_ index: Int) -> UInt64 { UInt64(source[2 * index]) << 8 | UInt64(source[2 * index + 1]) }
-            let fill = [UInt64(background.red) * 257, UInt64(background.green) * 257, UInt64(background.blue) * 257]
             for i in 0 ..< pixels {
                 let alpha = sample(i * inChannels + inChannels - 1)
                 for c in 0 ..< outChannels {
                     let value = sample(i * inChannels + min(c, inChannels - 2))
-                    let back = outChannels == 1 ? fill[0] : fill[c]
+                    let back = UInt64(backgroundSample(c)) * 257
                     let out = (value * alpha + back * (65535 - alpha) + 32767) / 65535
                     target[2 * (i * outChannels + c)] = UInt8(out >> 8)
                     target[2 * (i * outChannels + c) + 1] = UInt8(truncatingIfNeeded: out)
@@ -138,5 +136,15 @@ public struct AlphaFlattener<Downstream: RowSink>: RowSink {
         forwarded.width = pixels
         downstream.consume(UnsafeBufferPointer(start: target.baseAddress,
                                                count: pixels * output.bytesPerPixel), at: forwarded)
+    }
+
+    /// The background's 8-bit sample for output channel `c`; gray output takes red, since
+    /// gray output is chosen only over a gray background.
+    private func backgroundSample(_ c: Int) -> UInt32 {
+        switch c {
+        case 1: UInt32(background.green)
+        case 2: UInt32(background.blue)
+        default: UInt32(background.red)
+        }
     }
 }

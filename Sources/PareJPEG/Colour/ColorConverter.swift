@@ -29,6 +29,10 @@ enum ColorConverter {
     ///   32 bits (−46802 = −2^16 + 18734 keeps both factors within 16 bits).
     static func yCbCrToRGB(_ y: UnsafePointer<UInt8>, _ cb: UnsafePointer<UInt8>, _ cr: UnsafePointer<UInt8>,
                            count: Int, output: UnsafeMutablePointer<UInt8>) {
+        #if hasFeature(Embedded)
+        // Small cores have no vector unit: the lane form only adds code there.
+        yCbCrToRGBPlain(y, cb, cr, count: count, output: output)
+        #else
         typealias Lanes = ShortLanes.Short
         @inline(__always) func roundedHigh(_ x: Lanes, _ k: Int16) -> Lanes {
             (ShortLanes.truncate(ShortLanes.product(x &<< 1, k) &>> 16) &+ 1) &>> 1
@@ -60,6 +64,7 @@ enum ColorConverter {
             i += 8
         }
         yCbCrToRGBPlain(y + i, cb + i, cr + i, count: count - i, output: output + 3 * i)
+        #endif
     }
 
     /// The conversion as libjpeg states it, one pixel at a time: the oracle of `yCbCrToRGB`.

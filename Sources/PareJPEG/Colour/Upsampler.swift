@@ -42,6 +42,10 @@ enum Upsampler {
     /// word; the plain loop (`fancyH2V2Plain`, the oracle) does the edges.
     static func fancyH2V2(near: UnsafePointer<UInt8>, far: UnsafePointer<UInt8>, width: Int,
                           output: UnsafeMutablePointer<UInt8>) {
+        #if hasFeature(Embedded)
+        // Small cores have no vector unit: the lane form only adds code there.
+        fancyH2V2Plain(near: near, far: far, width: width, output: output)
+        #else
         guard width >= 10 else {
             fancyH2V2Plain(near: near, far: far, width: width, output: output)
             return
@@ -61,6 +65,7 @@ enum Upsampler {
             i += 8
         }
         fancyH2V2Plain(near: near, far: far, width: width, output: output, only: i ... width - 1)
+        #endif
     }
 
     /// The plain 2:1 both-ways filter over the whole row: the oracle of `fancyH2V2`.

@@ -163,7 +163,12 @@ final class HuffmanDecodingTable {
         if isDC, table.symbols.contains(where: { $0 > 15 }) {
             throw .invalidHuffmanTable(offset: offset, reason: "DC table holds a category over 15")
         }
+        #if hasFeature(Embedded)
+        // The firmware's scans never take the fast path (`ScanDecoder.canTakeFastPath`).
+        hasFastPathParts = false
+        #else
         hasFastPathParts = fastPath && !isDC
+        #endif
         let count = hasFastPathParts ? Layout.fastCount : Layout.plainCount
         storage = try core { () throws(CoreError) in
             try ledger.allocate(Int32.self, count: count, initialValue: 0)

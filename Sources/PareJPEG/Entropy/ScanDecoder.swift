@@ -57,8 +57,13 @@ struct ScanDecoder {
 
     /// True when an input window of `capacity` bytes can ever hold `fastPathBytes`: only then
     /// are the AC tables' fast-path parts worth building (`HuffmanDecodingTable(fastPath:)`).
+    /// Under Embedded never: a small core's firmware keeps only the plain path (see `decodeRow`).
     static func canTakeFastPath(blocksPerMCU: Int, capacity: Int) -> Bool {
+        #if hasFeature(Embedded)
+        false
+        #else
         fastPathBytes(blocksPerMCU: blocksPerMCU) <= capacity
+        #endif
     }
     /// The buffers the units' pointers point into, kept alive as long as the scan.
     let scratch: ScanScratch
@@ -110,6 +115,12 @@ struct ScanDecoder {
                 continue
             }
             decodedMCUs &+= 1
+            #if hasFeature(Embedded)
+            // Small cores keep only the plain path: the fast one is about 3 KB of inlined code
+            // and its tables 18 KB of RAM an AC table, more than such a board gives a decoder.
+            // Both give the same coefficients (StageTests), so the output is the host's.
+            try decodeMCUPlain(column: column, log: &log)
+            #else
             // A forced fast path too needs the AC tables' fast-path parts (built only when the
             // window can hold `fastPathBytes`).
             var fast = path == .fast && fastPathBytes <= reader.stream.capacity
@@ -133,6 +144,7 @@ struct ScanDecoder {
                 }
                 units[i].predictor = unit.predictor
             }
+            #endif
         }
     }
 

@@ -24,6 +24,8 @@ public struct JPEGMetadata: Sendable {
     public var height: Int?
     /// Problems met outside the Exif block (stray bytes, truncated segments, MPF).
     public var warnings: [EXIFError]
+    /// The APP2 segment that holds the MPF index, for `EXIFReader.readMPF`.
+    var mpfSegment: MarkerSegment? = nil
 }
 
 /// Entry points: a TIFF block in memory, a JPEG file, or a plain TIFF file (TIFF 6.0 §2;
@@ -66,21 +68,10 @@ public enum EXIFReader {
                 result.warnings.append(error)
             }
         }
-        if let segment = walk.mpf {
-            // Read where it lies too, after "MPF\0", through the same reader as the Exif block.
-            do throws(EXIFError) {
-                try checkPayload(segment, in: source)
-                var primary: (width: Int, height: Int)?
-                if let width = walk.frameWidth, let height = walk.frameHeight { primary = (width, height) }
-                let header = segment.payloadOffset + 4
-                let block = TIFFBlock(source: source, start: header, count: segment.payloadLength - 4,
-                                      absoluteBase: header)
-                (result.mpfIndex, result.mpf) = MPFIndex.read(block, in: source, fileStart: 0, primarySize: primary,
-                                                              options: options, warnings: &result.warnings)
-            } catch {
-                result.warnings.append(error)
-            }
-        }
+        result.mpfSegment = walk.mpf
+        #if !hasFeature(Embedded)
+        readMPF(source, into: &result, options: options)
+        #endif
         if let segment = walk.jfxx {
             let start = segment.payloadOffset + 6, length = segment.payloadLength - 6
             let size = JPEGSegmentLocator.frameSize(in: source, start: start, end: start + length, options: options)
@@ -90,6 +81,27 @@ public enum EXIFReader {
             }
         }
         return result
+    }
+
+    /// Reads the MPF index (CIPA DC-007 §5.2) of the file that `metadata` came from into its
+    /// `mpf` and `mpfIndex`, and what is wrong with it into its `warnings`. `readJPEG` calls it,
+    /// except under Embedded Swift, where a program that does not call it links no MPF code.
+    public static func readMPF<Source: ByteSource>(_ source: Source, into metadata: inout JPEGMetadata,
+                                                   options: EXIFOptions = .init()) {
+        guard let segment = metadata.mpfSegment else { return }
+        // Read where it lies too, after "MPF\0", through the same reader as the Exif block.
+        do throws(EXIFError) {
+            try checkPayload(segment, in: source)
+            var primary: (width: Int, height: Int)?
+            if let width = metadata.width, let height = metadata.height { primary = (width, height) }
+            let header = segment.payloadOffset + 4
+            let block = TIFFBlock(source: source, start: header, count: segment.payloadLength - 4,
+                                  absoluteBase: header)
+            (metadata.mpfIndex, metadata.mpf) = MPFIndex.read(block, in: source, fileStart: 0, primarySize: primary,
+                                                              options: options, warnings: &metadata.warnings)
+        } catch {
+            metadata.warnings.append(error)
+        }
     }
 
     /// Throws when `segment`'s payload runs past the end of `source` (a truncated file).

@@ -238,6 +238,24 @@ private func reader(_ bytes: [UInt8]) throws -> BitReader {
         }
     }
 
+    /// `ByteStream.firstFF` from every cursor against a byte-by-byte search, and
+    /// `BitReader.plainLimit`, which the fast path's refill trusts: the same index, whether it
+    /// rescans or reuses what it found.
+    @Test func plainBytesEndAtTheFirstFF() throws {
+        let bytes = Self.randomBytes(300, seed: 5)
+        var bits = try reader(bytes)
+        try bits.stream.load(at: 0)
+        for cursor in 0 ... bytes.count {
+            bits.stream.cursor = cursor
+            let expected = bytes[cursor...].firstIndex(of: 0xFF) ?? bytes.count
+            #expect(bits.stream.firstFF() == expected, "from \(cursor)")
+            #expect(bits.plainLimit() == expected, "limit from \(cursor)")
+        }
+        bits.marker = 0xD9
+        bits.stream.cursor = 0
+        #expect(bits.plainLimit() == 0)
+    }
+
     @Test func findsMarkersAcrossTheWindowEdge() throws {
         let window = JPEGOptions().inputWindowBytes
         for offset in window - 20 ... window + 2 {

@@ -19,6 +19,9 @@ struct BitReader {
     /// The marker that ended the data, already consumed from the stream.
     var marker: UInt8?
     var markerOffset = 0
+    /// Input offsets `plainFrom ..< plainTo` hold no 0xFF, as `plainLimit` last found.
+    var plainFrom = 0
+    var plainTo = 0
 
     init(stream: ByteStream) {
         self.stream = stream
@@ -77,6 +80,30 @@ struct BitReader {
         }
         buffer |= UInt64(byte) &<< UInt64(56 - count)
         count += 8
+    }
+
+    /// The window index up to which the bytes from the cursor are known to hold no 0xFF (no
+    /// stuffing, no marker: T.81 B.1.1.5), so that a refill below it can load eight bytes
+    /// without testing them; at most `fill`, and no further than the cursor once a marker has
+    /// ended the data. Rescans (`ByteStream.firstFF`) only when fewer than eight bytes ahead
+    /// are known, so each byte is scanned about once.
+    mutating func plainLimit() -> Int {
+        guard marker == nil else { return stream.cursor }
+        let position = stream.position
+        if position < plainFrom || position &+ 8 > plainTo {
+            plainFrom = position
+            plainTo = stream.windowOffset &+ stream.firstFF()
+        }
+        return min(plainTo &- stream.windowOffset, stream.fill)
+    }
+
+    /// The fast path's refill when the next eight bytes are not known to be plain (a 0xFF
+    /// among them, or the window's end): `refill`, which reads past the 0xFF, then the new
+    /// `plainLimit`.
+    @inline(never)
+    mutating func refillNearFF() throws(JPEGError) -> Int {
+        try refill()
+        return plainLimit()
     }
 
     /// The bits `decode` consumes for a pattern that is no code.

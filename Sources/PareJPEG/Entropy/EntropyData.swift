@@ -17,12 +17,37 @@ extension ByteStream {
         guard fill &- cursor >= 8 else { return false }
         // SAFETY: cursor + 8 ≤ fill ≤ capacity, so the eight bytes lie in the window.
         let word = UInt64(bigEndian: UnsafeRawPointer(base + cursor).loadUnaligned(as: UInt64.self))
-        let inverted = ~word
-        guard (inverted &- 0x0101_0101_0101_0101) & ~inverted & 0x8080_8080_8080_8080 == 0 else { return false }
+        guard Self.ffBytes(word) == 0 else { return false }
         buffer |= word &>> UInt64(truncatingIfNeeded: count)
         cursor &+= (63 &- count) &>> 3
         count |= 56
         return true
+    }
+
+    /// Of eight bytes in a word, the 0xFF ones: 0x80 in each byte of the result whose byte in
+    /// `word` is 0xFF, and possibly in bytes above (more significant than) such a byte; zero
+    /// exactly when no byte is 0xFF. The classic zero-byte test applied to the complement.
+    @inline(__always)
+    static func ffBytes(_ word: UInt64) -> UInt64 {
+        let inverted = ~word
+        return (inverted &- 0x0101_0101_0101_0101) & ~inverted & 0x8080_8080_8080_8080
+    }
+
+    /// The window index of the first 0xFF at or after `cursor`, or `fill` when there is none:
+    /// up to there the entropy-coded data is plain bytes (T.81 B.1.1.5), which the fast
+    /// path's refill loads without testing them (`BitReader.plainLimit`). Eight bytes a step.
+    func firstFF() -> Int {
+        var index = cursor
+        while index &+ 8 <= fill {
+            // SAFETY: index + 8 ≤ fill ≤ capacity: the eight bytes lie in the window.
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+            let hits = Self.ffBytes(word)
+            // Loaded little-endian, the lowest flagged byte is the first 0xFF, and exact.
+            if hits != 0 { return index &+ hits.trailingZeroBitCount &>> 3 }
+            index &+= 8
+        }
+        while index < fill && base[index] != 0xFF { index &+= 1 }
+        return index
     }
 
     /// True when the window holds at least `n` more bytes; when it does not, and the window

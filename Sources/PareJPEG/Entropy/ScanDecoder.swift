@@ -247,10 +247,11 @@ struct ScanDecoder {
     }
 
     /// The fast path: the same result as `decodeBlock` with fewer steps per coefficient, then
-    /// `reconstruct`. The
-    /// bit buffer stays in locals; the AC table's `coefficients` part resolves a code and
-    /// its value in one lookup when both fit in the lookahead; at 1/8 scale the `skips` part
-    /// passes over several codes at once. Codes the tables do not resolve take the plain
+    /// `reconstruct`. The bit buffer and the input cursor stay in locals; the refill loads
+    /// eight bytes without testing them where `BitReader.plainLimit` knows them free of 0xFF;
+    /// the AC table's `coefficients` part resolves a code and its value in one lookup when
+    /// both fit in the lookahead, and two such codes are taken per refill; at 1/8 scale the
+    /// `skips` part passes over several codes at once. Codes the tables do not resolve take the plain
     /// steps. Correct anywhere (the refill handles stuffing, markers and the window's end),
     /// fastest where `decodeRow` uses it. Transparent: the optimiser declined
     /// `@inline(__always)` here, and the call per block cost 5% of a 1/8 decode.
@@ -261,25 +262,49 @@ struct ScanDecoder {
         let category = try symbol(unit.dc, log: &log)
         let difference = category == 0 ? 0 : reader.receiveExtend(category)
         unit.predictor = unit.predictor &+ Int32(truncatingIfNeeded: difference)
-        // The bit buffer lives in locals through the AC loop so that it stays in registers.
+        // The bit buffer and the input cursor live in locals through the AC loop so that they
+        // stay in registers (stores to `coefficients` could alias anything in memory).
         let ac = unit.ac
         var k = 1
         var buffer = reader.buffer, count = reader.count
+        var cursor = reader.stream.cursor, limit = reader.plainLimit()
+        let base = reader.stream.base
         // Refilled before every code, not only when the bits run low: whether they have run
         // low changes from code to code as the codes' lengths do, a branch the predictor
-        // cannot learn, where the plain refill's own tests (a 0xFF ahead, the window's end)
-        // almost always go one way. `loadPlainBytes` adds whole bytes below the held bits
-        // and nothing when 56 or more are held; it needs fewer than 64 held, true here since
-        // every code (the DC one too) consumes at least one bit after a refill. Every code
-        // then finds at least 32 bits.
+        // cannot learn, where the refill's own test (eight bytes ahead known free of 0xFF,
+        // `BitReader.plainLimit`) almost always passes. The load adds whole bytes below the
+        // held bits and nothing when 56 or more are held, as `ByteStream.loadPlainBytes`; it
+        // needs fewer than 64 held, true here since every code (the DC one too) consumes at
+        // least one bit after a refill. Near a 0xFF the bytes are read one by one
+        // (`BitReader.refill`) once fewer than 32 bits are left. Every code then finds at
+        // least 32 bits.
         @inline(__always) func refillIfLow() throws(JPEGError) {
-            if !(reader.marker == nil && reader.stream.loadPlainBytes(into: &buffer, count: &count)) && count < 32 {
+            if cursor &+ 8 <= limit {
+                // SAFETY: cursor + 8 ≤ limit ≤ fill ≤ capacity (`plainLimit`), tested here.
+                let word = UInt64(bigEndian: UnsafeRawPointer(base + cursor).loadUnaligned(as: UInt64.self))
+                buffer |= word &>> UInt64(truncatingIfNeeded: count)
+                cursor &+= (63 &- count) &>> 3
+                count |= 56
+            } else if count < 32 {
                 reader.buffer = buffer
                 reader.count = count
-                try reader.refill()
+                reader.stream.cursor = cursor
+                limit = try reader.refillNearFF()
                 buffer = reader.buffer
                 count = reader.count
+                cursor = reader.stream.cursor
             }
+        }
+        // The long codes go through `reader`: they take the locals with them.
+        @inline(__always) func store() {
+            reader.buffer = buffer
+            reader.count = count
+            reader.stream.cursor = cursor
+        }
+        // `symbol` reads only the buffer (and the cursor, for a warning's offset).
+        @inline(__always) func load() {
+            buffer = reader.buffer
+            count = reader.count
         }
         var decoded = DecodedBlock()
         if unit.blockSize == 1 {
@@ -313,12 +338,10 @@ struct ScanDecoder {
                     buffer = buffer &<< UInt64(used)
                     count &-= used
                 } else {
-                    reader.buffer = buffer
-                    reader.count = count
+                    store()
                     rs = try symbol(ac, log: &log)
                     reader.skip(rs & 15)
-                    buffer = reader.buffer
-                    count = reader.count
+                    load()
                 }
                 if rs & 15 != 0 {
                     k &+= (rs &>> 4) &+ 1
@@ -332,22 +355,52 @@ struct ScanDecoder {
             let fast = ac.coefficients, codes = ac.lookahead
             let coefficients = self.coefficients, keep = unit.keep
             var flags: Int32 = 0
+            @inline(__always) func peekEntry() -> Int {
+                Int(fast[Int(truncatingIfNeeded: buffer &>> UInt64(64 - HuffmanDecodingTable.coefficientBits))])
+            }
+            // ZZ(K) to its natural position (through `keep`), then K + 1.
+            @inline(__always) func put(run: Int, value: Int) {
+                k &+= run
+                let slot = keep[k]
+                coefficients[Int(slot & ScanScratch.KeepEntry.indexMask)] = Int16(truncatingIfNeeded: value)
+                flags |= slot
+                k &+= 1
+            }
             while k < 64 {
                 try refillIfLow()
-                let entry = Int(fast[Int(truncatingIfNeeded: buffer &>> UInt64(64 - HuffmanDecodingTable.coefficientBits))])
-                let run: Int, value: Int
-                if entry != 0 {
-                    // A code and its value, or EOB or ZRL, within the lookahead.
+                let entry = peekEntry()
+                if entry & 0x1000 != 0 {
+                    // A code and its value within the lookahead: at most `coefficientBits` of
+                    // the 32 or more bits the refill left, so a second lookup needs no refill.
+                    // The second code is taken here only when it too is a coefficient or EOB
+                    // (the common end of a block); anything else waits for the next turn.
                     let used = entry & 31
                     buffer = buffer &<< UInt64(used)
                     count &-= used
-                    run = (entry &>> 8) & 15
-                    if entry & 0x1000 == 0 {
-                        if run != 15 { break }
-                        k &+= 16
-                        continue
+                    put(run: (entry &>> 8) & 15, value: entry &>> 16)
+                    guard k < 64 else { break }
+                    let second = peekEntry()
+                    let secondUsed = second & 31
+                    if second & 0x1000 != 0 {
+                        buffer = buffer &<< UInt64(secondUsed)
+                        count &-= secondUsed
+                        put(run: (second &>> 8) & 15, value: second &>> 16)
+                    } else if second & 0xF00 == 0 && secondUsed != 0 {
+                        buffer = buffer &<< UInt64(secondUsed)
+                        count &-= secondUsed
+                        break
                     }
-                    value = entry &>> 16
+                    continue
+                }
+                let run: Int, value: Int
+                if entry != 0 {
+                    // EOB or ZRL within the lookahead.
+                    let used = entry & 31
+                    buffer = buffer &<< UInt64(used)
+                    count &-= used
+                    if (entry &>> 8) & 15 != 15 { break }
+                    k &+= 16
+                    continue
                 } else {
                     let code = Int(codes[Int(truncatingIfNeeded: buffer &>> UInt64(64 - HuffmanDecodingTable.lookaheadBits))])
                     let size: Int
@@ -360,11 +413,9 @@ struct ScanDecoder {
                         run = (code &>> 4) & 15
                         size = code & 15
                     } else {
-                        reader.buffer = buffer
-                        reader.count = count
+                        store()
                         let rs = try symbol(ac, log: &log)
-                        buffer = reader.buffer
-                        count = reader.count
+                        load()
                         run = rs &>> 4
                         size = rs & 15
                         if size == 0 {
@@ -379,17 +430,12 @@ struct ScanDecoder {
                     count &-= size
                     value = BitReader.extend(bits, size)
                 }
-                k &+= run
-                let slot = keep[k]
-                coefficients[Int(slot & ScanScratch.KeepEntry.indexMask)] = Int16(truncatingIfNeeded: value)
-                flags |= slot
-                k &+= 1
+                put(run: run, value: value)
             }
             decoded.stored = flags & ScanScratch.KeepEntry.stored != 0
             decoded.belowFirstRow = flags & ScanScratch.KeepEntry.belowFirstRow != 0
         }
-        reader.buffer = buffer
-        reader.count = count
+        store()
         if path != .automatic { fold(decoded, unit) }
         reconstruct(decoded, unit, into: output)
     }

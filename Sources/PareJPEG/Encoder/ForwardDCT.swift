@@ -103,15 +103,57 @@ extension ForwardDCT {
     /// Between the passes and out, values are 16-bit: row-pass outputs lie within ±4 × 1024
     /// (the DC of eight samples of ±128, scaled by 2^pass1Bits, is the largest), so the
     /// column pass's sums of up to eight of them fit, and the ×8 scaled DCT of 8-bit samples
-    /// stays within ±8192 plus rounding. Outputs in natural order.
-    @inline(never)
+    /// stays within ±8192 plus rounding. Outputs in natural order; `out` holds the row pass's
+    /// outputs in between.
+    ///
+    /// Each pass is a function of its own on purpose: inlined into one, the optimiser merged
+    /// the row pass's narrowing into the transpose that follows it and moved lanes one by one
+    /// through general registers.
+    @inline(__always)
     static func transformLanes(_ samples: UnsafePointer<UInt8>, stride: Int, into out: UnsafeMutablePointer<Int16>) {
+        rowPassLanes(samples, stride: stride, into: out)
+        columnPassLanes(out)
+    }
+
+    /// Pass 1 on eight rows. The level-shifted samples are scaled by 2^rowInputBits, so
+    /// that the rotations' sums are 2^5 × those of `butterfly` and their descale by
+    /// constBits − pass1Bits = 11 becomes one by 16: (2^5·S + 2^15) >> 16 = (S + 2^10) >> 11.
+    /// A shift by 16 leaves each 32-bit lane's high half, which narrows to 16 bits in one
+    /// step (x86: psrad, packssdw) where a shift by 11 needed two more. The scaled samples lie
+    /// in −4096…4064 and every sum and difference of the flow graph stays inside 16 bits
+    /// (the largest, tmp10 + tmp11, in −32768…32512).
+    @inline(never)
+    static func rowPassLanes(_ samples: UnsafePointer<UInt8>, stride: Int, into out: UnsafeMutablePointer<Int16>) {
         let level = Short(repeating: 128)
         // SAFETY: the caller's block has 8 rows of 8 samples at `stride`.
-        @inline(__always) func row(_ r: Int) -> Short { ShortLanes.load(samples + r &* stride) &- level }
-        var m = InverseDCT.transpose((row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7)))
-        m = InverseDCT.transpose(butterfly16(m, rowPass: true))
-        m = butterfly16(m, rowPass: false)
+        @inline(__always) func row(_ r: Int) -> Short {
+            (ShortLanes.load(samples + r &* stride) &- level) &<< Int16(rowInputBits)
+        }
+        let m = InverseDCT.transpose((row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7)))
+        store(butterfly16(m, rowPass: true), out)
+    }
+
+    /// Pass 2 on eight columns, from the row pass's outputs in `out`, into `out`. Every
+    /// product is doubled, so that the descale by constBits + pass1Bits = 15 becomes one by
+    /// 16 here too: (2S + 2^15) >> 16 = (S + 2^14) >> 15. The combined constants doubled fit
+    /// 16 bits but one, −2.562915447 (−20995 × 2 does not), whose partner is doubled instead:
+    /// tmp5 and tmp6 are differences of two row-pass outputs, within ±8192, so 2·tmp5 and
+    /// 2·tmp6 fit.
+    @inline(never)
+    static func columnPassLanes(_ out: UnsafeMutablePointer<Int16>) {
+        // SAFETY: out has 64 entries.
+        let o = UnsafeRawPointer(out)
+        @inline(__always) func row(_ r: Int) -> Short { o.loadUnaligned(fromByteOffset: 16 &* r, as: Short.self) }
+        let m = InverseDCT.transpose((row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7)))
+        store(butterfly16(m, rowPass: false), out)
+    }
+
+    /// 2^rowInputBits: the row pass's input scale (see `rowPassLanes`).
+    static let rowInputBits = 16 - (constBits - pass1Bits)
+
+    /// Stores eight vectors as the 64 entries of `out`.
+    @inline(__always)
+    static func store(_ m: ShortMatrix, _ out: UnsafeMutablePointer<Int16>) {
         // SAFETY: out has 64 entries.
         let o = UnsafeMutableRawPointer(out)
         o.storeBytes(of: m.0, toByteOffset: 0, as: Short.self)
@@ -136,18 +178,21 @@ extension ForwardDCT {
         return Long(lowHalf: pairs(InverseDCT.interleaveLow(a, b)), highHalf: pairs(InverseDCT.interleaveHigh(a, b)))
     }
 
-    /// `butterfly` on eight 16-bit lanes: inputs x0…x7, outputs in frequency order. Each
-    /// rotation is written as sums of two products of 16-bit values, its constants combined
-    /// (z1 = (tmp12 + tmp13)·0.541196100 becomes tmp12·0.541196100 + tmp13·0.541196100, and
-    /// z5 = (tmp4 + tmp5 + tmp6 + tmp7)·1.175875602 is shared out over z3 = tmp4 + tmp6 and
-    /// z4 = tmp5 + tmp7), which is the same exact 32-bit value; every combined constant fits
-    /// 16 bits, and so does every multiplicand (at most 4 × 4096 in the column pass).
+    /// `butterfly` on eight 16-bit lanes: inputs x0…x7 (scaled as `rowPassLanes` and
+    /// `columnPassLanes` say), outputs in frequency order. Each rotation is written as sums
+    /// of two products of 16-bit values, its constants combined (z1 = (tmp12 + tmp13)·0.541196100
+    /// becomes tmp12·0.541196100 + tmp13·0.541196100, and z5 = (tmp4 + tmp5 + tmp6 + tmp7)·1.175875602
+    /// is shared out over z3 = tmp4 + tmp6 and z4 = tmp5 + tmp7), which is the same exact 32-bit
+    /// value; every combined constant fits 16 bits, and so does every multiplicand. Both
+    /// passes descale their rotations by a shift of 16, the sums being scaled to suit.
     @inline(__always)
     static func butterfly16(_ m: ShortMatrix, rowPass: Bool) -> ShortMatrix {
-        let shift = Int32(rowPass ? constBits - pass1Bits : constBits + pass1Bits)
-        let round = Long(repeating: 1 &<< (shift &- 1))
-        // The descaled values fit 16 bits, so keeping the low 16 bits narrows exactly.
-        @inline(__always) func descale(_ x: Long) -> Short { ShortLanes.truncate((x &+ round) &>> shift) }
+        // Column pass: products doubled (the one constant that would not fit doubled has its
+        // multiplicand doubled instead).
+        let k: Int32 = rowPass ? 1 : 2
+        let round = Long(repeating: 1 &<< 15)
+        // (x + 2^15) >> 16 lies within 16 bits, so keeping the low 16 bits narrows exactly.
+        @inline(__always) func descale(_ x: Long) -> Short { ShortLanes.truncate((x &+ round) &>> 16) }
         let tmp0 = m.0 &+ m.7, tmp7 = m.0 &- m.7
         let tmp1 = m.1 &+ m.6, tmp6 = m.1 &- m.6
         let tmp2 = m.2 &+ m.5, tmp5 = m.2 &- m.5
@@ -158,24 +203,27 @@ extension ForwardDCT {
         let tmp11 = tmp1 &+ tmp2, tmp12 = tmp1 &- tmp2
         let d0: Short, d4: Short
         if rowPass {
-            d0 = (tmp10 &+ tmp11) &<< Int16(pass1Bits)
-            d4 = (tmp10 &- tmp11) &<< Int16(pass1Bits)
+            // Scaled by 2^rowInputBits, wanted by 2^pass1Bits: exact, the sums being multiples.
+            let down = Int16(rowInputBits - pass1Bits)
+            d0 = (tmp10 &+ tmp11) &>> down
+            d4 = (tmp10 &- tmp11) &>> down
         } else {
             let half = Short(repeating: 1 &<< Int16(pass1Bits - 1))
             d0 = (tmp10 &+ tmp11 &+ half) &>> Int16(pass1Bits)
             d4 = (tmp10 &- tmp11 &+ half) &>> Int16(pass1Bits)
         }
-        let d2 = descale(dot(tmp13, c0_541196100 + c0_765366865, tmp12, c0_541196100))
-        let d6 = descale(dot(tmp13, c0_541196100, tmp12, c0_541196100 - c1_847759065))
+        let d2 = descale(dot(tmp13, k &* (c0_541196100 + c0_765366865), tmp12, k &* c0_541196100))
+        let d6 = descale(dot(tmp13, k &* c0_541196100, tmp12, k &* (c0_541196100 - c1_847759065)))
 
         // Odd part: y3 = z3·(1.175875602 − 1.961570560) + z4·1.175875602, y4 likewise.
         let z3 = tmp4 &+ tmp6, z4 = tmp5 &+ tmp7
-        let y3 = dot(z3, c1_175875602 - c1_961570560, z4, c1_175875602)
-        let y4 = dot(z3, c1_175875602, z4, c1_175875602 - c0_390180644)
-        let d7 = descale(dot(tmp4, c0_298631336 - c0_899976223, tmp7, -c0_899976223) &+ y3)
-        let d1 = descale(dot(tmp4, -c0_899976223, tmp7, c1_501321110 - c0_899976223) &+ y4)
-        let d5 = descale(dot(tmp5, c2_053119869 - c2_562915447, tmp6, -c2_562915447) &+ y4)
-        let d3 = descale(dot(tmp5, -c2_562915447, tmp6, c3_072711026 - c2_562915447) &+ y3)
+        let y3 = dot(z3, k &* (c1_175875602 - c1_961570560), z4, k &* c1_175875602)
+        let y4 = dot(z3, k &* c1_175875602, z4, k &* (c1_175875602 - c0_390180644))
+        let d7 = descale(dot(tmp4, k &* (c0_298631336 - c0_899976223), tmp7, k &* -c0_899976223) &+ y3)
+        let d1 = descale(dot(tmp4, k &* -c0_899976223, tmp7, k &* (c1_501321110 - c0_899976223)) &+ y4)
+        let twice = Short(repeating: Int16(k))
+        let d5 = descale(dot(tmp5, k &* (c2_053119869 - c2_562915447), tmp6 &* twice, -c2_562915447) &+ y4)
+        let d3 = descale(dot(tmp5 &* twice, -c2_562915447, tmp6, k &* (c3_072711026 - c2_562915447)) &+ y3)
         return (d0, d1, d2, d3, d4, d5, d6, d7)
     }
 }

@@ -63,7 +63,6 @@ extension ForwardColor {
     /// and the result ⌊S / 2^16⌋ = (A + L >> 8) >> 8 is exact. `EncoderTests` checks every RGB
     /// triple against `convert`.
     typealias Lanes = SIMD8<UInt16>
-    typealias Words = SIMD4<UInt32>
 
     /// One output sample for eight pixels: coefficients (cR, cG, cB) and the offset, ×65536.
     @inline(__always)
@@ -76,36 +75,27 @@ extension ForwardColor {
         return (a &+ (l &>> 8)) &>> 8
     }
 
-    /// Converts whole groups of sixteen RGB pixels while two more pixels follow them (the
-    /// loads read four bytes past a group); returns how many pixels it converted.
+    /// Converts whole groups of sixteen RGB pixels; returns how many pixels it converted.
     ///
-    /// Sixteen pixels are 48 bytes, four groups of four pixels in three 32-bit words each:
-    /// R0 G0 B0 R1 | G1 B1 R2 G2 | B2 R3 G3 B3. Loading each group as a vector (at byte 12·j)
-    /// and transposing gives words w0, w1, w2 whose lane j is that word of group j. Masks and
-    /// shifts then gather, per 32-bit lane, pixels 4j and 4j+2 of one channel into the two
-    /// 16-bit halves (the "even" vectors), and pixels 4j+1 and 4j+3 (the "odd" ones); the
-    /// results of the two join as even | odd << 8, which puts the sixteen samples in order.
+    /// Sixteen pixels are 48 bytes, read as 24 little-endian 16-bit words, which repeat with
+    /// a period of three words (two pixels): word 3k is R | G << 8 of pixel 2k, word 3k + 1
+    /// is B of pixel 2k | R of pixel 2k + 1 << 8, word 3k + 2 is G | B << 8 of pixel 2k + 1.
+    /// Gathering the words by their index mod 3 therefore gives the even pixels' R and G,
+    /// the even B and odd R, and the odd G and B, each a mask or a shift away (`deinterleave`).
+    /// The results of the even and odd pixels join as even | odd << 8, which puts the sixteen
+    /// samples in order.
     static func convertRGBLanes(_ pixels: UnsafePointer<UInt8>, count: Int, y: UnsafeMutablePointer<UInt8>,
                                 cb: UnsafeMutablePointer<UInt8>, cr: UnsafeMutablePointer<UInt8>) -> Int {
-        let low = Words(repeating: 0xFF), high = Words(repeating: 0xFF_0000)
-        @inline(__always) func lanes(_ w: Words) -> Lanes { unsafeBitCast(w, to: Lanes.self) }
+        let low = Lanes(repeating: 0xFF)
         var x = 0
-        // SAFETY: x + 18 ≤ count: the group's 48 bytes and the 4 read past them are pixels of
-        // the row, and 16 samples from x are inside each plane.
-        while x &+ 18 <= count {
+        // SAFETY: x + 16 ≤ count: the group's 48 bytes are pixels of the row, and 16 samples
+        // from x are inside each plane.
+        while x &+ 16 <= count {
             let p = UnsafeRawPointer(pixels + 3 &* x)
-            let v0 = p.loadUnaligned(as: Words.self), v1 = p.loadUnaligned(fromByteOffset: 12, as: Words.self)
-            let v2 = p.loadUnaligned(fromByteOffset: 24, as: Words.self)
-            let v3 = p.loadUnaligned(fromByteOffset: 36, as: Words.self)
-            // The 4×4 transpose of the groups' words (the fourth word, of the next group, unused).
-            let t0 = Words(v0[0], v1[0], v0[1], v1[1]), t1 = Words(v2[0], v3[0], v2[1], v3[1])
-            let t2 = Words(v0[2], v1[2], v0[3], v1[3]), t3 = Words(v2[2], v3[2], v2[3], v3[3])
-            let w0 = Words(lowHalf: t0.lowHalf, highHalf: t1.lowHalf)
-            let w1 = Words(lowHalf: t0.highHalf, highHalf: t1.highHalf)
-            let w2 = Words(lowHalf: t2.lowHalf, highHalf: t3.lowHalf)
-            let rEven = lanes(w0 & low | w1 & high), rOdd = lanes(w0 &>> 24 | (w2 &<< 8) & high)
-            let gEven = lanes((w0 &>> 8) & low | (w1 &>> 8) & high), gOdd = lanes(w1 & low | w2 & high)
-            let bEven = lanes((w0 &>> 16) & low | (w2 &<< 16) & high), bOdd = lanes((w1 &>> 8) & low | (w2 &>> 8) & high)
+            let words = deinterleave((p.loadUnaligned(as: Lanes.self), p.loadUnaligned(fromByteOffset: 16, as: Lanes.self),
+                                      p.loadUnaligned(fromByteOffset: 32, as: Lanes.self)))
+            let rEven = words.0 & low, gEven = words.0 &>> 8, bEven = words.1 & low
+            let rOdd = words.1 &>> 8, gOdd = words.2 & low, bOdd = words.2 &>> 8
             @inline(__always) func store(_ cR: Int32, _ cG: Int32, _ cB: Int32, _ offset: Int32,
                                          _ plane: UnsafeMutablePointer<UInt8>) {
                 let even = sumLanes(rEven, gEven, bEven, cR, cG, cB, offset)
@@ -118,5 +108,30 @@ extension ForwardColor {
             x &+= 16
         }
         return x
+    }
+}
+
+extension ForwardColor {
+    /// Gathers 24 words by their index mod 3: word i of the three vectors (0…23 in order)
+    /// goes to vector i mod 3, lane i / 3. One `riffle` interleaves the first twelve words
+    /// with the last twelve, which moves word i to position 2i mod 23 (word 23 stays); three
+    /// of them move it to 8i mod 23, and for i = 3p + c that is p + 8c: vector c, lane p.
+    /// Written as rounds of unpacks, which the optimiser keeps as a few word shuffles on
+    /// SSE2 (the figures are in Benchmarks/README.md).
+    @inline(__always)
+    static func deinterleave(_ v: (Lanes, Lanes, Lanes)) -> (Lanes, Lanes, Lanes) {
+        riffle(riffle(riffle(v)))
+    }
+
+    /// Words 0…11 interleaved with words 12…23 (x86: punpcklwd, punpckhwd).
+    @inline(__always)
+    static func riffle(_ v: (Lanes, Lanes, Lanes)) -> (Lanes, Lanes, Lanes) {
+        let (a, b, c) = v
+        @inline(__always) func zipLow(_ a: Lanes, _ b: Lanes) -> Lanes { Lanes(a[0], b[0], a[1], b[1], a[2], b[2], a[3], b[3]) }
+        @inline(__always) func zipHigh(_ a: Lanes, _ b: Lanes) -> Lanes { Lanes(a[4], b[4], a[5], b[5], a[6], b[6], a[7], b[7]) }
+        let bHigh = Lanes(lowHalf: b.highHalf, highHalf: .zero)    // words 4…7 of b first
+        let cLow = Lanes(lowHalf: .zero, highHalf: c.lowHalf)      // words 0…3 of c last
+        let cHigh = Lanes(lowHalf: c.highHalf, highHalf: .zero)
+        return (zipLow(a, bHigh), zipHigh(a, cLow), zipLow(b, cHigh))
     }
 }

@@ -209,6 +209,33 @@ import Testing
         #expect(mismatches == 0)
     }
 
+    /// The transform quantised in registers (`Divisors.transformAndQuantize`) gives the
+    /// blocks of the plain transform followed by the plain division, for baseline tables
+    /// (the multiplying path, at qualities 1 … 100 and all ones) and for a wide table.
+    @Test func fusedTransformAndQuantizationAgreeWithPlainStages() throws {
+        let ledger = MemoryLedger()
+        var state: UInt64 = 29
+        var samples = [UInt8](repeating: 0, count: 8 * 12), plain = [Int32](repeating: 0, count: 64)
+        var workspace = [Int16](repeating: 0, count: 64), block = [Int16](repeating: 0, count: 64)
+        var mismatches = 0
+        let tables = [1, 10, 50, 75, 90, 100].map { Quantization.tables(quality: $0, forceBaseline: true, gray: false)[1] }
+            + [Quantization.tables(quality: 1, forceBaseline: false, gray: false)[1]]
+        for table in tables {
+            let divisors = try Divisors(table, ledger: ledger)
+            for trial in 0 ..< 2000 {
+                for i in samples.indices {
+                    state = state &* 6364136223846793005 &+ 1442695040888963407
+                    let random = UInt8(truncatingIfNeeded: state >> 56)
+                    samples[i] = trial % 3 == 0 ? random : trial % 3 == 1 ? (random & 1 == 0 ? 0 : 255) : random / 16 &+ 120
+                }
+                ForwardDCT.transform(samples, stride: 12, into: &plain)
+                divisors.transformAndQuantize(samples, stride: 12, workspace: &workspace, into: &block)
+                for k in 0 ..< 64 where block[k] != Quantization.quantize(plain[k], q: table[k]) { mismatches += 1 }
+            }
+        }
+        #expect(mismatches == 0)
+    }
+
     /// The zig-zag nonzero mask built a natural row at a time equals the plain scan in
     /// zig-zag order, for every single coefficient, random sparse blocks and the full and
     /// empty blocks.

@@ -170,9 +170,8 @@ final class EncoderState {
                 for blockX in 0 ..< blocksPerRow[c] {
                     let out = rowBase + blockX * 64
                     if blockY < frame.heightInBlocks[c] && blockX < frame.widthInBlocks[c] {
-                        ForwardDCT.transformLanes(planes[c].baseAddress + by * 8 * width + blockX * 8, stride: width,
-                                                  into: workspace.baseAddress)
-                        divisor.quantize(workspace.baseAddress, into: out)
+                        divisor.transformAndQuantize(planes[c].baseAddress + by * 8 * width + blockX * 8, stride: width,
+                                                     workspace: workspace.baseAddress, into: out)
                     } else {
                         let dc = blockY < frame.heightInBlocks[c]
                             ? (out - 64)[0]

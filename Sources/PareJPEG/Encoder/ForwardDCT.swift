@@ -141,11 +141,18 @@ extension ForwardDCT {
     /// 2·tmp6 fit.
     @inline(never)
     static func columnPassLanes(_ out: UnsafeMutablePointer<Int16>) {
-        // SAFETY: out has 64 entries.
-        let o = UnsafeRawPointer(out)
+        store(columnPass(out), out)
+    }
+
+    /// The column pass's outputs, the block's rows, for `columnPassLanes` and for a caller
+    /// that quantises them in registers (`Divisors.transformAndQuantize`).
+    @inline(__always)
+    static func columnPass(_ rows: UnsafePointer<Int16>) -> ShortMatrix {
+        // SAFETY: rows has 64 entries.
+        let o = UnsafeRawPointer(rows)
         @inline(__always) func row(_ r: Int) -> Short { o.loadUnaligned(fromByteOffset: 16 &* r, as: Short.self) }
-        let m = InverseDCT.transpose((row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7)))
-        store(butterfly16(m, rowPass: false), out)
+        return butterfly16(InverseDCT.transpose((row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7))),
+                           rowPass: false)
     }
 
     /// 2^rowInputBits: the row pass's input scale (see `rowPassLanes`).

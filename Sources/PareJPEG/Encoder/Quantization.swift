@@ -68,23 +68,49 @@ struct Divisors {
     func quantize(_ coefficients: UnsafePointer<Int16>, into block: UnsafeMutablePointer<Int16>) {
         // SAFETY: every table and `block` have 64 entries.
         if narrow {
-            let h = UnsafeRawPointer(half.baseAddress), m = UnsafeRawPointer(reciprocal.baseAddress)
-            let s = UnsafeRawPointer(scale.baseAddress)
-            let wholeEights = SIMD8<UInt16>(repeating: 0xFFF8)
             for r in 0 ..< 8 {
                 let offset = 16 &* r
                 let x = UnsafeRawPointer(coefficients).loadUnaligned(fromByteOffset: offset, as: SIMD8<Int16>.self)
-                let sign = x &>> 15
-                let magnitude = unsafeBitCast((x ^ sign) &- sign, to: SIMD8<UInt16>.self)
-                let n = (magnitude &+ h.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt16>.self)) & wholeEights
-                let quotient = ShortLanes.highProduct(
-                    ShortLanes.highProduct(n, m.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt16>.self)),
-                    s.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt16>.self))
-                let signed = unsafeBitCast(quotient, to: SIMD8<Int16>.self)
-                UnsafeMutableRawPointer(block).storeBytes(of: (signed ^ sign) &- sign, toByteOffset: offset, as: SIMD8<Int16>.self)
+                UnsafeMutableRawPointer(block).storeBytes(of: quantizeRow(x, r), toByteOffset: offset, as: SIMD8<Int16>.self)
             }
         } else {
             for i in 0 ..< 64 { block[i] = Quantization.quantize(Int32(coefficients[i]), q: quantizers[i]) }
         }
+    }
+
+    /// Natural row `r` of a block (eight DCT outputs) quantised by the multiplying path;
+    /// `narrow` tables only.
+    @inline(__always)
+    func quantizeRow(_ x: SIMD8<Int16>, _ r: Int) -> SIMD8<Int16> {
+        // SAFETY: r < 8, so the row's 16 bytes lie inside each table's 64 entries.
+        let offset = 16 &* r
+        let h = UnsafeRawPointer(half.baseAddress), m = UnsafeRawPointer(reciprocal.baseAddress)
+        let s = UnsafeRawPointer(scale.baseAddress)
+        let sign = x &>> 15
+        let magnitude = unsafeBitCast((x ^ sign) &- sign, to: SIMD8<UInt16>.self)
+        let n = (magnitude &+ h.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt16>.self)) & SIMD8(repeating: 0xFFF8)
+        let quotient = ShortLanes.highProduct(
+            ShortLanes.highProduct(n, m.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt16>.self)),
+            s.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt16>.self))
+        let signed = unsafeBitCast(quotient, to: SIMD8<Int16>.self)
+        return (signed ^ sign) &- sign
+    }
+
+    /// The forward DCT (`ForwardDCT.transformLanes`) of the 8×8 samples at `samples` (rows
+    /// `stride` apart) and its quantisation into `block`, as `quantize` would do it: the same
+    /// arithmetic, with the column pass's outputs quantised in registers instead of stored
+    /// and read back. `workspace` (64 entries) holds the row pass's outputs.
+    @inline(never)
+    func transformAndQuantize(_ samples: UnsafePointer<UInt8>, stride: Int, workspace: UnsafeMutablePointer<Int16>,
+                              into block: UnsafeMutablePointer<Int16>) {
+        ForwardDCT.rowPassLanes(samples, stride: stride, into: workspace)
+        guard narrow else {
+            ForwardDCT.columnPassLanes(workspace)
+            quantize(workspace, into: block)
+            return
+        }
+        let m = ForwardDCT.columnPass(workspace)
+        ForwardDCT.store((quantizeRow(m.0, 0), quantizeRow(m.1, 1), quantizeRow(m.2, 2), quantizeRow(m.3, 3),
+                          quantizeRow(m.4, 4), quantizeRow(m.5, 5), quantizeRow(m.6, 6), quantizeRow(m.7, 7)), block)
     }
 }

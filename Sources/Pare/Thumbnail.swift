@@ -76,7 +76,7 @@ extension ImageSource {
     /// DCT scale where possible) into the streaming resampler, then turns the small result
     /// upright. Only the output and a few rows of the input are ever held.
     ///
-    /// Runs on the calling thread (plus restart-band helper threads, see
+    /// Runs on the calling thread (plus restart-band or PNG inflation helper threads, see
     /// `ThumbnailOptions.decodeWorkers`). Counts into a ledger of its own, limited to
     /// `options.memoryLimit`.
     public func thumbnail(options: ThumbnailOptions) throws(PareError) -> Thumbnail {
@@ -125,14 +125,14 @@ extension ImageSource {
         var sink = colourStage.sink(ledger: ledger, into: Resampler(
             outputWidth: outWidth, outputHeight: outHeight, filter: options.filter, ledger: ledger,
             downstream: ImageBuilder(ledger: ledger)))
+        if format == .tiff && plan.embedded == nil {
+            throw .unsupported("TIFF image data (only an embedded JPEG thumbnail can be used)")
+        }
+        let running = runningDecodes.add(1, ordering: .relaxed).newValue
+        defer { runningDecodes.subtract(1, ordering: .relaxed) }
+        let workers = options.decodeWorkers ?? max(1, ParallelJPEGDecoder.activeCores / max(1, running))
         switch format {
         case .jpeg, .tiff:
-            if format == .tiff && plan.embedded == nil {
-                throw .unsupported("TIFF image data (only an embedded JPEG thumbnail can be used)")
-            }
-            let running = runningDecodes.add(1, ordering: .relaxed).newValue
-            defer { runningDecodes.subtract(1, ordering: .relaxed) }
-            let workers = options.decodeWorkers ?? max(1, ParallelJPEGDecoder.activeCores / max(1, running))
             if let embedded = plan.embedded {
                 let slice: ByteSourceSlice<InputBytes>
                 do {
@@ -151,8 +151,8 @@ extension ImageSource {
             // writes 8-bit rows), or as 8-bit sRGB rows when they are converted.
             do {
                 var decoder = try PNGDecoder(source: input, ledger: ledger, options: options.png)
-                decoder.cancellation = cancellation
-                try decoder.decode(into: &sink)
+                try ParallelPNGDecoder.decode(&decoder, ledger: ledger, workers: workers, cancellation: cancellation,
+                                              into: &sink)
             } catch {
                 throw PareError(error)
             }

@@ -67,8 +67,15 @@ public struct ThumbnailOptions: Sendable {
         options.progressiveFidelity = .preview
         return options
     }()
-    /// Limits applied to the PNG decoder.
-    public var png = PNGOptions()
+    /// Limits applied to the PNG decoder. Unlike a plain `PNGOptions()`, its
+    /// `verifiesZlibChecksum` is false: every IDAT's CRC-32 still covers every compressed
+    /// byte, and a thumbnail, like a browser, skips zlib's second checksum over every
+    /// inflated byte.
+    public var png: PNGOptions = {
+        var options = PNGOptions()
+        options.verifiesZlibChecksum = false
+        return options
+    }()
     /// Limits applied to EXIF, TIFF and MPF metadata.
     public var exif = EXIFOptions()
     /// Limits applied to embedded ICC profiles.
@@ -77,8 +84,9 @@ public struct ThumbnailOptions: Sendable {
     /// carries the source's profile into the output; `.sRGB` converts them to sRGB.
     public var colour: ColourHandling = .keep
     /// Threads that decode the bands of a JPEG with restart markers (see
-    /// `ParallelJPEGDecoder`), the caller's among them; 1 decodes serially on the caller's
-    /// thread. Default (nil): the cores this process may use, shared among the thumbnails
+    /// `ParallelJPEGDecoder`), the caller's among them; for a PNG, 2 or more inflate on a
+    /// helper thread while the caller's unfilters and resamples (`ParallelPNGDecoder`, the
+    /// same pixels). 1 decodes serially on the caller's thread. Default (nil): the cores this process may use, shared among the thumbnails
     /// decoding at that moment: one alone gets every core, two on two cores get one each, and
     /// 64 tasks in a task group (which runs as many at once as there are cores) start no
     /// thread of their own.

@@ -28,3 +28,57 @@ public struct Adam7Pass: Sendable {
         height > yOrigin ? (height - yOrigin + yStep - 1) / yStep : 0
     }
 }
+
+/// The order in which filtered scanlines follow one another in the inflated image data
+/// (PNG 3rd ed. §7.2, §8.2): pass by pass, top to bottom, empty passes left out. Each
+/// scanline is a filter-type byte and the row's bytes. The inflating stage and the
+/// reconstructing stage walk it with a `ScanlineOrder.Cursor` each, so that they can run
+/// apart (the Pare module puts them on two threads) and still agree on every row.
+@_spi(Stages)
+public struct ScanlineOrder: Sendable {
+    struct Pass: Sendable {
+        let pass: Adam7Pass
+        /// Pixels per row of the pass.
+        let width: Int
+        /// Bytes per row of the pass, without the filter byte.
+        let rowBytes: Int
+        let height: Int
+    }
+
+    let passes: [Pass]
+    /// Scanlines in the whole image data.
+    public let count: Int
+    /// Bytes of a full-width scanline with its filter byte: room for any scanline of any pass.
+    public let maxLineBytes: Int
+
+    /// The caller has checked that `width × 64` does not overflow (the widest pixel).
+    init(header: PNGHeader) {
+        let bitsPerPixel = header.bitsPerPixel
+        var passes: [Pass] = []
+        var count = 0
+        for pass in header.interlaced ? Adam7Pass.passes : [Adam7Pass.sequential] {
+            let width = pass.width(of: header.width), height = pass.height(of: header.height)
+            guard width > 0 && height > 0 else { continue }
+            passes.append(Pass(pass: pass, width: width, rowBytes: (width * bitsPerPixel + 7) / 8, height: height))
+            count += height
+        }
+        self.passes = passes
+        self.count = count
+        maxLineBytes = (header.width * bitsPerPixel + 7) / 8 + 1
+    }
+
+    /// A position in the order: the next scanline's pass and row within it.
+    struct Cursor {
+        private(set) var passIndex = 0
+        private(set) var row = 0
+
+        /// Moves past one scanline.
+        mutating func advance(in order: ScanlineOrder) {
+            row += 1
+            if row == order.passes[passIndex].height {
+                row = 0
+                passIndex += 1
+            }
+        }
+    }
+}

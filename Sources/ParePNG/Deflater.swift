@@ -18,9 +18,8 @@ final class Deflater {
         ledger.noteAllocated()
         let status = deflateInit_(stream, Int32(level), zlibVersion(), Int32(MemoryLayout<z_stream>.size))
         guard status == Z_OK else {
+            // deinit still runs (every stored property is set) and gives the stream back.
             let refusal = memory.refusal
-            stream.deallocate()
-            ledger.release(bytes: MemoryLayout<z_stream>.stride)
             throw .core(refusal ?? .sizeOverflow)
         }
     }

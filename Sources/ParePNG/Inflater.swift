@@ -7,10 +7,12 @@ import CZlib
 final class Inflater {
     private let memory: ZlibMemory
     private let stream: UnsafeMutablePointer<z_stream>
-    /// True once zlib has reported the end of the stream (its Adler-32 checked).
+    /// True once zlib has reported the end of the stream (its Adler-32 checked, if asked).
     private(set) var finished = false
 
-    init(ledger: MemoryLedger) throws(PNGError) {
+    /// `verifiesChecksum: false` has zlib neither compute nor check the stream's Adler-32
+    /// (`inflateValidate`, zlib 1.2.9 and later); every other check stays.
+    init(ledger: MemoryLedger, verifiesChecksum: Bool = true) throws(PNGError) {
         memory = ZlibMemory(ledger: ledger)
         do { try ledger.reserve(bytes: MemoryLayout<z_stream>.stride) } catch { throw .core(error) }
         stream = .allocate(capacity: 1)
@@ -18,11 +20,11 @@ final class Inflater {
         ledger.noteAllocated()
         let status = inflateInit_(stream, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
         guard status == Z_OK else {
+            // deinit still runs (every stored property is set) and gives the stream back.
             let refusal = memory.refusal
-            stream.deallocate()
-            ledger.release(bytes: MemoryLayout<z_stream>.stride)
             throw .core(refusal ?? .limitExceeded(requested: 0, inUse: ledger.currentBytes, limit: ledger.limit ?? 0))
         }
+        if !verifiesChecksum { inflateValidate(stream, 0) }
     }
 
     deinit {

@@ -28,8 +28,8 @@ public struct PNGDecoder<Source: ByteSource> {
     /// Bytes inflated from zTXt and iTXt so far, kept or not, against `maxMetadataBytes`.
     var inflatedTextBytes = 0
     /// The first IDAT's header, read by `init`.
-    private var firstImageChunk = ChunkHeader(offset: 0, length: 0, type: ChunkType.IDAT)
-    private var decoded = false
+    var firstImageChunk = ChunkHeader(offset: 0, length: 0, type: ChunkType.IDAT)
+    var decoded = false
     /// Asked before each scanline by `decode`; when it says stop, `decode` throws
     /// `.core(.cancelled)`. Never, by default.
     public var cancellation = CancellationCheck()
@@ -144,121 +144,52 @@ public struct PNGDecoder<Source: ByteSource> {
     /// Decodes the image data into `sink` and reads the remaining chunks up to IEND.
     /// Call it once.
     public mutating func decode<Sink: RowSink>(into sink: inout Sink) throws(PNGError) {
-        if decoded {
-            throw .chunkOutOfOrder(chunk: "IDAT", offset: firstImageChunk.offset, reason: "image already decoded")
-        }
-        decoded = true
-        let expander = self.expander
-        let width = header.width
-        let bitsPerPixel = header.bitsPerPixel
-        let bpp = max(1, bitsPerPixel / 8)
-        // 64 bits is the widest stored or output pixel: with that product in range, every
-        // row size below is too.
-        guard !width.multipliedReportingOverflow(by: 64).overflow else { throw .core(.sizeOverflow) }
-        let lineBytes = (width * bitsPerPixel + 7) / 8
+        var rows = try beginRows(into: &sink)
+        try decodeRows(&rows, into: &sink)
+    }
+
+    /// The rest of `decode(into:)` after `beginRows(into:)`, on this thread alone: two
+    /// scanline buffers, the image data stage, then `decodeRows(_:inflating:lines:into:)`.
+    @_spi(Stages)
+    public mutating func decodeRows<Sink: RowSink>(_ rows: inout ScanlineReconstruction,
+                                                   into sink: inout Sink) throws(PNGError) {
+        let order = scanlineOrder
+        let current: LedgerBuffer<UInt8>, previous: LedgerBuffer<UInt8>
         do {
-            try sink.begin(RowStreamHeader(width: width, height: header.height, format: expander.outputFormat,
-                                           interlaced: header.interlaced))
+            current = try ledger.allocate(UInt8.self, count: order.maxLineBytes, initialValue: 0)
+            previous = try ledger.allocate(UInt8.self, count: order.maxLineBytes, initialValue: 0)
         } catch {
             throw .core(error)
         }
-        var current: LedgerBuffer<UInt8>, previous: LedgerBuffer<UInt8>
-        let nativeRow: LedgerBuffer<UInt8>?, outputRow: LedgerBuffer<UInt8>?, input: LedgerBuffer<UInt8>
-        do {
-            current = try ledger.allocate(UInt8.self, count: lineBytes + 1, initialValue: 0)
-            previous = try ledger.allocate(UInt8.self, count: lineBytes + 1, initialValue: 0)
-            nativeRow = expander.storedIsNative ? nil
-                : try ledger.allocate(UInt8.self, count: width * expander.nativeFormat.bytesPerPixel, initialValue: 0)
-            outputRow = expander.outputFormat == expander.nativeFormat ? nil
-                : try ledger.allocate(UInt8.self, count: width * 4, initialValue: 0)
-            input = try ledger.allocate(UInt8.self, count: Self.inputBufferSize, initialValue: 0)
-        } catch {
-            throw .core(error)
-        }
-        let inflater = try Inflater(ledger: ledger)
-        reader.beginImageData(firstImageChunk)
-        let inputBuffer = UnsafeMutableRawBufferPointer(start: input.baseAddress, count: input.count)
+        var stage = try beginImageData(ledger: ledger)
+        try decodeRows(&rows, inflating: &stage, lines: (current.baseAddress, previous.baseAddress), into: &sink)
+    }
 
-        let passes = header.interlaced ? Adam7Pass.passes : [Adam7Pass.sequential]
-        var rowsLeft = 0
-        for pass in passes { rowsLeft += pass.width(of: width) > 0 ? pass.height(of: header.height) : 0 }
-
-        for pass in passes {
-            let passWidth = pass.width(of: width), passHeight = pass.height(of: header.height)
-            guard passWidth > 0 && passHeight > 0 else { continue }
-            let rowBytes = (passWidth * bitsPerPixel + 7) / 8
-            previous.fill(with: 0)
-            for j in 0 ..< passHeight {
-                if cancellation.isCancelled { throw .core(.cancelled) }
-                // Inflate exactly one filtered scanline: the filter byte and rowBytes of data.
-                var filled = 0
-                while filled <= rowBytes {
-                    if inflater.availableInput == 0 && !inflater.finished {
-                        let n = try reader.readImageData(into: inputBuffer)
-                        if n == 0 { throw .notEnoughImageData(offset: reader.position, rowsMissing: rowsLeft) }
-                        inflater.supply(input.baseAddress, count: n)
-                    }
-                    filled += try inflater.inflate(into: current.baseAddress + filled, count: rowBytes + 1 - filled,
-                                                   offset: reader.position)
-                    if inflater.finished && filled <= rowBytes {
-                        throw .notEnoughImageData(offset: reader.position, rowsMissing: rowsLeft)
-                    }
-                }
-                let y = pass.yOrigin + j * pass.yStep
-                let line = current.baseAddress + 1
-                let filter = current.baseAddress[0]
-                guard ScanlineFilter.unfilter(filter, current: line, previous: previous.baseAddress + 1,
-                                              count: rowBytes, bpp: bpp) else {
-                    throw .invalidFilterType(offset: reader.position, row: y, filter: filter)
-                }
-                var pixels = UnsafePointer(line)
-                if let nativeRow {
-                    if let index = expander.expandToNative(line, width: passWidth, into: nativeRow.baseAddress) {
-                        throw .paletteIndexOutOfRange(offset: reader.position, row: y, index: index,
-                                                      entries: metadata.paletteSize)
-                    }
-                    pixels = UnsafePointer(nativeRow.baseAddress)
-                }
-                if let outputRow {
-                    expander.convertToRGBA8(pixels, width: passWidth, into: outputRow.baseAddress)
-                    pixels = UnsafePointer(outputRow.baseAddress)
-                }
-                sink.consume(UnsafeBufferPointer(start: pixels, count: passWidth * expander.outputFormat.bytesPerPixel),
-                             at: RowPlacement(y: y, xOrigin: pass.xOrigin, xStep: pass.xStep, width: passWidth))
-                swap(&current, &previous)
-                rowsLeft -= 1
-            }
+    /// Each scanline inflated into one of `lines` (each `scanlineOrder.maxLineBytes` long)
+    /// and reconstructed against the other, then the rest of the image data and the chunks
+    /// up to IEND: the serial decode, and the oracle of any other.
+    @_spi(Stages)
+    public mutating func decodeRows<Sink: RowSink>(
+        _ rows: inout ScanlineReconstruction, inflating stage: inout ImageDataInflation,
+        lines: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>), into sink: inout Sink
+    ) throws(PNGError) {
+        let order = scanlineOrder
+        var (current, previous) = lines
+        for _ in 0 ..< order.count {
+            if rows.startsPass { previous.update(repeating: 0, count: order.maxLineBytes) }
+            if cancellation.isCancelled { throw .core(.cancelled) }
+            try inflateScanline(&stage, into: current)
+            try rows.reconstruct(current, previous: previous, offset: reader.position, into: &sink)
+            swap(&current, &previous)
         }
-        try finishImageData(inflater, input: input, scratch: current)
+        try finishImageData(&stage, scratch: current, count: order.maxLineBytes)
         try readTrailingChunks()
     }
 
-    /// After the last scanline: inflates what is left of the zlib stream (bounded by
-    /// `maxDecompressedExcess`, so a zip bomb stops early; corrupt data or a wrong Adler-32
-    /// is still an error), then reads the rest of the IDAT run, checking each CRC. Every
-    /// pixel is known by then, so an IDAT run that ends before the zlib stream does, or data
-    /// after the stream's end, is accepted.
-    private mutating func finishImageData(_ inflater: Inflater, input: LedgerBuffer<UInt8>,
-                                          scratch: LedgerBuffer<UInt8>) throws(PNGError) {
-        let inputBuffer = UnsafeMutableRawBufferPointer(start: input.baseAddress, count: input.count)
-        var excess = 0
-        while !inflater.finished {
-            if inflater.availableInput == 0 {
-                let n = try reader.readImageData(into: inputBuffer)
-                if n == 0 { return }
-                inflater.supply(input.baseAddress, count: n)
-            }
-            excess += try inflater.inflate(into: scratch.baseAddress, count: scratch.count, offset: reader.position)
-            if excess > options.maxDecompressedExcess {
-                throw .limitExceeded(what: "decompressed bytes after the last scanline",
-                                     value: excess, limit: options.maxDecompressedExcess, offset: reader.position)
-            }
-        }
-        while try reader.readImageData(into: inputBuffer) > 0 {}
-    }
-
-    /// §5.6: after the IDAT run only ancillary chunks may come, then IEND.
-    private mutating func readTrailingChunks() throws(PNGError) {
+    /// §5.6: after the IDAT run only ancillary chunks may come, then IEND. The last step
+    /// of a decode, after `finishImageData`.
+    @_spi(Stages)
+    public mutating func readTrailingChunks() throws(PNGError) {
         afterImageData = true
         guard var chunk = reader.afterImageData else { return }
         while true {

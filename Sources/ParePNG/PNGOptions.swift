@@ -35,6 +35,14 @@ public struct PNGOptions: Sendable, Equatable {
     /// Most dropped ancillary chunks listed in `PNGMetadata.skipped`; later ones are only
     /// counted in `unlistedSkips`. Default: 1,000.
     public var maxSkipReports: Int = 1000
+    /// Check the Adler-32 that ends the image data's zlib stream (RFC 1950 §2.2). Default:
+    /// true, so that a stream zlib itself would refuse is refused. The CRC-32 of every IDAT
+    /// chunk (always checked) already covers every compressed byte, so damage is found
+    /// either way; false saves zlib computing a second checksum over every inflated byte,
+    /// as browsers' PNG decoders do, and is what `ThumbnailOptions` sets. A wrong Adler-32
+    /// then goes unreported. Chunks with their own zlib streams (iCCP, zTXt, iTXt) are
+    /// always checked.
+    public var verifiesZlibChecksum: Bool = true
     /// The pixel layout handed out. Default: `.native`.
     public var output: PNGOutput = .native
 

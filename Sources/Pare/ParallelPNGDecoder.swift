@@ -1,0 +1,237 @@
+import Dispatch
+import PareCore
+@_spi(Stages) import ParePNG
+import Synchronization
+
+/// Helper threads of `ParallelPNGDecoder` running now: 0 whenever no decode is under way,
+/// which the tests check after every error.
+let runningPNGInflaters = Atomic<Int>(0)
+
+/// Decodes a PNG on two threads: one inflates, the other does everything after that, so
+/// that the sequential part (zlib's inflate, RFC 1951, with the IDAT chunks' CRC-32s) no
+/// longer waits for unfiltering, pixel expansion and the sink (the resampler).
+///
+/// A zlib stream can only be inflated front to back, but what follows inflation needs only
+/// the inflated scanlines in order (PNG 3rd ed. §7.2, §9). So a helper thread runs
+/// `PNGDecoder`'s image data stage (`beginImageData`, `inflateScanline`, `finishImageData`)
+/// and writes whole filtered scanlines into a ring of slots, a few scanlines each; the
+/// caller's thread takes them in order, runs the row stage (`ScanlineReconstruction`:
+/// unfilter, expand, sink) and hands each slot back once the scanline after it has been
+/// unfiltered against its last one. Both threads make the same calls, in the same order,
+/// as `PNGDecoder.decode(into:)` does on one, so the sink gets the same rows.
+///
+/// Bounds: the ring (`ringBytes`, or three slots of one scanline if more) and one zero
+/// scanline for the top of each pass take the place of the serial decode's two scanlines;
+/// everything else is what the serial decode allocates, in the caller's ledger and in the
+/// same order. `MemoryLedger` is single-threaded, so the stage (input buffer, zlib's state)
+/// is made on the caller's thread before the helper starts, and the one allocation zlib
+/// makes later, its window, happens in the helper's first inflate call, before it hands
+/// over its first slot, while the caller's thread waits for that slot. The helper never
+/// waits for anything but a free slot, and it fills at most one slot between two looks at
+/// `stopped`.
+///
+/// Errors: the helper's error ends its last slot, after the scanlines it did inflate; the
+/// caller's thread reconstructs those first, so whichever error comes first in the serial
+/// decode is the one thrown, with the same file offset (each scanline carries the reader's
+/// position after it was inflated). Cancellation is asked before each scanline on the
+/// caller's thread. On any error or cancellation the helper is stopped and joined before
+/// this returns: no thread outlives the call.
+public enum ParallelPNGDecoder {
+    /// The ring's size in bytes, in three slots. Slots of one scanline up to 1 MiB rings
+    /// timed alike on the 12 MP PNG (Benchmarks/README.md); 128 KiB makes a few scanlines a
+    /// slot, so that the threads hand over a few times less often than once a scanline.
+    public static let defaultRingBytes = 128 * 1024
+    /// Three: the slot of the scanline being reconstructed, the one before it (whose last
+    /// scanline is the next one's `previous`) and one being filled.
+    static let slotCount = 3
+
+    /// Decodes `decoder`'s image into `sink` (the same rows as `decoder.decode(into:)`) with
+    /// inflation on a helper thread when `workers` is 2 or more, else on this thread alone.
+    /// Stops with `.core(.cancelled)` when `cancellation` says so.
+    public static func decode<Source: ByteSource & SendableMetatype, Sink: RowSink>(
+        _ decoder: inout PNGDecoder<Source>, ledger: MemoryLedger, workers: Int,
+        ringBytes: Int = defaultRingBytes, cancellation: CancellationCheck = CancellationCheck(),
+        into sink: inout Sink
+    ) throws(PNGError) {
+        decoder.cancellation = cancellation
+        guard workers > 1 else { return try decoder.decode(into: &sink) }
+        var rows = try decoder.beginRows(into: &sink)
+        let order = decoder.scanlineOrder
+        let stride = order.maxLineBytes
+        let rowsPerSlot = max(1, min(order.count, ringBytes / slotCount / stride))
+        let ring: LedgerBuffer<UInt8>, zeros: LedgerBuffer<UInt8>
+        do {
+            let (bytes, overflow) = (slotCount * rowsPerSlot).multipliedReportingOverflow(by: stride)
+            guard !overflow else { throw CoreError.sizeOverflow }
+            ring = try ledger.allocate(UInt8.self, count: bytes, initialValue: 0)
+            zeros = try ledger.allocate(UInt8.self, count: stride, initialValue: 0)
+        } catch {
+            // No room for the ring within the ledger's limit: one thread needs less.
+            return try decoder.decodeRows(&rows, into: &sink)
+        }
+        // The stage is made here, in the caller's ledger, as the serial decode makes it. The one
+        // allocation left, zlib's window, comes in the helper's first inflate call, while this
+        // thread waits for the first slot and so does not touch the ledger.
+        var stage = try decoder.beginImageData(ledger: ledger)
+        let job = InflationJob(decoder: decoder, stage: stage, ring: ring.baseAddress, stride: stride,
+                               rowsPerSlot: rowsPerSlot, rows: order.count)
+        guard let helper = WorkerThread({ job.run() }) else {
+            // No thread to be had: the serial loop, through two scanlines of the ring.
+            return try decoder.decodeRows(&rows, inflating: &stage, lines: (job.line(slot: 0, row: 0),
+                                                                            job.line(slot: 1, row: 0)), into: &sink)
+        }
+        var outcome: Result<Void, PNGError> = .success(())
+        var slot = 0, delivered = 0
+        var previous = UnsafePointer(zeros.baseAddress)
+        /// The caller keeps the slot of `previous` until the next slot's first scanline is done.
+        var holdingSlot = false
+        consuming: while delivered < order.count {
+            job.filled.wait()
+            let count = job.rowCounts[slot]
+            for i in 0 ..< count {
+                if cancellation.isCancelled {
+                    outcome = .failure(.core(.cancelled))
+                    break consuming
+                }
+                let line = job.line(slot: slot, row: i)
+                do throws(PNGError) {
+                    try rows.reconstruct(line, previous: rows.startsPass ? UnsafePointer(zeros.baseAddress) : previous,
+                                         offset: job.offsets[slot * rowsPerSlot + i], into: &sink)
+                } catch {
+                    outcome = .failure(error)
+                    break consuming
+                }
+                previous = UnsafePointer(line)
+                if holdingSlot {
+                    holdingSlot = false
+                    job.free.signal()
+                }
+            }
+            delivered += count
+            if count < rowsPerSlot && delivered < order.count {
+                // A short slot before the end is the helper's last: its error follows.
+                outcome = .failure(job.failure ?? .core(.sizeOverflow))
+                break
+            }
+            holdingSlot = true
+            slot = (slot + 1) % slotCount
+        }
+        if case .success = outcome {
+            job.finished.wait()
+            if let failure = job.failure { outcome = .failure(failure) }
+        }
+        job.stop()
+        helper.join()
+        // zlib's state goes back to the ledger on this thread.
+        job.stage = nil
+        decoder = job.decoder
+        withExtendedLifetime(ring) {}
+        withExtendedLifetime(zeros) {}
+        try outcome.get()
+        try decoder.readTrailingChunks()
+    }
+}
+
+/// The state the caller's thread and the inflating helper share for one decode.
+///
+/// `@unchecked Sendable` because its mutable parts are handed over by the semaphores: the
+/// helper owns `decoder` from `run()`'s start until it returns (the caller reads it only after
+/// joining); a slot's scanlines, `rowCounts[slot]` and its `offsets` are written by the helper
+/// only after a `free` wait and read by the caller only after the `filled` wait that follows
+/// them; `failure` is written once, before the helper's last `filled` or `finished` signal,
+/// and read after that wait or after the join; `helperPeak` is read after the join.
+final class InflationJob<Source: ByteSource & SendableMetatype>: @unchecked Sendable {
+    var decoder: PNGDecoder<Source>
+    var stage: ImageDataInflation?
+    let ring: UnsafeMutablePointer<UInt8>
+    let stride: Int
+    let rowsPerSlot: Int
+    let rows: Int
+    /// Slots the helper may fill; created empty and then signalled, since libdispatch
+    /// refuses to free a semaphore whose count is below its initial value.
+    let free = DispatchSemaphore(value: 0)
+    /// Slots filled (the last one possibly short, ending with `failure`).
+    let filled = DispatchSemaphore(value: 0)
+    /// Signalled once every scanline was inflated and the rest of the image data read.
+    let finished = DispatchSemaphore(value: 0)
+    let rowCounts: UnsafeMutableBufferPointer<Int>
+    /// The reader's position after each scanline of the ring was inflated.
+    let offsets: UnsafeMutableBufferPointer<Int>
+    var failure: PNGError?
+    private let stopped = Atomic<Bool>(false)
+
+    init(decoder: PNGDecoder<Source>, stage: ImageDataInflation, ring: UnsafeMutablePointer<UInt8>, stride: Int,
+         rowsPerSlot: Int, rows: Int) {
+        self.decoder = decoder
+        self.stage = stage
+        self.ring = ring
+        self.stride = stride
+        self.rowsPerSlot = rowsPerSlot
+        self.rows = rows
+        rowCounts = .allocate(capacity: ParallelPNGDecoder.slotCount)
+        rowCounts.initialize(repeating: 0)
+        offsets = .allocate(capacity: ParallelPNGDecoder.slotCount * rowsPerSlot)
+        offsets.initialize(repeating: 0)
+        for _ in 0 ..< ParallelPNGDecoder.slotCount { free.signal() }
+    }
+
+    deinit {
+        rowCounts.deallocate()
+        offsets.deallocate()
+    }
+
+    func line(slot: Int, row: Int) -> UnsafeMutablePointer<UInt8> {
+        ring + (slot * rowsPerSlot + row) * stride
+    }
+
+    /// Keeps the helper from filling another slot and wakes it if it waits for one.
+    func stop() {
+        stopped.store(true, ordering: .releasing)
+        free.signal()
+    }
+
+    /// The helper: the image data stage into the ring, slot after slot, then the rest of the
+    /// image data.
+    func run() {
+        runningPNGInflaters.add(1, ordering: .relaxed)
+        defer { runningPNGInflaters.subtract(1, ordering: .relaxed) }
+        guard var stage = stage else { return }
+        defer { self.stage = stage }
+        var row = 0, slot = 0
+        while row < rows {
+            free.wait()
+            if stopped.load(ordering: .acquiring) { return }
+            var count = 0
+            while count < rowsPerSlot && row < rows {
+                do {
+                    try decoder.inflateScanline(&stage, into: line(slot: slot, row: count))
+                } catch {
+                    return end(slot: slot, rows: count, failure: error)
+                }
+                offsets[slot * rowsPerSlot + count] = decoder.position
+                count += 1
+                row += 1
+            }
+            rowCounts[slot] = count
+            filled.signal()
+            slot = (slot + 1) % ParallelPNGDecoder.slotCount
+        }
+        // The next slot in turn, once free, is never read again: the rest of the stream is
+        // inflated into its first line and dropped.
+        free.wait()
+        if stopped.load(ordering: .acquiring) { return }
+        do {
+            try decoder.finishImageData(&stage, scratch: line(slot: slot, row: 0), count: stride)
+        } catch {
+            failure = error
+        }
+        finished.signal()
+    }
+
+    /// Ends the helper's work with a short slot and the error that cut it short.
+    private func end(slot: Int, rows count: Int, failure: PNGError) {
+        self.failure = failure
+        rowCounts[slot] = count
+        filled.signal()
+    }
+}

@@ -1,0 +1,232 @@
+import CZlib
+@testable import Pare
+import PareCore
+import ParePNG
+import Synchronization
+import TestSupport
+import Testing
+
+/// `ParallelPNGDecoder`: the same rows, metadata and errors as `PNGDecoder.decode(into:)` on
+/// one thread (the oracle), whatever the ring's size and the damage, and no helper thread
+/// left running after any of them.
+@Suite struct ParallelPNGDecodeTests {
+    typealias RowCollector = ParallelDecodeTests.RowCollector
+
+    struct Outcome {
+        var rows: RowCollector
+        var metadata: String
+        var error: PNGError?
+    }
+
+    /// One decode, serial for `workers: 1`; every helper has ended when it returns.
+    static func decode(_ bytes: [UInt8], workers: Int, ringBytes: Int = ParallelPNGDecoder.defaultRingBytes,
+                       options: PNGOptions = PNGOptions(), ledger: MemoryLedger = MemoryLedger(),
+                       cancellation: CancellationCheck = CancellationCheck()) -> Outcome {
+        var rows = RowCollector()
+        var outcome = Outcome(rows: rows, metadata: "", error: nil)
+        do {
+            var decoder = try PNGDecoder(source: MemoryByteSource(bytes), ledger: ledger, options: options)
+            do {
+                try ParallelPNGDecoder.decode(&decoder, ledger: ledger, workers: workers, ringBytes: ringBytes,
+                                              cancellation: cancellation, into: &rows)
+            } catch {
+                outcome.error = error
+            }
+            outcome.metadata = "\(decoder.metadata)"
+        } catch {
+            outcome.error = error
+        }
+        outcome.rows = rows
+        #expect(runningPNGInflaters.load(ordering: .acquiring) == 0, "a helper thread outlived the decode")
+        return outcome
+    }
+
+    /// Serial and threaded decodes of `bytes` agree, with a ring of one scanline per slot
+    /// (the most hand-overs) and the default ring.
+    static func expectSame(_ bytes: [UInt8], _ what: String, options: PNGOptions = PNGOptions()) {
+        let serial = decode(bytes, workers: 1, options: options)
+        for ringBytes in [0, ParallelPNGDecoder.defaultRingBytes] {
+            let threaded = decode(bytes, workers: 2, ringBytes: ringBytes, options: options)
+            #expect(threaded.error == serial.error, "\(what), ring \(ringBytes)")
+            #expect(threaded.rows.ys == serial.rows.ys, "\(what), ring \(ringBytes)")
+            #expect(threaded.rows.bytes == serial.rows.bytes, "\(what), ring \(ringBytes)")
+            #expect(threaded.rows.begins == serial.rows.begins, "\(what), ring \(ringBytes)")
+            #expect(threaded.metadata == serial.metadata, "\(what), ring \(ringBytes)")
+        }
+    }
+
+    @Test(.requiresCorpus) func corpusFilesDecodeAlikeOnTwoThreads() throws {
+        var files = 0, failures = 0
+        for folder in ["pngsuite", "extra", "malformed"] {
+            let directory = Corpus.path + "/png/" + folder
+            for name in FileSystem.list(directory) where name.hasSuffix(".png") {
+                let bytes = try #require(FileSystem.read(directory + "/" + name))
+                Self.expectSame(bytes, name)
+                if Self.decode(bytes, workers: 1).error != nil { failures += 1 }
+                files += 1
+            }
+        }
+        #expect(files > 150)
+        #expect(failures > 10, "the malformed files should reach the error paths")
+    }
+
+    @Test func largeImagesDecodeAlikeOnTwoThreads() {
+        for (width, height, channels, interlaced) in [(1000, 700, 3, false), (333, 517, 4, true), (64, 3000, 1, false)] {
+            Self.expectSame(SyntheticPNG.make(width: width, height: height, channels: channels, interlaced: interlaced),
+                            "\(width)x\(height)x\(channels) interlaced \(interlaced)")
+        }
+    }
+
+    /// Damage anywhere in the image data (zlib codes, a filter type, an IDAT CRC, the end of
+    /// the file) ends both decodes with the same error after the same rows.
+    @Test func damagedImageDataFailsAlikeOnTwoThreads() {
+        let file = SyntheticPNG.make(width: 700, height: 400, channels: 3, interlaced: false)
+        let parts = chunks(of: file)
+        let data = parts.filter { $0.0 == "IDAT" }.flatMap(\.1)
+        func rebuilt(_ idat: [UInt8], crc: Bool = true) -> [UInt8] {
+            var out = pngSignature
+            var wroteData = false
+            for (type, body) in parts {
+                if type != "IDAT" {
+                    out += chunk(type, body)
+                } else if !wroteData {
+                    wroteData = true
+                    var piece = chunk("IDAT", idat)
+                    if !crc { piece[piece.count - 1] ^= 1 }
+                    out += piece
+                }
+            }
+            return out
+        }
+        var rng = SplitMix(state: 0x19_0C)
+        var errors: Set<String> = []
+        for round in 0 ..< 40 {
+            var idat = data
+            let at = Int(rng.next() % UInt64(idat.count))
+            idat[at] ^= UInt8(truncatingIfNeeded: rng.next() | 1)
+            let damaged = rebuilt(idat, crc: round % 4 != 3)
+            let serial = Self.decode(damaged, workers: 1)
+            if let error = serial.error { errors.insert("\(error)".prefix(20).description) }
+            Self.expectSame(damaged, "flip at \(at), round \(round)")
+        }
+        Self.expectSame(rebuilt(Array(data.prefix(data.count / 2))), "image data cut in half")
+        Self.expectSame(Array(file.prefix(file.count * 2 / 3)), "file cut at two thirds")
+
+        // Filter type 7 on row 250 (§9.2 defines 0–4).
+        var raw: [UInt8] = []
+        for y in 0 ..< 400 {
+            raw.append(y == 250 ? 7 : UInt8(y % 5))
+            for x in 0 ..< 700 * 3 { raw.append(UInt8(truncatingIfNeeded: x * 7 + y)) }
+        }
+        let badFilter = rebuilt(Self.compress(raw))
+        let serial = Self.decode(badFilter, workers: 1)
+        #expect(serial.rows.ys.count == 250)
+        guard case .invalidFilterType(_, row: 250, filter: 7)? = serial.error else {
+            Issue.record("expected an invalid filter type, got \(String(describing: serial.error))")
+            return
+        }
+        Self.expectSame(badFilter, "filter type 7 on row 250")
+        #expect(errors.count >= 2, "the flips should reach more than one kind of error: \(errors)")
+    }
+
+    /// Cancelled halfway: `.core(.cancelled)` after the same rows, the helper joined.
+    @Test func cancellationStopsTheHelper() {
+        let file = SyntheticPNG.make(width: 500, height: 600, channels: 3, interlaced: false)
+        for workers in [1, 2] {
+            let asked = Atomic<Int>(0)
+            let outcome = Self.decode(file, workers: workers, ringBytes: 0, cancellation: CancellationCheck {
+                asked.add(1, ordering: .relaxed).newValue > 300
+            })
+            #expect(outcome.error == .core(.cancelled))
+            #expect(outcome.rows.ys.count == 300)
+        }
+    }
+
+    /// The zlib stream's Adler-32 (RFC 1950 §2.2) is reported when checked (the default)
+    /// and passed over when not; either way the IDAT CRC covers every compressed byte.
+    @Test func badAdler32IsReportedWhenChecked() throws {
+        let file = SyntheticPNG.make(width: 300, height: 200, channels: 3, interlaced: false)
+        let parts = chunks(of: file)
+        var idat = parts.filter { $0.0 == "IDAT" }.flatMap(\.1)
+        idat[idat.count - 1] ^= 0x55
+        var damaged = pngSignature
+        var wroteData = false
+        for (type, body) in parts where type != "IDAT" || !wroteData {
+            if type == "IDAT" { wroteData = true }
+            damaged += chunk(type, type == "IDAT" ? idat : body)
+        }
+        var unchecked = PNGOptions()
+        unchecked.verifiesZlibChecksum = false
+        let clean = Self.decode(file, workers: 1)
+        #expect(clean.error == nil)
+        for workers in [1, 2] {
+            let checked = Self.decode(damaged, workers: workers)
+            guard case .zlibDataError(_, let message)? = checked.error else {
+                Issue.record("expected zlib's data error, got \(String(describing: checked.error))")
+                continue
+            }
+            #expect(message == "incorrect data check")
+            // zlib finds the mismatch in the call that inflates the last scanline.
+            #expect(checked.rows.ys.count == 199)
+            #expect(clean.rows.bytes.starts(with: checked.rows.bytes))
+            let skipped = Self.decode(damaged, workers: workers, options: unchecked)
+            #expect(skipped.error == nil)
+            #expect(skipped.rows.bytes == clean.rows.bytes, "the same pixels")
+        }
+        // Thumbnails do not check it (ThumbnailOptions.png), and make the same pixels.
+        #expect(ThumbnailOptions(maxPixelSize: 64).png.verifiesZlibChecksum == false)
+        let fromDamaged = try ImageSource(bytes: damaged).thumbnail(options: ThumbnailOptions(maxPixelSize: 64))
+        let fromClean = try ImageSource(bytes: file).thumbnail(options: ThumbnailOptions(maxPixelSize: 64))
+        #expect(fromDamaged.image.pixels == fromClean.image.pixels)
+    }
+
+    /// The thumbnail's bytes do not depend on the threads; a damaged file gives the same error.
+    @Test func thumbnailIsIndependentOfWorkers() throws {
+        let file = SyntheticPNG.make(width: 1200, height: 900, channels: 4, interlaced: false)
+        var one = ThumbnailOptions(maxPixelSize: 256)
+        one.decodeWorkers = 1
+        var two = one
+        two.decodeWorkers = 2
+        let a = try ImageSource(bytes: file).thumbnail(options: one)
+        let b = try ImageSource(bytes: file).thumbnail(options: two)
+        #expect(a.image.pixels == b.image.pixels)
+        let cut = Array(file.prefix(file.count / 2))
+        var errors: [String] = []
+        for options in [one, two] {
+            #expect(throws: PareError.self) { try ImageSource(bytes: cut).thumbnail(options: options) }
+            do {
+                _ = try ImageSource(bytes: cut).thumbnail(options: options)
+            } catch {
+                errors.append("\(error)")
+            }
+        }
+        #expect(errors.count == 2 && errors[0] == errors[1])
+        #expect(runningPNGInflaters.load(ordering: .acquiring) == 0)
+    }
+
+    /// The ring and a zero scanline take the place of the serial decode's two scanlines, in
+    /// the same ledger; a limit too small for the ring decodes on one thread.
+    @Test func memoryIsCounted() {
+        let file = SyntheticPNG.make(width: 1000, height: 300, channels: 3, interlaced: false)
+        let serialLedger = MemoryLedger(), threadedLedger = MemoryLedger()
+        _ = Self.decode(file, workers: 1, ledger: serialLedger)
+        let threaded = Self.decode(file, workers: 2, ledger: threadedLedger)
+        #expect(threaded.error == nil)
+        let line = 3001, ring = ParallelPNGDecoder.defaultRingBytes / 3 / line * 3 * line
+        #expect(threadedLedger.peakBytes == serialLedger.peakBytes + ring + line - 2 * line)
+        #expect(threadedLedger.allocationCount == serialLedger.allocationCount)
+        #expect(threadedLedger.currentBytes == 0)
+        let tight = MemoryLedger(limit: serialLedger.peakBytes + 1000)
+        let limited = Self.decode(file, workers: 2, ledger: tight)
+        #expect(limited.error == nil)
+        #expect(limited.rows.bytes == threaded.rows.bytes)
+    }
+
+    static func compress(_ data: [UInt8]) -> [UInt8] {
+        var length = compressBound(uLong(data.count))
+        var out = [UInt8](repeating: 0, count: Int(length))
+        let status = compress2(&out, &length, data, uLong(data.count), 6)
+        precondition(status == Z_OK)
+        return Array(out[0 ..< Int(length)])
+    }
+}

@@ -46,14 +46,16 @@ struct SourcePlan {
 ///
 /// Candidates are the EXIF thumbnail, the MPF previews and the main image; each JPEG one is
 /// taken at the smallest DCT scale whose long side is still at least `margin` times the
-/// target: twice at 1/8 and 1/4, 1.9 times at 1/2. A reduced IDCT is close to a box filter,
+/// target: twice at 1/4, 1.95 times at 1/8, 1.9 times at 1/2. A reduced IDCT is close to a box filter,
 /// which aliases fine detail; leaving the resampler about a factor of two to remove keeps the
 /// result within 35 dB of a full-scale decode resampled alike (on the corpus at 256 px:
 /// minimum PSNR 31.5 dB with no margin, 31.5 dB with a margin of 1.5, 40.6 dB with 2). 1.9 at
 /// 1/2 lets the common 4000-pixel photo make a 1024-pixel thumbnail from its 1/2 decode (the
 /// full decode and a resampler working on four times the samples cost about twice as much)
 /// for about half a decibel (Benchmarks/scale-margin.sh; figures in Benchmarks/README.md).
-/// The cost of a
+/// 1.95 at 1/8 does the same for the 4000-pixel photo's 256-pixel thumbnail (its 500-pixel
+/// 1/8 decode instead of the 1/4 one, which costs about half as much again) for under half a
+/// decibel. The cost of a
 /// candidate is estimated as the compressed bytes that must be entropy-decoded (every
 /// scale reads the whole scan) plus the samples it produces; the cheapest wins. Under
 /// `auto`, an embedded image qualifies only if the main image is larger than the target (one
@@ -66,11 +68,16 @@ struct SourcePlan {
 enum SourceChooser {
     /// How many times the target a DCT scale's long side must be, as a fraction. At 1/2 the
     /// 4×4 transform keeps the lower half of the spectrum, and 1.9 instead of 2 costs about
-    /// half a decibel (Benchmarks/scale-margin.sh). At 1/4 and 1/8 the reduced transform is
-    /// closer to a box average of 2×2 or 8×8 pixels; 1.9 has not been measured there, and
-    /// they keep 2.
+    /// half a decibel (Benchmarks/scale-margin.sh). At 1/8 the 1×1 transform is the block's
+    /// average, and 1.95 instead of 2 costs under half a decibel (`SCALE=1/8` there) while a
+    /// 4000-pixel photo's 256-pixel thumbnail comes from its 1/8 decode. At 1/4 nothing below
+    /// 2 has been measured, and it keeps 2.
     static func margin(_ scale: JPEGScale) -> (numerator: Int, denominator: Int) {
-        scale == .half ? (19, 10) : (2, 1)
+        switch scale {
+        case .half: return (19, 10)
+        case .eighth: return (39, 20)
+        default: return (2, 1)
+        }
     }
 
     static func plan(properties: ImageProperties, fileSize: Int, options: ThumbnailOptions) -> SourcePlan {

@@ -21,18 +21,21 @@ import PareJPEG
     }
 
     /// The smallest DCT scale whose long side is at least twice the size asked for (1.9 times
-    /// at 1/2).
+    /// at 1/2, 1.95 at 1/8).
     @Test func smallestDCTScaleThatLeavesAMargin() {
         let p = properties(width: 6000, height: 4000)
         #expect(plan(p, size: 256).source == .mainImage(.eighth))      // 750 px
-        #expect(plan(p, size: 375).source == .mainImage(.eighth))
-        #expect(plan(p, size: 376).source == .mainImage(.quarter))     // 1500 px
+        #expect(plan(p, size: 384).source == .mainImage(.eighth))      // 750 ≥ 1.95 × 384
+        #expect(plan(p, size: 385).source == .mainImage(.quarter))     // 1500 px
         #expect(plan(p, size: 750).source == .mainImage(.quarter))
         #expect(plan(p, size: 751).source == .mainImage(.half))        // 3000 px
         #expect(plan(p, size: 1578).source == .mainImage(.half))       // 3000 ≥ 1.9 × 1578
         #expect(plan(p, size: 1579).source == .mainImage(.full))
-        // A 4000-pixel photo's 1024-pixel thumbnail comes from its 1/2 decode (2000 px).
+        // A 4000-pixel photo's 1024-pixel thumbnail comes from its 1/2 decode (2000 px), its
+        // 256-pixel one from its 1/8 decode (500 px), a 257-pixel one from its 1/4 decode.
         #expect(plan(properties(width: 4000, height: 3000), size: 1024).source == .mainImage(.half))
+        #expect(plan(properties(width: 4000, height: 3000), size: 256).source == .mainImage(.eighth))
+        #expect(plan(properties(width: 4000, height: 3000), size: 257).source == .mainImage(.quarter))
         #expect(plan(p, size: 9000).source == .mainImage(.full))
     }
 

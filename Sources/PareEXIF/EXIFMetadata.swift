@@ -112,7 +112,7 @@ extension EXIFMetadata {
         self.warnings = warnings
         let ifd0 = ifds.first { $0.isNamed("IFD0") }
         let exif = ifds.first { $0.isNamed("ExifIFD") }
-        rawOrientation = ifd0?.entry(0x0112)?.integer().flatMap { Int(exactly: $0) }
+        rawOrientation = ifd0?.integer(0x0112)
         orientation = Orientation(exifValue: rawOrientation ?? 1)
         #if !hasFeature(Embedded)
         make = ifd0?.entry(0x010F)?.string
@@ -121,10 +121,10 @@ extension EXIFMetadata {
         dateTime = ifd0?.entry(0x0132)?.string
         dateTimeOriginal = exif?.entry(0x9003)?.string
         #endif
-        pixelWidth = exif?.entry(0xA002)?.integer().flatMap { Int(exactly: $0) }
-        pixelHeight = exif?.entry(0xA003)?.integer().flatMap { Int(exactly: $0) }
-        imageWidth = ifd0?.entry(0x0100)?.integer().flatMap { Int(exactly: $0) }
-        imageHeight = ifd0?.entry(0x0101)?.integer().flatMap { Int(exactly: $0) }
+        pixelWidth = exif?.integer(0xA002)
+        pixelHeight = exif?.integer(0xA003)
+        imageWidth = ifd0?.integer(0x0100)
+        imageHeight = ifd0?.integer(0x0101)
         #if !hasFeature(Embedded)
         xResolution = ifd0?.entry(0x011A)?.double()
         yResolution = ifd0?.entry(0x011B)?.double()
@@ -186,8 +186,8 @@ extension EXIFMetadata {
             return nil
         }
         return EmbeddedImage(offset: block.absolute(Int(first)), length: Int(span),
-                             width: ifd1.entry(0x0100)?.integer().flatMap { Int(exactly: $0) },
-                             height: ifd1.entry(0x0101)?.integer().flatMap { Int(exactly: $0) },
+                             width: ifd1.integer(0x0100),
+                             height: ifd1.integer(0x0101),
                              encoding: .uncompressed)
     }
 }

@@ -121,7 +121,8 @@ public enum EXIFReader {
         let first = try reader.readHeader()
         let ifd0 = try reader.readIFD(at: first, name: "IFD0")
         var ifds = [ifd0]
-        func follow(_ parent: IFD, _ tag: UInt16, _ name: MessageText) -> IFD? {
+        // Out of line: inlined at each of its three calls, it was three copies of the same code.
+        @inline(never) func follow(_ parent: IFD, _ tag: UInt16, _ name: MessageText) -> IFD? {
             guard let pointer = parent.entry(tag) else { return nil }
             guard pointer.fieldType?.isPointer == true, let value = pointer.unsignedInteger() else {
                 reader.warn(.wrongPointerType(ifd: parent.name, tag: tag, offset: pointer.valueOffset, type: pointer.type))

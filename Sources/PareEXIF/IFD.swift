@@ -109,6 +109,11 @@ public struct IFD: Sendable {
         entries.first { $0.tag == tag }
     }
 
+    /// The first value of the entry with `tag`, when it is an integer that fits an `Int`.
+    func integer(_ tag: UInt16) -> Int? {
+        entry(tag)?.integer().flatMap { Int(exactly: $0) }
+    }
+
     /// True when the IFD is named `name`. The names are ASCII and Pare's own, so their UTF-8
     /// bytes are compared: String's `==` compares canonical equivalence, which links
     /// Unicode normalisation tables (32 KB) into an Embedded build.

@@ -49,12 +49,8 @@ struct BlockSmoothing {
         var components: [Component] = []
         for plane in store.planes {
             guard plane.latched, plane.scanBits[0] >= 0 else { return nil }
-            var quantizers: [Int64] = []
-            for n in Self.natural {
-                let q = Int64(plane.quantizers[n])
-                guard q != 0 else { return nil }
-                quantizers.append(q)
-            }
+            guard Self.natural.allSatisfy({ plane.quantizers[$0] != 0 }) else { return nil }
+            let quantizers = Self.natural.map { Int64(plane.quantizers[$0]) }
             for k in 1 ..< 10 where plane.scanBits[k] != 0 { useful = true }
             let before = store.scansSeen > 1 ? plane.bitsBeforeLastScan : [Int](repeating: -1, count: 10)
             components.append(Component(bits: plane.scanBits, bitsBefore: before, quantizers: quantizers,

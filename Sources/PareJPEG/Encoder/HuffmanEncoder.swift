@@ -232,14 +232,27 @@ enum SequentialHuffman {
         var accumulator = out.accumulator, bitCount = out.bitCount
         let buffer = out.buffer.baseAddress
         var fill = out.fill
+        // Whether a code completes 32 bits is close to random from one code to the next, so
+        // the word is not behind a branch: the oldest 32 bits (junk when fewer are complete)
+        // are stored every time, and kept, fill moving on by 4, only when complete. Only a
+        // complete word with a 0xFF byte, which is rare, branches (`BitPacker.storeWord`'s
+        // test and stuffing).
         @inline(__always) func write(_ sum: UInt64) {
             let length = Int(truncatingIfNeeded: sum &>> 32)
             accumulator = accumulator &<< UInt64(truncatingIfNeeded: length) | (sum & 0xFFFF_FFFF)
             bitCount &+= length
-            if bitCount >= 32 {
+            let complete = bitCount &>> 5    // 1 when bitCount ≥ 32 (it stays below 64)
+            let word = UInt32(truncatingIfNeeded: accumulator &>> UInt64(truncatingIfNeeded: bitCount & 31))
+            let inverted = ~word
+            let keep = UInt32(truncatingIfNeeded: 0 &- complete)
+            if ((inverted &- 0x0101_0101) & ~inverted & 0x8080_8080 & keep) != 0 {
                 bitCount &-= 32
-                fill = BitPacker.storeWord(UInt32(truncatingIfNeeded: accumulator &>> UInt64(truncatingIfNeeded: bitCount)),
-                                           into: buffer, at: fill)
+                fill = BitPacker.storeStuffed(word, into: buffer, at: fill)
+            } else {
+                // SAFETY: the caller keeps blockBound bytes of room, so fill + 4 ≤ capacity.
+                (UnsafeMutableRawPointer(buffer) + fill).storeBytes(of: word.bigEndian, as: UInt32.self)
+                fill &+= complete &<< 2
+                bitCount &-= complete &<< 5
             }
         }
         // SAFETY: the tables have 512 entries; each index is a byte, or 256 plus a byte.

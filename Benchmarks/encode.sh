@@ -8,12 +8,13 @@
 # Inputs are made in WORK (default: a new /tmp/pare-encode.XXXXXX) as Benchmarks/compare.sh
 # makes them: camera photos of ../shared/corpus upscaled with a little grain, 4:2:0 JPEGs at
 # quality 90. Timing: hyperfine -N, both commands in one invocation, RUNS runs each
-# (default 10), one warm-up. CALLGRIND=1 adds instruction counts of row 1 and 2.
+# (default 30: the run-to-run spread of a 30–40 ms process on this machine moves a median
+# of 10 by ±0.1 in the ratio), one warm-up. CALLGRIND=1 adds instruction counts of row 1 and 2.
 #   Benchmarks/encode.sh                       # builds pare (release, /tmp/build-bench) first
 #   PARE=/path/to/pare RUNS=20 Benchmarks/encode.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-runs=${RUNS:-10}
+runs=${RUNS:-30}
 cameras=../shared/corpus/exif/cameras
 photos=(Panasonic_Lumix_DMC-LX7 Nikon_D70 HTC_One Kodak_DX4330 Canon_EOS_D60)
 for tool in hyperfine convert cjpeg; do

@@ -27,16 +27,23 @@ import PareCore
 /// 0.5–1.4 ms after `pthread_create`, a tenth of a 12 MP decode at 1/8, and a third thread
 /// would only take turns with the other two.
 ///
-/// Bands are claimed in order, each into one of `workers + 1` band buffers; band k may be
-/// claimed only once band k − (workers + 1) has been streamed, so at most `workers + 1`
-/// bands are buffered, each at most `maxBandBytes` of output (or two MCU rows, if more).
+/// Bands are claimed in order, each into one of `slots` band buffers; band k may be claimed
+/// only once band k − slots has been streamed, so at most `slots` bands are buffered, each
+/// at most `maxBandBytes` of output (or two MCU rows, if more). `slots` is `workers + 1`, or
+/// as many as fit in `maxBandBytes` together when bands are small (a decode at 1/8): a
+/// worker that runs ahead of the caller's thread, which streams the bands in order, then
+/// goes on decoding instead of sleeping until a buffer is streamed: with only three, the
+/// helper slept whenever the caller's thread was preempted (see Benchmarks/README.md).
 /// Bands are equal, sized for that bound and so that each worker gets eight, but not smaller
 /// than two MCU rows, since a band whose chroma is upsampled vertically also decodes the MCU
 /// row above it. Eight: with four, the thread that finished first waited longer for the
 /// other at the end (12 MP at 1/8: median 20.2 ms against 19.1 ms with eight; sixteen gave
-/// 18.4 ms, within the noise, for twice the extra rows). Bands that shrink towards the
-/// bottom, so that the threads would finish together, measured slower: a large early band
-/// still being decoded holds its buffer, and the other thread runs out of buffers to claim.
+/// 18.4 ms, within the noise, for twice the extra rows). When every band has a buffer of
+/// its own, the bands shrink once fewer than `2 · workers` full ones are left (each takes a
+/// `2 · workers`-th of the rows left, at least two MCU rows), so that the threads finish
+/// closer together.
+/// With fewer buffers they stay equal: shrinking bands measured slower there, since a large
+/// band still being decoded holds its buffer and the other thread runs out of buffers.
 ///
 /// Memory accounting: `MemoryLedger` is single-threaded, so the caller's ledger sees only the
 /// caller's thread (the index, the band buffers, its own band decoder, the serial fallback);
@@ -96,21 +103,35 @@ public enum ParallelJPEGDecoder {
         let byMemory = max(1, maxBandBytes / max(1, rowBytes * rowsPerMCURow))
         let bySharing = (layout.mcuRows + 8 * workers - 1) / (8 * workers)
         let mcuRowsPerBand = max(2, min(byMemory, bySharing))
-        var bands: [Range<Int>] = []
-        var rowRanges: [Range<Int>] = []
-        var start = 0
-        while start < layout.mcuRows {
-            let band = start ..< min(start + mcuRowsPerBand, layout.mcuRows)
-            bands.append(band)
-            rowRanges.append(try decoder.outputRows(ofBand: band, scale: scale))
-            start = band.upperBound
+        /// The bands, their output rows and the band buffers' count and size; with
+        /// `shrinking`, bands shrink once fewer than `2 · workers` full ones are left.
+        func cut(shrinking: Bool) throws(JPEGError) -> (bands: [Range<Int>], rows: [Range<Int>], slots: Int, bytes: Int) {
+            var bands: [Range<Int>] = []
+            var rowRanges: [Range<Int>] = []
+            var start = 0
+            while start < layout.mcuRows {
+                let left = layout.mcuRows - start
+                let size = shrinking ? max(2, min(mcuRowsPerBand, (left + 2 * workers - 1) / (2 * workers))) : mcuRowsPerBand
+                let band = start ..< min(start + size, layout.mcuRows)
+                bands.append(band)
+                rowRanges.append(try decoder.outputRows(ofBand: band, scale: scale))
+                start = band.upperBound
+            }
+            let largest = rowRanges.map(\.count).max() ?? 0
+            let (bandBytes, overflow) = largest.multipliedReportingOverflow(by: rowBytes)
+            guard !overflow else { throw .core(.sizeOverflow) }
+            // Buffers for every band that fits in one `maxBandBytes`, and at least one more than
+            // there are workers: memory stays under max(workers + 1 bands, maxBandBytes).
+            let slots = min(bands.count, max(workers + 1, maxBandBytes / max(1, bandBytes)))
+            return (bands, rowRanges, slots, bandBytes)
         }
+        // Shrinking bands only when each has a buffer: else a large band still being decoded
+        // holds its buffer while the other threads run out of buffers for the small ones.
+        var plan = try cut(shrinking: true)
+        if plan.slots < plan.bands.count { plan = try cut(shrinking: false) }
+        let (bands, rowRanges, slots, bandBytes) = plan
         guard bands.count > 1 else { return try serial(into: &sink) }
 
-        let largest = rowRanges.map(\.count).max() ?? 0
-        let (bandBytes, overflow) = largest.multipliedReportingOverflow(by: rowBytes)
-        guard !overflow else { throw .core(.sizeOverflow) }
-        let slots = min(workers + 1, bands.count)
         var pool: [LedgerBuffer<UInt8>] = []
         do {
             for _ in 0 ..< slots { pool.append(try ledger.allocate(UInt8.self, count: bandBytes, initialValue: 0)) }

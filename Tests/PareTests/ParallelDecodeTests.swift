@@ -113,6 +113,30 @@ import Testing
         }
     }
 
+    /// When every band fits a buffer of its own, the bands shrink towards the bottom; their rows
+    /// are still the serial decode's, with any number of workers.
+    @Test func shrinkingBandsMatchSerialDecode() throws {
+        // 96 MCU rows: two workers get bands of six MCU rows, then smaller ones.
+        let bytes = SyntheticJPEG.make(width: 256, height: 1536, restartInterval: 16)
+        for scale in JPEGScale.allCases {
+            let serial = Self.serial(bytes, scale: scale)
+            for workers in [2, 3, 4] {
+                let (parallel, outcome) = Self.parallel(bytes, scale: scale, workers: workers, maxBandBytes: 16 * 1024 * 1024)
+                Self.expectSame(serial, parallel, "\(scale.name) \(workers) workers")
+                #expect(outcome?.fellBack == false, "\(scale.name) \(workers) workers")
+                if workers == 2 {
+                    // 13 bands of six MCU rows, then 5, 4, 3, 2, 2 and 2.
+                    #expect(outcome?.bands == 19, "\(scale.name)")
+                }
+            }
+            // With buffers for only some of the bands, they stay equal: 16 of six MCU rows.
+            let rowBytes = (serial.rows.header?.width ?? 0) * 3
+            let (equal, outcome) = Self.parallel(bytes, scale: scale, workers: 2, maxBandBytes: rowBytes * 2 * 8 * scale.rawValue)
+            Self.expectSame(serial, equal, "\(scale.name) few buffers")
+            #expect(outcome?.bands == 16, "\(scale.name) few buffers")
+        }
+    }
+
     /// Damage the restart index cannot see (a bad code inside an interval, bytes before an
     /// RST marker) sends the image to the serial decoder: same rows, warnings, errors.
     @Test func damageInsideIntervalsFallsBackToSerial() throws {

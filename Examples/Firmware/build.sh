@@ -77,6 +77,14 @@ compile() { # module name, then swiftc's arguments
     local module="$1"
     shift
     swiftc "${swiftc_flags[@]}" -module-name "$module" "$@" -emit-ir -o "$out/$module.ll"
+    # String literals: Swift emits them as `unnamed_addr` byte arrays with no alignment, which
+    # the code generator pools into one mergeable section per object (kept whole by
+    # --gc-sections as soon as one literal is used: every EXIF tag name and message text rode
+    # along) and aligns to 16 bytes when longer than 16 (700 B of padding). Without
+    # `unnamed_addr` and with `align 1`, each literal gets a section of its own and the linker
+    # keeps only those the program reaches.
+    sed -i -E 's/^(@("[^"]*"|[^ ]+) = private) unnamed_addr (constant \[[0-9]+ x i8\] c".*")$/\1 \3, align 1/' \
+        "$out/$module.ll"
     "$toolchain_clang" "${clang_flags[@]}" -c "$out/$module.ll" -o "$out/$module.o"
     rm -f "$out/$module.ll"
 }

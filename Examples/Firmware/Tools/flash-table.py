@@ -53,7 +53,9 @@ for m,v in mods.most_common():
     print('         ', '; '.join(f'{d[:70]} {s}' for s,d in big))
 # string literals from the map
 m=open(mapf).read()
+m=m[m.find('Linker script and memory map'):]  # not the discarded sections listed before it
 lit=collections.Counter()
-for mm in re.finditer(r'^ (\.rodata\.str[^\s]*)\s*\n?\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S+)',m,re.M):
+# (.rodata.str1.N: pooled literals; .rodata..L.str.N.TEXT: one literal, as build.sh emits them)
+for mm in re.finditer(r'^ (\.rodata\.(?:str|\.L\.str)[^\n]*?)\s*\n?\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S+)',m,re.M):
     if int(mm.group(2),16)<0x400000: lit[mm.group(4).split('/')[-1]]+=int(mm.group(3),16)
 print('string literal sections by object', lit.most_common(8))

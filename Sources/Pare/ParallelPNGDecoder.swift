@@ -8,8 +8,8 @@ import Synchronization
 let runningPNGInflaters = Atomic<Int>(0)
 
 /// Decodes a PNG on two threads: one inflates, the other does everything after that, so
-/// that the sequential part (zlib's inflate, RFC 1951, with the IDAT chunks' CRC-32s) no
-/// longer waits for unfiltering, pixel expansion and the sink (the resampler).
+/// that the sequential part (zlib's inflate, RFC 1951) no longer waits for unfiltering,
+/// pixel expansion and the sink (the resampler).
 ///
 /// A zlib stream can only be inflated front to back, but what follows inflation needs only
 /// the inflated scanlines in order (PNG 3rd ed. §7.2, §9). So a helper thread runs
@@ -18,11 +18,15 @@ let runningPNGInflaters = Atomic<Int>(0)
 /// caller's thread takes them in order, runs the row stage (`ScanlineReconstruction`:
 /// unfilter, expand, sink) and hands each slot back once the scanline after it has been
 /// unfiltered against its last one. Both threads make the same calls, in the same order,
-/// as `PNGDecoder.decode(into:)` does on one, so the sink gets the same rows.
+/// as `PNGDecoder.decode(into:)` does on one, so the sink gets the same rows. The IDAT
+/// chunks' CRC-32s (§5.3), which would lengthen the helper's part, are checked on the
+/// caller's thread instead, by a second reader of the file (`ImageDataCRCCheck`) that keeps
+/// up with the helper's reader position as each scanline records it.
 ///
 /// Bounds: the ring (`ringBytes`, or three slots of one scanline if more) and one zero
-/// scanline for the top of each pass take the place of the serial decode's two scanlines;
-/// everything else is what the serial decode allocates, in the caller's ledger and in the
+/// scanline for the top of each pass take the place of the serial decode's two scanlines,
+/// and the CRC reader adds a window and a scratch buffer (`ImageDataCRCCheck.bufferSize`
+/// each); everything else is what the serial decode allocates, in the caller's ledger and in the
 /// same order. `MemoryLedger` is single-threaded, so the stage (input buffer, zlib's state)
 /// is made on the caller's thread before the helper starts, and the one allocation zlib
 /// makes later, its window, happens in the helper's first inflate call, before it hands
@@ -33,7 +37,10 @@ let runningPNGInflaters = Atomic<Int>(0)
 /// Errors: the helper's error ends its last slot, after the scanlines it did inflate; the
 /// caller's thread reconstructs those first, so whichever error comes first in the serial
 /// decode is the one thrown, with the same file offset (each scanline carries the reader's
-/// position after it was inflated). Cancellation is asked before each scanline on the
+/// position after it was inflated). Before each scanline, and before the helper's error,
+/// the caller checks the CRCs the serial decode would have checked by the helper's position
+/// then, so a mismatch is thrown where the serial decode throws it, even though the helper,
+/// not checking, has read on past it. Cancellation is asked before each scanline on the
 /// caller's thread. On any error or cancellation the helper is stopped and joined before
 /// this returns: no thread outlives the call.
 public enum ParallelPNGDecoder {
@@ -60,11 +67,17 @@ public enum ParallelPNGDecoder {
         let stride = order.maxLineBytes
         let rowsPerSlot = max(1, min(order.count, ringBytes / slotCount / stride))
         let ring: LedgerBuffer<UInt8>, zeros: LedgerBuffer<UInt8>
-        do {
-            let (bytes, overflow) = (slotCount * rowsPerSlot).multipliedReportingOverflow(by: stride)
-            guard !overflow else { throw CoreError.sizeOverflow }
-            ring = try ledger.allocate(UInt8.self, count: bytes, initialValue: 0)
-            zeros = try ledger.allocate(UInt8.self, count: stride, initialValue: 0)
+        var crcCheck: ImageDataCRCCheck<Source>
+        do throws(PNGError) {
+            do throws(CoreError) {
+                let (bytes, overflow) = (slotCount * rowsPerSlot).multipliedReportingOverflow(by: stride)
+                guard !overflow else { throw .sizeOverflow }
+                ring = try ledger.allocate(UInt8.self, count: bytes, initialValue: 0)
+                zeros = try ledger.allocate(UInt8.self, count: stride, initialValue: 0)
+            } catch {
+                throw .core(error)
+            }
+            crcCheck = try decoder.imageDataCRCCheck(ledger: ledger)
         } catch {
             // No room for the ring within the ledger's limit: one thread needs less.
             return try decoder.decodeRows(&rows, into: &sink)
@@ -75,6 +88,8 @@ public enum ParallelPNGDecoder {
         var stage = try decoder.beginImageData(ledger: ledger)
         let job = InflationJob(decoder: decoder, stage: stage, ring: ring.baseAddress, stride: stride,
                                rowsPerSlot: rowsPerSlot, rows: order.count)
+        // The IDAT CRCs are this thread's (`crcCheck`): the helper only reads and inflates.
+        job.decoder.checksImageDataCRC = false
         guard let helper = WorkerThread({ job.run() }) else {
             // No thread to be had: the serial loop, through two scanlines of the ring.
             return try decoder.decodeRows(&rows, inflating: &stage, lines: (job.line(slot: 0, row: 0),
@@ -94,9 +109,11 @@ public enum ParallelPNGDecoder {
                     break consuming
                 }
                 let line = job.line(slot: slot, row: i)
+                let offset = job.offsets[slot * rowsPerSlot + i]
                 do throws(PNGError) {
+                    try crcCheck.check(upTo: offset)
                     try rows.reconstruct(line, previous: rows.startsPass ? UnsafePointer(zeros.baseAddress) : previous,
-                                         offset: job.offsets[slot * rowsPerSlot + i], into: &sink)
+                                         offset: offset, into: &sink)
                 } catch {
                     outcome = .failure(error)
                     break consuming
@@ -109,8 +126,10 @@ public enum ParallelPNGDecoder {
             }
             delivered += count
             if count < rowsPerSlot && delivered < order.count {
-                // A short slot before the end is the helper's last: its error follows.
+                // A short slot before the end is the helper's last: its error follows, after
+                // the CRCs the serial decode checks before it gets there.
                 outcome = .failure(job.failure ?? .core(.sizeOverflow))
+                do throws(PNGError) { try crcCheck.check(upTo: job.failurePosition) } catch { outcome = .failure(error) }
                 break
             }
             holdingSlot = true
@@ -118,13 +137,22 @@ public enum ParallelPNGDecoder {
         }
         if case .success = outcome {
             job.finished.wait()
-            if let failure = job.failure { outcome = .failure(failure) }
+            do throws(PNGError) {
+                if let failure = job.failure {
+                    try crcCheck.check(upTo: job.failurePosition)
+                    throw failure
+                }
+                try crcCheck.checkAll()
+            } catch {
+                outcome = .failure(error)
+            }
         }
         job.stop()
         helper.join()
         // zlib's state goes back to the ledger on this thread.
         job.stage = nil
         decoder = job.decoder
+        decoder.checksImageDataCRC = true
         withExtendedLifetime(ring) {}
         withExtendedLifetime(zeros) {}
         try outcome.get()
@@ -138,7 +166,7 @@ public enum ParallelPNGDecoder {
 /// helper owns `decoder` from `run()`'s start until it returns (the caller reads it only after
 /// joining); a slot's scanlines, `rowCounts[slot]` and its `offsets` are written by the helper
 /// only after a `free` wait and read by the caller only after the `filled` wait that follows
-/// them; `failure` is written once, before the helper's last `filled` or `finished` signal,
+/// them; `failure` and `failurePosition` are written once, before the helper's last `filled` or `finished` signal,
 /// and read after that wait or after the join; `helperPeak` is read after the join.
 final class InflationJob<Source: ByteSource & SendableMetatype>: @unchecked Sendable {
     var decoder: PNGDecoder<Source>
@@ -158,6 +186,8 @@ final class InflationJob<Source: ByteSource & SendableMetatype>: @unchecked Send
     /// The reader's position after each scanline of the ring was inflated.
     let offsets: UnsafeMutableBufferPointer<Int>
     var failure: PNGError?
+    /// The helper's reader position when `failure` was thrown.
+    var failurePosition = 0
     private let stopped = Atomic<Bool>(false)
 
     init(decoder: PNGDecoder<Source>, stage: ImageDataInflation, ring: UnsafeMutablePointer<UInt8>, stride: Int,
@@ -224,6 +254,7 @@ final class InflationJob<Source: ByteSource & SendableMetatype>: @unchecked Send
             try decoder.finishImageData(&stage, scratch: line(slot: slot, row: 0), count: stride)
         } catch {
             failure = error
+            failurePosition = decoder.position
         }
         finished.signal()
     }
@@ -231,6 +262,7 @@ final class InflationJob<Source: ByteSource & SendableMetatype>: @unchecked Send
     /// Ends the helper's work with a short slot and the error that cut it short.
     private func end(slot: Int, rows count: Int, failure: PNGError) {
         self.failure = failure
+        failurePosition = decoder.position
         rowCounts[slot] = count
         filled.signal()
     }

@@ -59,6 +59,11 @@ enum ChunkType {
 struct ChunkReader<Source: ByteSource> {
     var stream: ByteStream
     let maxChunkLength: Int
+    /// Kept for `sibling(at:ledger:)`: another reader of the same file.
+    let source: Source
+    /// False leaves the IDAT CRCs unchecked by this reader: another reader of the same
+    /// bytes (`ImageDataCRCCheck`) checks them, where they cost the image data stage nothing.
+    var checksImageCRC = true
 
     /// The IDAT chunk being streamed, its unread bytes and its running CRC.
     private var imageChunk: ChunkHeader?
@@ -74,6 +79,23 @@ struct ChunkReader<Source: ByteSource> {
             throw .core(error)
         }
         self.maxChunkLength = min(max(maxChunkLength, 0), Int(Int32.max))
+        self.source = source
+    }
+
+    /// A reader of the same source with a window of its own (`windowSize` bytes, counted by
+    /// `ledger`), at the start of the IDAT run whose first header is `first`.
+    func sibling(streamingImageDataFrom first: ChunkHeader, ledger: MemoryLedger,
+                 windowSize: Int) throws(PNGError) -> ChunkReader {
+        var reader = self
+        do {
+            reader.stream = try ByteStream(source: source, ledger: ledger, windowSize: windowSize)
+        } catch {
+            throw .core(error)
+        }
+        reader.stream.seek(to: first.dataOffset)
+        reader.checksImageCRC = true
+        reader.beginImageData(first)
+        return reader
     }
 
     /// The offset of the next unread byte.
@@ -168,7 +190,7 @@ struct ChunkReader<Source: ByteSource> {
     /// Fills the front of `buffer` with the next bytes of the IDAT run (§10.1: the zlib
     /// stream is split across IDAT chunks at arbitrary byte boundaries) and returns how many;
     /// 0 once the run has ended, with the following chunk's header in `afterImageData`.
-    /// Each IDAT's CRC is checked when its last byte has been read.
+    /// Each IDAT's CRC is checked when its last byte has been read (with `checksImageCRC`).
     mutating func readImageData(into buffer: UnsafeMutableRawBufferPointer) throws(PNGError) -> Int {
         while imageRemaining == 0 {
             guard let current = imageChunk else { return 0 }
@@ -177,7 +199,7 @@ struct ChunkReader<Source: ByteSource> {
                 throw .truncated(offset: stream.position, needed: 4 - max(stream.remaining, 0), what: "chunk IDAT")
             }
             do { stored = try stream.readUInt32() } catch { throw .core(error) }
-            guard UInt32(truncatingIfNeeded: imageCRC) == stored else {
+            guard !checksImageCRC || UInt32(truncatingIfNeeded: imageCRC) == stored else {
                 throw .crcMismatch(chunk: "IDAT", offset: current.offset)
             }
             let next = try nextHeader()
@@ -198,7 +220,7 @@ struct ChunkReader<Source: ByteSource> {
         } catch {
             throw .core(error)
         }
-        imageCRC = crc32(imageCRC, base.assumingMemoryBound(to: Bytef.self), uInt(n))
+        if checksImageCRC { imageCRC = crc32(imageCRC, base.assumingMemoryBound(to: Bytef.self), uInt(n)) }
         imageRemaining -= n
         return n
     }

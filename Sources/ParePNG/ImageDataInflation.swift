@@ -92,3 +92,59 @@ extension PNGDecoder {
         while try reader.readImageData(into: inputBuffer) > 0 {}
     }
 }
+
+/// The IDAT chunks' CRC-32s (PNG 3rd ed. §5.3) checked by a second reader of the same file,
+/// so that the image data stage, run with `checksImageDataCRC` false, only reads and
+/// inflates. The checks come out where the serial decode makes them: that decode checks an
+/// IDAT's CRC when zlib asks for input past the chunk's last byte, so by the time its reader
+/// has reached a position P it has checked exactly the chunks whose data ends before P.
+/// `check(upTo: P)` checks those, in file order, with the same reading code (`ChunkReader`),
+/// so a mismatch, or a damaged or cut chunk header after a chunk, throws the serial decode's
+/// error with its offset.
+@_spi(Stages)
+public struct ImageDataCRCCheck<Source: ByteSource> {
+    var reader: ChunkReader<Source>
+    let scratch: LedgerBuffer<UInt8>
+
+    /// The window and the scratch buffer the checks read through: small, as the reads are
+    /// sequential.
+    static var bufferSize: Int { 16 * 1024 }
+
+    /// Checks every IDAT CRC the serial decode has checked once its reader is at `position`.
+    public mutating func check(upTo position: Int) throws(PNGError) {
+        let buffer = UnsafeMutableRawBufferPointer(start: scratch.baseAddress, count: scratch.count)
+        while reader.position < position {
+            if try reader.readImageData(into: buffer) == 0 { return }
+        }
+    }
+
+    /// Checks the rest of the IDAT run: the serial decode's reader reads it all once the
+    /// image data has been inflated.
+    public mutating func checkAll() throws(PNGError) {
+        try check(upTo: Int.max)
+    }
+}
+
+extension PNGDecoder {
+    /// Whether the image data stage checks each IDAT's CRC itself (the default). Set it to
+    /// false only where an `ImageDataCRCCheck` follows the stage's reader.
+    @_spi(Stages)
+    public var checksImageDataCRC: Bool {
+        get { reader.checksImageCRC }
+        set { reader.checksImageCRC = newValue }
+    }
+
+    /// A second reader of the IDAT run for its CRCs, its buffers counted by `ledger`.
+    @_spi(Stages)
+    public func imageDataCRCCheck(ledger: MemoryLedger) throws(PNGError) -> ImageDataCRCCheck<Source> {
+        let size = ImageDataCRCCheck<Source>.bufferSize
+        let reader = try reader.sibling(streamingImageDataFrom: firstImageChunk, ledger: ledger, windowSize: size)
+        let scratch: LedgerBuffer<UInt8>
+        do {
+            scratch = try ledger.allocate(UInt8.self, count: size, initialValue: 0)
+        } catch {
+            throw .core(error)
+        }
+        return ImageDataCRCCheck(reader: reader, scratch: scratch)
+    }
+}

@@ -129,6 +129,93 @@ import Testing
         #expect(errors.count >= 2, "the flips should reach more than one kind of error: \(errors)")
     }
 
+    /// An IDAT run of many chunks (empty and one-byte ones among them), damaged around one
+    /// chunk: the helper does not check the CRCs, the caller's thread does, and the first
+    /// error is still the serial decode's, after the same rows, even where the helper has
+    /// read on past a bad CRC into damaged data or a damaged chunk header.
+    @Test func idatCRCsAreCheckedWhereTheSerialDecodeChecksThem() {
+        let file = SyntheticPNG.make(width: 640, height: 360, channels: 3, interlaced: false)
+        let parts = chunks(of: file)
+        let data = parts.filter { $0.0 == "IDAT" }.flatMap(\.1)
+        var sizes: [Int] = []
+        var left = data.count
+        var rng = SplitMix(state: 0x5EED)
+        while left > 0 {
+            let size = [0, 1, 700, 5000, 16000][Int(rng.next() % 5)]
+            sizes.append(min(size, left))
+            left -= min(size, left)
+        }
+        /// The file with its image data in `sizes` chunks; `damage` edits the chunks (a type
+        /// and body each) before they are written, `badCRC` names the chunks written with a
+        /// wrong CRC. Returns the file and the offset of each IDAT chunk.
+        func build(damage: (inout [[UInt8]]) -> Void = { _ in }, badCRC: Set<Int> = [],
+                   badType: Int? = nil) -> (file: [UInt8], offsets: [Int]) {
+            var bodies: [[UInt8]] = []
+            var at = 0
+            for size in sizes {
+                bodies.append(Array(data[at ..< at + size]))
+                at += size
+            }
+            damage(&bodies)
+            var out = pngSignature
+            var offsets: [Int] = []
+            var wroteData = false
+            for (type, body) in parts {
+                guard type == "IDAT" else {
+                    out += chunk(type, body)
+                    continue
+                }
+                if wroteData { continue }
+                wroteData = true
+                for (index, body) in bodies.enumerated() {
+                    offsets.append(out.count)
+                    var piece = chunk("IDAT", body)
+                    if badCRC.contains(index) { piece[piece.count - 2] ^= 0x10 }
+                    if badType == index { piece[5] = 0x31 }
+                    out += piece
+                }
+            }
+            return (out, offsets)
+        }
+        #expect(sizes.count > 40)
+        #expect(sizes.contains(0) && sizes.contains(1))
+        let middle = sizes.count / 2
+        let clean = build().file
+        Self.expectSame(clean, "many IDAT chunks")
+        #expect(Self.decode(clean, workers: 2).error == nil)
+        for index in [0, middle, sizes.count - 1] {
+            // A wrong CRC alone, then with the following chunks' data damaged too.
+            let (wrong, offsets) = build(badCRC: [index])
+            let serial = Self.decode(wrong, workers: 1)
+            #expect(serial.error == .crcMismatch(chunk: "IDAT", offset: offsets[index]), "bad CRC in chunk \(index)")
+            Self.expectSame(wrong, "bad CRC in chunk \(index)")
+            let (wrongThenDamaged, _) = build(damage: { bodies in
+                for later in index + 1 ..< bodies.count where !bodies[later].isEmpty {
+                    bodies[later][0] ^= 0xFF
+                    bodies[later][bodies[later].count / 2] ^= 0x5A
+                }
+            }, badCRC: [index])
+            #expect(Self.decode(wrongThenDamaged, workers: 1).error == serial.error)
+            Self.expectSame(wrongThenDamaged, "bad CRC in chunk \(index), damaged data after it")
+        }
+        // A bad CRC followed by a chunk header the helper cannot read: the CRC comes first.
+        let (badHeader, offsets) = build(badCRC: [middle], badType: middle + 1)
+        #expect(Self.decode(badHeader, workers: 1).error == .crcMismatch(chunk: "IDAT", offset: offsets[middle]))
+        Self.expectSame(badHeader, "bad CRC, then a bad chunk type")
+        Self.expectSame(build(badType: middle).file, "a bad chunk type")
+        // Damage inside a chunk whose CRC matches its damaged bytes, then a wrong CRC later.
+        for flip in 0 ..< 12 {
+            let (damaged, _) = build(damage: { bodies in
+                let target = Int(rng.next() % UInt64(bodies.count))
+                if !bodies[target].isEmpty { bodies[target][Int(rng.next() % UInt64(bodies[target].count))] ^= 0x24 }
+            }, badCRC: [Int(rng.next() % UInt64(sizes.count))])
+            Self.expectSame(damaged, "damaged data and a bad CRC, round \(flip)")
+        }
+        // Cut inside the last chunk's CRC, and inside a chunk in the middle.
+        Self.expectSame(Array(clean.prefix(offsets[sizes.count - 1] + 8 + sizes[sizes.count - 1] + 2)), "cut in a CRC")
+        Self.expectSame(Array(clean.prefix(offsets[middle] + 10)), "cut in the middle")
+    }
+
     /// Cancelled halfway: `.core(.cancelled)` after the same rows, the helper joined.
     @Test func cancellationStopsTheHelper() {
         let file = SyntheticPNG.make(width: 500, height: 600, channels: 3, interlaced: false)
@@ -212,9 +299,10 @@ import Testing
         _ = Self.decode(file, workers: 1, ledger: serialLedger)
         let threaded = Self.decode(file, workers: 2, ledger: threadedLedger)
         #expect(threaded.error == nil)
-        let line = 3001, ring = ParallelPNGDecoder.defaultRingBytes / 3 / line * 3 * line
-        #expect(threadedLedger.peakBytes == serialLedger.peakBytes + ring + line - 2 * line)
-        #expect(threadedLedger.allocationCount == serialLedger.allocationCount)
+        // The CRC reader's window and scratch buffer are two allocations more.
+        let line = 3001, ring = ParallelPNGDecoder.defaultRingBytes / 3 / line * 3 * line, crc = 2 * 16 * 1024
+        #expect(threadedLedger.peakBytes == serialLedger.peakBytes + ring + line - 2 * line + crc)
+        #expect(threadedLedger.allocationCount == serialLedger.allocationCount + 2)
         #expect(threadedLedger.currentBytes == 0)
         let tight = MemoryLedger(limit: serialLedger.peakBytes + 1000)
         let limited = Self.decode(file, workers: 2, ledger: tight)

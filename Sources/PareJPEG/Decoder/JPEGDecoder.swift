@@ -39,8 +39,13 @@ public struct JPEGDecoder<Source: ByteSource> {
     public var cancellation = CancellationCheck()
 
     public init(source: Source, ledger: MemoryLedger, options: JPEGOptions = JPEGOptions()) throws(JPEGError) {
-        self.ledger = ledger
-        self.options = options
+        // Made whole by one function and moved in: an initialiser that stores the fields one
+        // by one ends with a copy of the whole decoder (its code as large as the struct).
+        self = try Self.readHeaders(source: source, ledger: ledger, options: options)
+    }
+
+    /// Reads the markers up to the first SOS (T.81 B.2.1) into a decoder ready to decode.
+    static func readHeaders(source: Source, ledger: MemoryLedger, options: JPEGOptions) throws(JPEGError) -> Self {
         var stream = try core { () throws(CoreError) in
             try ByteStream(source: source, ledger: ledger, windowSize: options.inputWindowBytes)
         }
@@ -122,15 +127,25 @@ public struct JPEGDecoder<Source: ByteSource> {
             }
         }
 
+        let info = JPEGInfo(width: frame.width, height: frame.height, precision: frame.precision,
+                            components: frame.components, process: frame.process, colorSpace: colorSpace,
+                            restartInterval: restartInterval, adobeTransform: adobeTransform, segments: segments)
+        return Self(ledger: ledger, options: options, stream: stream, frame: frame, tables: tables, firstScan: scan,
+                    headerMarkers: markers.markers, info: info, log: log)
+    }
+
+    /// A decoder whose headers are read: its entropy-coded data starts at `stream.position`.
+    init(ledger: MemoryLedger, options: JPEGOptions, stream: ByteStream, frame: JPEGFrameRecord,
+         tables: TableSet, firstScan: ScanHeader, headerMarkers: Int, info: JPEGInfo, log: WarningLog) {
+        self.ledger = ledger
+        self.options = options
         self.frame = frame
         self.tables = tables
-        self.firstScan = scan
+        self.firstScan = firstScan
         self.scanStart = stream.position
         self.reader = BitReader(stream: stream)
-        self.info = JPEGInfo(width: frame.width, height: frame.height, precision: frame.precision,
-                             components: frame.components, process: frame.process, colorSpace: colorSpace,
-                             restartInterval: restartInterval, adobeTransform: adobeTransform, segments: segments)
-        self.headerMarkers = markers.markers
+        self.info = info
+        self.headerMarkers = headerMarkers
         self.headerWarnings = log.warnings
         self.warnings = log.warnings
         self.droppedWarnings = log.dropped

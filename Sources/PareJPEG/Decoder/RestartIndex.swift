@@ -107,7 +107,7 @@ extension JPEGDecoder {
                                                    into sink: inout Sink) throws(JPEGError) {
         var log = startDecode()
         defer { finishDecode(log) }
-        var setup: BandSetup
+        let setup: BandSetup
         if let kept = bandSetup, kept.scale == scale {
             setup = kept
         } else {
@@ -129,6 +129,7 @@ extension JPEGDecoder {
         }
         let firstMCU = interval * info.restartInterval
 
+        var buffers = setup.buffers
         var output = setup.output
         output.nextRow = plan.rowsCompleted(byMCURows: band.lowerBound)
         output.endRow = plan.rowsCompleted(byMCURows: band.upperBound)
@@ -137,7 +138,7 @@ extension JPEGDecoder {
         scan.reader = reader
         scan.progress.nextRestart = interval & 7
         _ = try streamRows(&scan, rows: firstMCU / plan.mcusPerLine ..< band.upperBound, firstColumn: firstMCU % plan.mcusPerLine,
-                           plan: plan, buffers: &setup.buffers, output: &output, into: &sink, log: &log)
+                           plan: plan, buffers: &buffers, output: &output, into: &sink, log: &log)
         if band.upperBound == plan.mcuRows { try scan.finish(log: &log) }
         reader = scan.reader
     }
@@ -160,10 +161,20 @@ extension JPEGDecoder {
 }
 
 /// What `decodeBand` keeps from one band to the next at the same scale (see `makeBandSetup`).
-struct BandSetup {
+/// Never changed once made, so it is kept by reference: a copy of the decoder copies one
+/// reference instead of every table, buffer and pointer of the prepared scan.
+final class BandSetup {
     let scale: JPEGScale
     let plan: ScalePlan
-    var buffers: [ComponentBuffer]
+    let buffers: [ComponentBuffer]
     let output: OutputStage
     let scan: ScanDecoder
+
+    init(scale: JPEGScale, plan: ScalePlan, buffers: [ComponentBuffer], output: OutputStage, scan: ScanDecoder) {
+        self.scale = scale
+        self.plan = plan
+        self.buffers = buffers
+        self.output = output
+        self.scan = scan
+    }
 }

@@ -392,6 +392,7 @@ public struct JPEGDecoder<Source: ByteSource> {
 
     /// Prepares a scan: each component's quantisers (latched now, T.81 B.2.4.1), its
     /// Huffman tables in decoding form, its IDCT size and buffer.
+    @inline(never) // set-up, called from three places: one copy
     func makeScan(_ header: ScanHeader, number: Int, tables: TableSet, restartInterval: Int, plan: ScalePlan,
                   buffers: [ComponentBuffer], scratch: ScanScratch) throws(JPEGError) -> ScanDecoder {
         var units: [ScanUnit] = []

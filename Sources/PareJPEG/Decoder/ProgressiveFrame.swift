@@ -74,6 +74,7 @@ extension JPEGDecoder {
     /// Prepares a progressive scan: the Huffman tables its kind of scan reads (none for DC
     /// refinement), and the nonzero maps that refinement of an AC band will need (not when
     /// `locating`: the scan is decoded only to see how far its data reaches).
+    @inline(never) // set-up, called from two places: one copy
     func makeProgressiveScan(_ header: ScanHeader, number: Int, tables: TableSet, restartInterval: Int,
                              store: CoefficientStore, locating: Bool = false) throws(JPEGError) -> ProgressiveScanDecoder {
         // Progressive scans decode symbol by symbol: no fast-path parts.

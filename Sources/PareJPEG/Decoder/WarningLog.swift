@@ -7,6 +7,8 @@ struct WarningLog {
     let strict: Bool
     let limit: Int
 
+    // Rare, and called from many places: one copy, not one at each call.
+    @inline(never)
     mutating func add(_ warning: JPEGWarning) throws(JPEGError) {
         if strict { throw .strict(warning) }
         if warnings.count < limit { warnings.append(warning) } else { dropped += 1 }

@@ -102,6 +102,11 @@ struct ScanDecoder {
     /// its worst case and no marker has ended the data, else the plain one (`decodeBlock`),
     /// as libjpeg-turbo chooses between decode_mcu_fast and decode_mcu_slow. Both consume the
     /// same bits and give the same coefficients.
+    // Once per MCU row, from three places in `JPEGDecoder`: where code size counts more than
+    // a call per row, one copy.
+    #if hasFeature(Embedded)
+    @inline(never)
+    #endif
     mutating func decodeRow(columns: Int, from first: Int = 0, log: inout WarningLog) throws(JPEGError) {
         let decodedBefore = decodedMCUs
         defer { lastRowWasFlat = decodedMCUs == decodedBefore }

@@ -101,6 +101,8 @@ struct HuffmanTableCache {
 
     /// The table of class `tableClass` (0 DC, 1 AC) at destination `id`: the one the file
     /// defined, else the T.81 K.3 table a Motion-JPEG frame leaves out.
+    // Once per component of a scan's set-up: one copy, not one at each call.
+    @inline(never)
     mutating func pointers(_ tableClass: Int, _ id: Int, tables: TableSet, ledger: MemoryLedger,
                            offset: Int) throws(JPEGError) -> HuffmanPointers {
         let key = tableClass * 4 + id

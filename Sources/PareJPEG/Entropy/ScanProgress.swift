@@ -44,6 +44,7 @@ struct ScanProgress {
     /// The end of a restart interval (T.81 E.2.4): see `RestartSync`. Data that ran out
     /// inside the interval's last MCU is reported like any other. The next interval has data
     /// unless the marker found is not the expected RSTm and the data had already run out.
+    @inline(never) // once per restart interval: one copy, not one in every block loop
     mutating func restart(_ reader: inout BitReader, log: inout WarningLog) throws(JPEGError) {
         if !insufficient && reader.isExhausted { try noteExhausted(reader, log: &log) }
         let wasExhausted = insufficient
@@ -58,6 +59,7 @@ struct ScanProgress {
         if !insufficient && reader.isExhausted { try noteExhausted(reader, log: &log) }
     }
 
+    @inline(never) // once per scan at most
     mutating func noteExhausted(_ reader: BitReader, log: inout WarningLog) throws(JPEGError) {
         insufficient = true
         if !warnedTruncation {

@@ -129,7 +129,12 @@ struct OutputStage {
     }
 
     /// Component c's samples for output row y, at the output width.
+    // Once per row and component, from nine places: one copy where code size counts more.
+    #if hasFeature(Embedded)
+    @inline(never)
+    #else
     @inline(__always)
+    #endif
     private func componentRow(_ c: Int, _ y: Int, _ buffer: ComponentBuffer) -> UnsafePointer<UInt8> {
         let p = plan.components[c]
         let temp = temporary.baseAddress + c * plan.upsampledWidth

@@ -105,7 +105,6 @@ public struct JPEGDecoder<Source: ByteSource> {
         guard let frame, let scan else { throw .missingScan(offset: stream.position) }
 
         let colorSpace: JPEGColorSpace
-        let ids = frame.components.map { $0.id }
         switch frame.components.count {
         case 1:
             colorSpace = .gray
@@ -116,7 +115,8 @@ public struct JPEGDecoder<Source: ByteSource> {
                 if adobeTransform > 1 { try log.add(.unknownAdobeTransform(value: adobeTransform, offset: adobeOffset)) }
                 colorSpace = adobeTransform == 0 ? .rgb : .yCbCr
             } else {
-                colorSpace = ids == [0x52, 0x47, 0x42] ? .rgb : .yCbCr
+                let ids = frame.components
+                colorSpace = ids[0].id == 0x52 && ids[1].id == 0x47 && ids[2].id == 0x42 ? .rgb : .yCbCr
             }
         default:
             if let adobeTransform {

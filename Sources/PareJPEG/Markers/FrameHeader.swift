@@ -6,8 +6,8 @@
 /// `init(_:marker:options:)`.
 extension JPEGFrameRecord {
     /// Hmax and Vmax (T.81 A.1.1).
-    var maxHorizontal: Int { components.map { $0.horizontal }.max() ?? 1 }
-    var maxVertical: Int { components.map { $0.vertical }.max() ?? 1 }
+    var maxHorizontal: Int { components.reduce(components.first?.horizontal ?? 1) { max($0, $1.horizontal) } }
+    var maxVertical: Int { components.reduce(components.first?.vertical ?? 1) { max($0, $1.vertical) } }
 
     /// Checks a frame header, as `JPEGFrameRecord(parsing:marker:)` read it, for decoding.
     /// Only 8-bit sequential and progressive Huffman frames pass: other processes throw

@@ -160,8 +160,12 @@ import TestSupport
     }
 
     /// Every profile of icc-profiles-free and colord-data: RGB display profiles are
-    /// matrix/TRC, gray ones gray TRC, the Lab and named-colour ones neither.
-    @Test(.enabled(if: FileSystem.isDirectory(ProfileTests.systemFolder))) func systemProfiles() throws {
+    /// matrix/TRC, gray ones gray TRC, the Lab and named-colour ones neither. Run when both
+    /// packages are installed (other packages, ghostscript's among them, also put profiles
+    /// under the folder).
+    @Test(.enabled(if: FileSystem.exists(ProfileTests.systemFolder + "/ITULab.icc")
+                       && FileSystem.exists(ProfileTests.systemFolder + "/colord/AdobeRGB1998.icc")))
+    func systemProfiles() throws {
         var paths = FileSystem.list(Self.systemFolder).map { "\(Self.systemFolder)/\($0)" }
         paths += FileSystem.list(Self.systemFolder + "/colord").map { "\(Self.systemFolder)/colord/\($0)" }
         var read = 0

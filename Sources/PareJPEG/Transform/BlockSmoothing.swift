@@ -61,29 +61,29 @@ struct BlockSmoothing {
         lastGoodRow = store.lastGoodRow ?? Int.max
     }
 
-    /// 5×5 kernels over the neighbours' DC values, rows top to bottom, by zig-zag index.
-    /// `withAC`: some AC data arrived, only zig-zag 1…5 are estimated. `dcOnly`: none did,
-    /// zig-zag 0…9 are, keeping the local DC average. (16-bit entries: the tables are
-    /// constants in flash, 3.5 KB smaller than as 64-bit ones.)
-    static let withAC: [[Int16]] = [
-        [],
-        [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -7, 50, 0, -50, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
-        [0, 0, -7, 0, 0, 0, 0, 50, 0, 0, 0, 0, 0, 0, 0, 0, 0, -50, 0, 0, 0, 0, 7, 0, 0],
-        [0, 0, -1, 0, 0, 0, 0, 13, 0, 0, 0, 0, -24, 0, 0, 0, 0, 13, 0, 0, 0, 0, -1, 0, 0],
-        [0, -1, 0, 1, 0, -1, 10, 0, -10, 1, 0, 0, 0, 0, 0, 1, -10, 0, 10, -1, 0, 1, 0, -1, 0],
-        [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 13, -24, 13, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+    /// 5×5 kernels over the neighbours' DC values, rows top to bottom, one after another by
+    /// zig-zag index. `withAC`: some AC data arrived, only zig-zag 1…5 are estimated (its
+    /// first kernel is zig-zag 1's). `dcOnly`: none did, zig-zag 0…9 are, keeping the local
+    /// DC average. (16-bit entries in one array each: the tables are constants in flash,
+    /// 3.5 KB smaller than as 64-bit ones, and one array is one constant, not one a kernel.)
+    static let withAC: [Int16] = [
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -7, 50, 0, -50, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, -7, 0, 0, 0, 0, 50, 0, 0, 0, 0, 0, 0, 0, 0, 0, -50, 0, 0, 0, 0, 7, 0, 0,
+        0, 0, -1, 0, 0, 0, 0, 13, 0, 0, 0, 0, -24, 0, 0, 0, 0, 13, 0, 0, 0, 0, -1, 0, 0,
+        0, -1, 0, 1, 0, -1, 10, 0, -10, 1, 0, 0, 0, 0, 0, 1, -10, 0, 10, -1, 0, 1, 0, -1, 0,
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1, 13, -24, 13, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     ]
-    static let dcOnly: [[Int16]] = [
-        [-2, -6, -8, -6, -2, -6, 6, 42, 6, -6, -8, 42, 152, 42, -8, -6, 6, 42, 6, -6, -2, -6, -8, -6, -2],
-        [-1, -1, 0, 1, 1, -3, 13, 0, -13, 3, -3, 38, 0, -38, 3, -3, 13, 0, -13, 3, -1, -1, 0, 1, 1],
-        [-1, -3, -3, -3, -1, -1, 13, 38, 13, -1, 0, 0, 0, 0, 0, 1, -13, -38, -13, 1, 1, 3, 3, 3, 1],
-        [0, 0, 1, 0, 0, 0, 2, 7, 2, 0, 0, -5, -14, -5, 0, 0, 2, 7, 2, 0, 0, 0, 1, 0, 0],
-        [-1, 0, 0, 0, 1, 0, 9, 0, -9, 0, 0, 0, 0, 0, 0, 0, -9, 0, 9, 0, 1, 0, 0, 0, -1],
-        [0, 0, 0, 0, 0, 0, 2, -5, 2, 0, 1, 7, -14, 7, 1, 0, 2, -5, 2, 0, 0, 0, 0, 0, 0],
-        [0, 0, 0, 0, 0, 0, 1, 0, -1, 0, 0, 2, 0, -2, 0, 0, 1, 0, -1, 0, 0, 0, 0, 0, 0],
-        [0, 0, 0, 0, 0, 0, 1, -3, 1, 0, 0, 0, 0, 0, 0, 0, -1, 3, -1, 0, 0, 0, 0, 0, 0],
-        [0, 0, 0, 0, 0, 0, 1, 0, -1, 0, 0, -3, 0, 3, 0, 0, 1, 0, -1, 0, 0, 0, 0, 0, 0],
-        [0, 0, 0, 0, 0, 0, 1, 2, 1, 0, 0, 0, 0, 0, 0, 0, -1, -2, -1, 0, 0, 0, 0, 0, 0],
+    static let dcOnly: [Int16] = [
+        -2, -6, -8, -6, -2, -6, 6, 42, 6, -6, -8, 42, 152, 42, -8, -6, 6, 42, 6, -6, -2, -6, -8, -6, -2,
+        -1, -1, 0, 1, 1, -3, 13, 0, -13, 3, -3, 38, 0, -38, 3, -3, 13, 0, -13, 3, -1, -1, 0, 1, 1,
+        -1, -3, -3, -3, -1, -1, 13, 38, 13, -1, 0, 0, 0, 0, 0, 1, -13, -38, -13, 1, 1, 3, 3, 3, 1,
+        0, 0, 1, 0, 0, 0, 2, 7, 2, 0, 0, -5, -14, -5, 0, 0, 2, 7, 2, 0, 0, 0, 1, 0, 0,
+        -1, 0, 0, 0, 1, 0, 9, 0, -9, 0, 0, 0, 0, 0, 0, 0, -9, 0, 9, 0, 1, 0, 0, 0, -1,
+        0, 0, 0, 0, 0, 0, 2, -5, 2, 0, 1, 7, -14, 7, 1, 0, 2, -5, 2, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 1, 0, -1, 0, 0, 2, 0, -2, 0, 0, 1, 0, -1, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 1, -3, 1, 0, 0, 0, 0, 0, 0, 0, -1, 3, -1, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 1, 0, -1, 0, 0, -3, 0, 3, 0, 0, 1, 0, -1, 0, 0, 0, 0, 0, 0,
+        0, 0, 0, 0, 0, 0, 1, 2, 1, 0, 0, 0, 0, 0, 0, 0, -1, -2, -1, 0, 0, 0, 0, 0, 0,
     ]
 
     /// Where the block of a component sits: its MCU row, its block row within that MCU row,
@@ -124,35 +124,45 @@ struct BlockSmoothing {
         let down = y < rowsHere - 1 || mcuRow < last ? row + 1 : row
         let downDown = y < rowsHere - 2 || mcuRow + 1 < last ? row + 2 : down
         let x = position.column, lastColumn = plane.codedWide - 1
-        var columns = [max(x - 2, 0), max(x - 1, 0), x, min(x + 1, lastColumn), min(x + 2, lastColumn)]
-        if lastColumn == 1 {
-            columns[4] = 0
-            if x == 1 { columns[3] = 0 }
+        // The neighbourhood's block rows and columns, edges repeated (and libjpeg-turbo 2.1's
+        // columns in a component two blocks wide: see above), computed in place rather than
+        // kept in arrays, since this runs for every block.
+        func neighbourRow(_ i: Int) -> Int {
+            let r = i == 0 ? upUp : i == 1 ? up : i == 2 ? row : i == 3 ? down : downDown
+            return min(max(r, 0), plane.blocksHigh - 1)
+        }
+        func neighbourColumn(_ j: Int) -> Int {
+            lastColumn == 1 && (j == 4 || (j == 3 && x == 1)) ? 0 : min(max(x + j - 2, 0), lastColumn)
         }
         var dc = [Int64](repeating: 0, count: 25)
         let values = plane.values.baseAddress, kept = plane.kept, wide = plane.blocksWide
-        for (i, r) in [upUp, up, row, down, downDown].enumerated() {
-            let r = min(max(r, 0), plane.blocksHigh - 1)
-            for j in 0 ..< 5 { dc[i * 5 + j] = Int64(values[(r * wide + columns[j]) * kept]) }
+        for i in 0 ..< 5 {
+            let r = neighbourRow(i)
+            for j in 0 ..< 5 { dc[i * 5 + j] = Int64(values[(r * wide + neighbourColumn(j)) * kept]) }
         }
 
         let kernels = dcOnly ? Self.dcOnly : Self.withAC
+        // The zig-zag index of the first kernel: `withAC` starts at 1.
+        let first = dcOnly ? 0 : 1
         let q00 = info.quantizers[0]
-        for k in 1 ..< kernels.count {
+        for k in 1 ..< first + kernels.count / 25 {
             let al = bits[k], n = Self.natural[k]
             guard al != 0, info.kept[k], coefficients[n] == 0 else { continue }
-            coefficients[n] = Int16(truncatingIfNeeded: Self.estimate(kernels[k], dc, q00, info.quantizers[k], cap: al))
+            coefficients[n] = Int16(truncatingIfNeeded: Self.estimate(kernels, k - first, dc, q00, info.quantizers[k],
+                                                                      cap: al))
         }
         if dcOnly && info.kept[0] {
-            coefficients[0] = Int16(truncatingIfNeeded: Self.estimate(kernels[0], dc, q00, q00, cap: 0))
+            coefficients[0] = Int16(truncatingIfNeeded: Self.estimate(kernels, 0, dc, q00, q00, cap: 0))
         }
     }
 
-    /// Σ kernel·DC scaled by Q00/Q, over 256 (the kernels' scale), rounded half away from zero;
-    /// with `cap` = Al > 0 the magnitude stays below 2^Al.
-    static func estimate(_ kernel: [Int16], _ dc: [Int64], _ q00: Int64, _ q: Int64, cap al: Int) -> Int64 {
+    /// Σ kernel·DC, with kernel number `kernel` of `kernels`, scaled by Q00/Q, over 256 (the
+    /// kernels' scale), rounded half away from zero; with `cap` = Al > 0 the magnitude stays
+    /// below 2^Al.
+    static func estimate(_ kernels: [Int16], _ kernel: Int, _ dc: [Int64], _ q00: Int64, _ q: Int64,
+                         cap al: Int) -> Int64 {
         var sum: Int64 = 0
-        for i in 0 ..< 25 { sum += Int64(kernel[i]) * dc[i] }
+        for i in 0 ..< 25 { sum += Int64(kernels[kernel * 25 + i]) * dc[i] }
         let numerator = q00 * sum
         var magnitude = ((q << 7) + abs(numerator)) / (q << 8)
         if al > 0 && magnitude >= Int64(1) << Int64(al) { magnitude = (Int64(1) << Int64(al)) - 1 }

@@ -21,8 +21,12 @@ extension CoreError: CustomStringConvertible {}
 #endif
 
 extension CoreError {
-    /// The reason, as the type's `description` (a `StaticMessage` under Embedded Swift).
+    /// The reason, as the type's `description` (under Embedded Swift a `StaticMessage` in
+    /// the board's short form, `boardLine`).
     public var description: MessageText {
+        #if hasFeature(Embedded)
+        return boardLine
+        #else
         switch self {
         case let .outOfBounds(offset, needed, available):
             return "unexpected end of data (\(needed) byte(s) needed, \(available) available) at byte \(offset)"
@@ -35,5 +39,24 @@ extension CoreError {
         case .cancelled:
             return "cancelled"
         }
+        #endif
     }
 }
+
+#if hasFeature(Embedded)
+extension CoreError {
+    /// The board's form of the reason: the case's name, its values in the order they are
+    /// declared, and the offset, in a few bytes of flash instead of the host's sentence
+    /// ("outOfBounds 2 0 at byte 1534"). Every error type has one, written as its
+    /// `description`'s switch is, so that a new case cannot miss it.
+    public var boardLine: StaticMessage {
+        switch self {
+        case let .outOfBounds(offset, needed, available): return "outOfBounds \(needed) \(available) at byte \(offset)"
+        case let .limitExceeded(requested, inUse, limit): return "limitExceeded \(requested) \(inUse) \(limit)"
+        case .sizeOverflow: return "sizeOverflow"
+        case let .readFailed(offset): return "readFailed at byte \(offset)"
+        case .cancelled: return "cancelled"
+        }
+    }
+}
+#endif

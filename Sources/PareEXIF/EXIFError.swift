@@ -56,8 +56,12 @@ extension EXIFError: CustomStringConvertible {}
 #endif
 
 extension EXIFError {
-    /// The line, as the type's `description` (a `StaticMessage` under Embedded Swift).
+    /// The line, as the type's `description` (under Embedded Swift a `StaticMessage` in the
+    /// board's short form, `boardLine`).
     public var description: MessageText {
+        #if hasFeature(Embedded)
+        return boardLine
+        #else
         switch self {
         case let .core(error):
             return "EXIF: \(error.description)"
@@ -100,8 +104,46 @@ extension EXIFError {
         case let .tooManyMPFEntries(offset, count, limit):
             return "EXIF: MPF image count \(count) exceeds the limit \(limit) at byte \(offset)"
         }
+        #endif
     }
 }
+
+#if hasFeature(Embedded)
+extension EXIFError {
+    /// The board's form of the line (see `CoreError.boardLine`): "EXIF: ", the case's name,
+    /// its values in the order they are declared, then the offset.
+    public var boardLine: StaticMessage {
+        switch self {
+        case let .core(error): return "EXIF: \(error.boardLine)"
+        case let .notTIFF(offset): return "EXIF: notTIFF at byte \(offset)"
+        case let .badMagic(offset, value): return "EXIF: badMagic \(value) at byte \(offset)"
+        case let .badBigTIFFHeader(offset, reason): return "EXIF: badBigTIFFHeader \(reason) at byte \(offset)"
+        case let .ifdOutOfBounds(ifd, offset): return "EXIF: ifdOutOfBounds \(ifd) at byte \(offset)"
+        case let .ifdLoop(ifd, offset): return "EXIF: ifdLoop \(ifd) at byte \(offset)"
+        case let .tooManyIFDs(offset, limit): return "EXIF: tooManyIFDs \(limit) at byte \(offset)"
+        case let .tooManyEntries(ifd, offset, count, limit):
+            return "EXIF: tooManyEntries \(ifd) \(count) \(limit) at byte \(offset)"
+        case let .truncatedIFD(ifd, offset, declared, read):
+            return "EXIF: truncatedIFD \(ifd) \(declared) \(read) at byte \(offset)"
+        case let .unknownFieldType(ifd, tag, offset, type):
+            return "EXIF: unknownFieldType \(ifd) \(tag) \(type) at byte \(offset)"
+        case let .valueOutOfBounds(ifd, tag, offset): return "EXIF: valueOutOfBounds \(ifd) \(tag) at byte \(offset)"
+        case let .valueTooLarge(ifd, tag, offset, limit):
+            return "EXIF: valueTooLarge \(ifd) \(tag) \(limit) at byte \(offset)"
+        case let .wrongPointerType(ifd, tag, offset, type):
+            return "EXIF: wrongPointerType \(ifd) \(tag) \(type) at byte \(offset)"
+        case let .thumbnailOutOfBounds(offset, length): return "EXIF: thumbnailOutOfBounds \(length) at byte \(offset)"
+        case let .notJPEG(offset): return "EXIF: notJPEG at byte \(offset)"
+        case let .truncatedSegment(offset, marker): return "EXIF: truncatedSegment \(marker) at byte \(offset)"
+        case let .strayBytes(offset, count): return "EXIF: strayBytes \(count) at byte \(offset)"
+        case let .tooManySegments(offset, limit): return "EXIF: tooManySegments \(limit) at byte \(offset)"
+        case let .badMPF(offset, reason): return "EXIF: badMPF \(reason) at byte \(offset)"
+        case let .tooManyMPFEntries(offset, count, limit):
+            return "EXIF: tooManyMPFEntries \(count) \(limit) at byte \(offset)"
+        }
+    }
+}
+#endif
 
 /// "0x0112": how tags are named in messages and where no name is known.
 func hex(_ value: UInt16) -> MessageText {

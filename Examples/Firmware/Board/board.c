@@ -13,6 +13,7 @@
  */
 #include <fcntl.h>
 #include <malloc.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,9 +32,22 @@ static size_t heap_allocations;
  * does not check for null, and address 0 is writable RAM on these boards, so going on would
  * corrupt memory instead of faulting. The ledger's default limit (board_heap_free) keeps the
  * decoder's own buffers from getting here; this catches everything else. */
+static void put_decimal(unsigned long value, FILE *file) {
+    char digits[24];
+    int count = 0;
+    do {
+        digits[count++] = (char)('0' + value % 10);
+        value /= 10;
+    } while (value > 0);
+    while (count > 0) fputc(digits[--count], file);
+}
+
 static void heap_exhausted(size_t size) {
-    fprintf(stderr, "board: out of heap: %lu bytes asked, %lu in use\n", (unsigned long)size,
-            (unsigned long)heap_in_use);
+    fputs("board: out of heap: ", stderr);
+    put_decimal(size, stderr);
+    fputs(" bytes asked, ", stderr);
+    put_decimal(heap_in_use, stderr);
+    fputs(" in use\n", stderr);
     exit(3);
 }
 
@@ -118,6 +132,31 @@ long board_read_input(void *buffer, long count, long offset) {
 }
 
 /* ---- output ---- */
+
+#if defined(__arm__)
+/* picolibc's start-up prints a fault with printf("ARM fault: %s\n", …) and
+ * printf("\tR0:   0x%08x\n", …), and nothing else in the program calls printf: this one
+ * knows those two conversions, so that the C library's (1.2 KB) is not linked. */
+int printf(const char *format, ...) {
+    va_list arguments;
+    va_start(arguments, format);
+    for (const char *p = format; *p; p++) {
+        if (*p != '%') {
+            putchar(*p);
+        } else if (p[1] == 's') {
+            fputs(va_arg(arguments, const char *), stdout);
+            p++;
+        } else {
+            while (*p && *p != 'x') p++; /* "%08x" */
+            if (!*p) break;
+            unsigned value = va_arg(arguments, unsigned);
+            for (int shift = 28; shift >= 0; shift -= 4) putchar("0123456789abcdef"[(value >> shift) & 15]);
+        }
+    }
+    va_end(arguments);
+    return 0;
+}
+#endif
 
 void board_write(const char *text, long count) {
     fwrite(text, 1, (size_t)count, stdout);

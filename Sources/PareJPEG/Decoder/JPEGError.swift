@@ -39,8 +39,12 @@ extension JPEGWarning: CustomStringConvertible {}
 #endif
 
 extension JPEGError {
-    /// The line, as the type's `description` (a `StaticMessage` under Embedded Swift).
+    /// The line, as the type's `description` (under Embedded Swift a `StaticMessage` in the
+    /// board's short form, `boardLine`).
     public var description: MessageText {
+        #if hasFeature(Embedded)
+        return boardLine
+        #else
         switch self {
         case let .core(error):
             return "JPEG: \(error.description)"
@@ -65,8 +69,50 @@ extension JPEGError {
         case let .strict(warning):
             return "JPEG: \(warning.message) at byte \(warning.offset)"
         }
+        #endif
     }
 }
+
+#if hasFeature(Embedded)
+extension JPEGError {
+    /// The board's form of the line (see `CoreError.boardLine`): "JPEG: ", the case's name,
+    /// its values in the order they are declared (a marker or a coding process by its code),
+    /// then the offset.
+    public var boardLine: StaticMessage {
+        switch self {
+        case let .core(error): return "JPEG: \(error.boardLine)"
+        case let .notJPEG(offset): return "JPEG: notJPEG at byte \(offset)"
+        case let .unsupported(process, offset): return "JPEG: unsupported \(process.name) at byte \(offset)"
+        case let .unsupportedFeature(feature, offset): return "JPEG: unsupportedFeature \(feature) at byte \(offset)"
+        case let .invalidSegment(marker, offset, reason):
+            return "JPEG: invalidSegment \(markerName(marker)) \(reason) at byte \(offset)"
+        case let .invalidHuffmanTable(offset, reason): return "JPEG: invalidHuffmanTable \(reason) at byte \(offset)"
+        case let .missingTable(kind, id, offset): return "JPEG: missingTable \(kind) \(id) at byte \(offset)"
+        case let .missingScan(offset): return "JPEG: missingScan at byte \(offset)"
+        case let .unexpectedMarker(marker, offset): return "JPEG: unexpectedMarker \(markerName(marker)) at byte \(offset)"
+        case let .limitExceeded(what, value, limit, offset):
+            return "JPEG: limitExceeded \(what) \(value) \(limit) at byte \(offset)"
+        case let .strict(warning): return "JPEG: strict \(warning.boardLine)"
+        }
+    }
+}
+
+extension JPEGWarning {
+    /// The board's form of the warning (see `CoreError.boardLine`), without the stage's name.
+    var boardLine: StaticMessage {
+        switch self {
+        case let .truncated(scan, offset): return "truncated \(scan) at byte \(offset)"
+        case let .extraneousBytes(count, marker, offset):
+            return "extraneousBytes \(count) \(markerName(marker)) at byte \(offset)"
+        case let .restartResync(expected, found, offset):
+            return "restartResync \(markerName(expected)) \(markerName(found)) at byte \(offset)"
+        case let .invalidHuffmanCode(scan, offset): return "invalidHuffmanCode \(scan) at byte \(offset)"
+        case let .componentNotCoded(id, offset): return "componentNotCoded \(id) at byte \(offset)"
+        case let .unknownAdobeTransform(value, offset): return "unknownAdobeTransform \(value) at byte \(offset)"
+        }
+    }
+}
+#endif
 
 /// Damage the decoder repairs the way libjpeg and browsers do, reported so that callers can
 /// tell a clean decode from a patched one. `JPEGOptions.strict` turns each into an error.
@@ -113,12 +159,23 @@ public enum JPEGWarning: Equatable, Sendable {
 }
 
 extension JPEGWarning {
-    /// The line, as the type's `description` (a `StaticMessage` under Embedded Swift).
-    public var description: MessageText { "JPEG: \(message) at byte \(offset)" }
+    /// The line, as the type's `description` (under Embedded Swift a `StaticMessage` in the
+    /// board's short form, `boardLine`).
+    public var description: MessageText {
+        #if hasFeature(Embedded)
+        return "JPEG: \(boardLine)"
+        #else
+        return "JPEG: \(message) at byte \(offset)"
+        #endif
+    }
 }
 
-/// "SOF0", "RST3", "APP1"… or the hex code for the rest, for messages.
+/// "SOF0", "RST3", "APP1"… or the hex code for the rest, for messages (on the board always
+/// the hex code, "0xFFC4": the names are 400 B of flash).
 func markerName(_ code: UInt8) -> MessageText {
+    #if hasFeature(Embedded)
+    return "0xFF\(MessageText.hex(code, digits: 2))"
+    #else
     switch code {
     case 0xC0 ... 0xC3, 0xC5 ... 0xC7, 0xC9 ... 0xCB, 0xCD ... 0xCF: return "SOF\(code - 0xC0)"
     case 0xC4: return "DHT"
@@ -134,6 +191,7 @@ func markerName(_ code: UInt8) -> MessageText {
     case 0xFE: return "COM"
     default: return "0xFF\(MessageText.hex(code, digits: 2))"
     }
+    #endif
 }
 
 extension JPEGError {

@@ -130,7 +130,12 @@ public enum JPEGProcess: Sendable, Equatable {
         }
     }
 
+    /// The process's name; on the board its SOF marker's code ("0xFFC9"), which takes no
+    /// flash for the names.
     public var name: MessageText {
+        #if hasFeature(Embedded)
+        return markerName(marker)
+        #else
         switch self {
         case .baseline: return "baseline sequential (SOF0)"
         case .extendedSequential: return "extended sequential Huffman (SOF1)"
@@ -147,7 +152,30 @@ public enum JPEGProcess: Sendable, Equatable {
         case .arithmeticDifferentialLossless: return "differential lossless arithmetic (SOF15)"
         case .jpegLS: return "JPEG-LS (SOF55)"
         }
+        #endif
     }
+
+    #if hasFeature(Embedded)
+    /// The start-of-frame marker that announces the process (the inverse of `init(marker:)`).
+    var marker: UInt8 {
+        switch self {
+        case .baseline: return 0xC0
+        case .extendedSequential: return 0xC1
+        case .progressive: return 0xC2
+        case .lossless: return 0xC3
+        case .differentialSequential: return 0xC5
+        case .differentialProgressive: return 0xC6
+        case .differentialLossless: return 0xC7
+        case .arithmeticSequential: return 0xC9
+        case .arithmeticProgressive: return 0xCA
+        case .arithmeticLossless: return 0xCB
+        case .arithmeticDifferentialSequential: return 0xCD
+        case .arithmeticDifferentialProgressive: return 0xCE
+        case .arithmeticDifferentialLossless: return 0xCF
+        case .jpegLS: return 0xF7
+        }
+    }
+    #endif
 
     /// True for the processes this decoder implements.
     public var isSupported: Bool { self == .baseline || self == .extendedSequential || self == .progressive }

@@ -173,11 +173,11 @@ if [ "$mode" != only ]; then
         "$pare decode $in/12-420.jpg --scale 1/8 -o $out/p.ppm" "$d8" "$d8 -pnm -outfile $out/d.ppm $in/12-420.jpg"
     row e8-24-420 "1/8 decode 24 MP 4:2:0" 1.0 0 \
         "$pare decode $in/24-420.jpg --scale 1/8 -o $out/p.ppm" "$d8" "$d8 -pnm -outfile $out/d.ppm $in/24-420.jpg"
-    row e8-12-rst-row "1/8 decode 12 MP, RST every MCU row" 0.6 0 \
+    row e8-12-rst-row "1/8 decode 12 MP, RST every MCU row" 0.55 0 \
         "$pare decode $in/12-420-rst-row.jpg --scale 1/8 -o $out/p.ppm" "$d8" "$d8 -pnm -outfile $out/d.ppm $in/12-420-rst-row.jpg"
-    row e8-12-rst-8mcu "1/8 decode 12 MP, RST every 8 MCUs" 0.6 0 \
+    row e8-12-rst-8mcu "1/8 decode 12 MP, RST every 8 MCUs" 0.55 0 \
         "$pare decode $in/12-420-rst-8mcu.jpg --scale 1/8 -o $out/p.ppm" "$d8" "$d8 -pnm -outfile $out/d.ppm $in/12-420-rst-8mcu.jpg"
-    row e8-24-rst-row "1/8 decode 24 MP, RST every MCU row" 0.6 0 \
+    row e8-24-rst-row "1/8 decode 24 MP, RST every MCU row" 0.55 0 \
         "$pare decode $in/24-420-rst-row.jpg --scale 1/8 -o $out/p.ppm" "$d8" "$d8 -pnm -outfile $out/d.ppm $in/24-420-rst-row.jpg"
     row thumb-24-djpeg "thumbnail 24 MP → 256 (no EXIF)" 1.1 0 \
         "$pare thumbnail $in/24-420.jpg --size 256 -o $out/p.png" "$d8" "$d8 -pnm -outfile $out/d.ppm $in/24-420.jpg"

@@ -269,8 +269,15 @@ public final class ImageSource: Sendable {
                 throw PareError(error)
             }
             // The main image is the one IFD0 describes (TIFF 6.0 §3); Exif's size is a fallback.
-            var properties = ImageProperties(format: .tiff, pixelWidth: exif.imageWidth ?? exif.pixelWidth ?? 0,
-                                             pixelHeight: exif.imageHeight ?? exif.pixelHeight ?? 0,
+            // TIFF 6.0 §8 stores a size as SHORT or LONG, BigTIFF also as LONG8: a size outside
+            // 1 … 2^31 − 1 (PNG's bound, the largest any format here describes) counts as
+            // unknown, so that the source choice's arithmetic on it cannot overflow.
+            func dimension(_ value: Int?) -> Int? {
+                value.flatMap { (1 ... Int(Int32.max)).contains($0) ? $0 : nil }
+            }
+            var properties = ImageProperties(format: .tiff,
+                                             pixelWidth: dimension(exif.imageWidth) ?? dimension(exif.pixelWidth) ?? 0,
+                                             pixelHeight: dimension(exif.imageHeight) ?? dimension(exif.pixelHeight) ?? 0,
                                              orientation: exif.orientation, exifThumbnail: nil, previews: [])
             properties.describe(exif)
             properties.metadataWarnings = exif.warnings

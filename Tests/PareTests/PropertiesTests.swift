@@ -28,6 +28,26 @@ import Testing
         #expect(checked == 7)
     }
 
+    /// A BigTIFF whose IFD0 gives a size of 2^62 × 2^62 (LONG8): the size counts as unknown,
+    /// and the thumbnail ends with a typed error instead of overflowing in the source choice.
+    @Test func bigTIFFSizeBeyondAnyImageIsUnknown() throws {
+        func le(_ value: UInt64, _ bytes: Int) -> [UInt8] { (0 ..< bytes).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        // Header (BigTIFF: version 43, offsets of 8 bytes, IFD0 at 16), then IFD0 with two
+        // entries of tag, type 16 (LONG8), count 1 and the value, and no next IFD.
+        var file: [UInt8] = [0x49, 0x49] + le(43, 2) + le(8, 2) + le(0, 2) + le(16, 8) + le(2, 8)
+        for tag in [0x0100, 0x0101] as [UInt64] { file += le(tag, 2) + le(16, 2) + le(1, 8) + le(1 << 62, 8) }
+        file += le(0, 8)
+        let source = try ImageSource(bytes: file)
+        let properties = try source.properties()
+        #expect(properties.format == .tiff)
+        #expect(properties.pixelWidth == 0 && properties.pixelHeight == 0)
+        for embedded in [EmbeddedPolicy.auto, .always, .never] {
+            var options = ThumbnailOptions(maxPixelSize: 256)
+            options.embedded = embedded
+            #expect(throws: PareError.self) { _ = try source.thumbnail(options: options) }
+        }
+    }
+
     @Test func jpegAndPNGProperties() throws {
         let jpeg = try ImageSource(bytes: SyntheticJPEG.make(width: 40, height: 24)).properties()
         #expect(jpeg.bitDepth == 8 && !jpeg.hasAlpha && !jpeg.isProgressive && jpeg.colorModel == .yCbCr)

@@ -209,61 +209,81 @@ public struct JPEGDecoder<Source: ByteSource> {
             repeatedRows = try reconstruct(store, plan: plan, buffers: &buffers, scratch: scratch, output: &output,
                                            into: &sink)
         } else if streaming {
-            var scan = try makeScan(firstScan, number: 1, tables: tables, restartInterval: info.restartInterval,
-                                    plan: plan, buffers: buffers, scratch: scratch)
-            repeatedRows = try streamRows(&scan, rows: 0 ..< plan.mcuRows, firstColumn: 0, plan: plan,
-                                          buffers: &buffers, output: &output, into: &sink, log: &log)
-            try scan.finish(log: &log)
-            decodedMCUs = scan.decodedMCUs
-            coefficientDigest = scan.coefficientDigest
-            reader = scan.reader
+            try decodeInterleaved(plan: plan, buffers: &buffers, scratch: scratch, output: &output, into: &sink,
+                                  log: &log)
         } else {
-            var tables = self.tables
-            var restartInterval = info.restartInterval
-            var scanHeader = firstScan
-            var number = 1
-            var coded = [Bool](repeating: false, count: frame.components.count)
-            while true {
-                var scan = try makeScan(scanHeader, number: number, tables: tables, restartInterval: restartInterval,
-                                        plan: plan, buffers: buffers, scratch: scratch)
-                // Planes start mid-gray: once the data is spent, a scan over components no earlier
-                // scan wrote has nothing left to change.
-                let fresh = scanHeader.components.allSatisfy { !coded[$0.index] }
-                if scanHeader.components.count == 1 {
-                    let c = scanHeader.components[0].index
-                    let component = frame.components[c], p = plan.components[c]
-                    let width = (frame.width * component.horizontal + frame.maxHorizontal - 1) / frame.maxHorizontal
-                    let height = (frame.height * component.vertical + frame.maxVertical - 1) / frame.maxVertical
-                    scan.units[0].horizontal = 1
-                    scan.units[0].vertical = 1
-                    for blockRow in 0 ..< (height + 7) / 8 {
-                        try checkCancellation()
-                        scan.units[0].rowStart = 1 + blockRow * p.blockSize
-                        try scan.decodeRow(columns: (width + 7) / 8, log: &log)
-                        if fresh && scan.isSpent { break }
-                    }
-                } else {
-                    for mcuRow in 0 ..< plan.mcuRows {
-                        try checkCancellation()
-                        for i in 0 ..< scanHeader.components.count {
-                            scan.units[i].rowStart = 1 + mcuRow * plan.components[scanHeader.components[i].index].rowsPerMCURow
-                        }
-                        try scan.decodeRow(columns: plan.mcusPerLine, log: &log)
-                        if fresh && scan.isSpent { break }
-                    }
-                }
-                try scan.finish(log: &log)
-                decodedMCUs += scan.decodedMCUs
-                coefficientDigest = coefficientDigest &* 31 &+ scan.coefficientDigest
-                for component in scanHeader.components { coded[component.index] = true }
-                reader = scan.reader
-                guard let next = try scanAfter(&number, tables: &tables, restartInterval: &restartInterval,
-                                               log: &log) else { break }
-                scanHeader = next
-            }
-            try reportUncoded(coded, log: &log)
-            output.emit(buffers, availableThrough: nil, into: &sink)
+            try decodeSeparateScans(plan: plan, buffers: &buffers, scratch: scratch, output: &output, into: &sink,
+                                    log: &log)
         }
+    }
+
+    /// The scans of a frame whose one scan holds every component, decoded one MCU row at a
+    /// time into the output stage.
+    @inline(never) // once per decode: its locals' clean-up stays out of `decode`'s error paths
+    mutating func decodeInterleaved<Sink: RowSink>(plan: ScalePlan, buffers: inout [ComponentBuffer],
+                                                   scratch: ScanScratch, output: inout OutputStage,
+                                                   into sink: inout Sink, log: inout WarningLog) throws(JPEGError) {
+        var scan = try makeScan(firstScan, number: 1, tables: tables, restartInterval: info.restartInterval,
+                                plan: plan, buffers: buffers, scratch: scratch)
+        repeatedRows = try streamRows(&scan, rows: 0 ..< plan.mcuRows, firstColumn: 0, plan: plan,
+                                      buffers: &buffers, output: &output, into: &sink, log: &log)
+        try scan.finish(log: &log)
+        decodedMCUs = scan.decodedMCUs
+        coefficientDigest = scan.coefficientDigest
+        reader = scan.reader
+    }
+
+    /// The scans of a frame whose components come in separate scans (T.81 A.2.2): each scan
+    /// fills its components' whole planes, and the output is made once every scan is done.
+    @inline(never) // once per decode, as `decodeInterleaved`
+    mutating func decodeSeparateScans<Sink: RowSink>(plan: ScalePlan, buffers: inout [ComponentBuffer],
+                                                     scratch: ScanScratch, output: inout OutputStage,
+                                                     into sink: inout Sink, log: inout WarningLog) throws(JPEGError) {
+        var tables = self.tables
+        var restartInterval = info.restartInterval
+        var scanHeader = firstScan
+        var number = 1
+        var coded = [Bool](repeating: false, count: frame.components.count)
+        while true {
+            var scan = try makeScan(scanHeader, number: number, tables: tables, restartInterval: restartInterval,
+                                    plan: plan, buffers: buffers, scratch: scratch)
+            // Planes start mid-gray: once the data is spent, a scan over components no earlier
+            // scan wrote has nothing left to change.
+            let fresh = scanHeader.components.allSatisfy { !coded[$0.index] }
+            if scanHeader.components.count == 1 {
+                let c = scanHeader.components[0].index
+                let component = frame.components[c], p = plan.components[c]
+                let width = (frame.width * component.horizontal + frame.maxHorizontal - 1) / frame.maxHorizontal
+                let height = (frame.height * component.vertical + frame.maxVertical - 1) / frame.maxVertical
+                scan.units[0].horizontal = 1
+                scan.units[0].vertical = 1
+                for blockRow in 0 ..< (height + 7) / 8 {
+                    try checkCancellation()
+                    scan.units[0].rowStart = 1 + blockRow * p.blockSize
+                    try scan.decodeRow(columns: (width + 7) / 8, log: &log)
+                    if fresh && scan.isSpent { break }
+                }
+            } else {
+                for mcuRow in 0 ..< plan.mcuRows {
+                    try checkCancellation()
+                    for i in 0 ..< scanHeader.components.count {
+                        scan.units[i].rowStart = 1 + mcuRow * plan.components[scanHeader.components[i].index].rowsPerMCURow
+                    }
+                    try scan.decodeRow(columns: plan.mcusPerLine, log: &log)
+                    if fresh && scan.isSpent { break }
+                }
+            }
+            try scan.finish(log: &log)
+            decodedMCUs += scan.decodedMCUs
+            coefficientDigest = coefficientDigest &* 31 &+ scan.coefficientDigest
+            for component in scanHeader.components { coded[component.index] = true }
+            reader = scan.reader
+            guard let next = try scanAfter(&number, tables: &tables, restartInterval: &restartInterval,
+                                           log: &log) else { break }
+            scanHeader = next
+        }
+        try reportUncoded(coded, log: &log)
+        output.emit(buffers, availableThrough: nil, into: &sink)
     }
 
     /// What every decode of the scans starts with: a warning log that holds the header's

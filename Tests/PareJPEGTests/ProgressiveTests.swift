@@ -207,4 +207,36 @@ import Testing
             try Self.decode(bytes, scale: .full)
         }
     }
+    /// Block smoothing's estimate avoids a 64-bit division; it must equal the direct formula,
+    /// ⌊(Q00·|Σ| + 128·Q) / (256·Q)⌋ with Σ's sign, capped below 2^Al, at the extremes of its
+    /// inputs: DC values of ±2^15 under the largest kernel, 16-bit quantisers.
+    @Test func smoothingEstimateEqualsTheDirectFormula() {
+        let dcs: [[Int]] = [
+            [Int](repeating: 0, count: 25), [Int](repeating: -32768, count: 25), [Int](repeating: 32767, count: 25),
+            (0 ..< 25).map { $0 % 2 == 0 ? 32767 : -32768 }, (0 ..< 25).map { ($0 * 7919) % 4001 - 2000 },
+            (0 ..< 25).map { $0 == 12 ? 1 : 0 },
+        ]
+        let quantizers = [1, 2, 3, 7, 16, 255, 256, 1000, 32767, 65535]
+        for kernels in [BlockSmoothing.dcOnly, BlockSmoothing.withAC] {
+            for kernel in 0 ..< kernels.count / 25 {
+                for dc in dcs {
+                    for q00 in quantizers {
+                        for q in quantizers {
+                            for al in [-1, 0, 1, 5, 13] {
+                                var sum: Int64 = 0
+                                for i in 0 ..< 25 { sum += Int64(kernels[kernel * 25 + i]) * Int64(dc[i]) }
+                                let numerator = Int64(q00) * sum
+                                var magnitude = (Int64(q) * 128 + abs(numerator)) / (Int64(q) * 256)
+                                if al > 0 && magnitude >= Int64(1) << al { magnitude = (Int64(1) << al) - 1 }
+                                let expected = Int16(truncatingIfNeeded: numerator < 0 ? -magnitude : magnitude)
+                                let got = Int16(truncatingIfNeeded: BlockSmoothing.estimate(kernels, kernel, dc, q00, q,
+                                                                                            cap: al))
+                                #expect(got == expected, "kernel \(kernel) q00 \(q00) q \(q) al \(al)")
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

@@ -27,8 +27,8 @@ struct BlockSmoothing {
         var bits: [Int]
         /// The same before the last scan that coded this component (−1 if there was none).
         var bitsBefore: [Int]
-        /// Quantisers of the ten coefficients.
-        var quantizers: [Int64]
+        /// Quantisers of the ten coefficients (1 … 65535: DQT's 8- or 16-bit values, zero refused).
+        var quantizers: [Int]
         /// Which of the ten the store keeps (the others are never read by the IDCT).
         var kept: [Bool]
     }
@@ -50,7 +50,7 @@ struct BlockSmoothing {
         for plane in store.planes {
             guard plane.latched, plane.scanBits[0] >= 0 else { return nil }
             guard Self.natural.allSatisfy({ plane.quantizers[$0] != 0 }) else { return nil }
-            let quantizers = Self.natural.map { Int64(plane.quantizers[$0]) }
+            let quantizers = Self.natural.map { Int(plane.quantizers[$0]) }
             for k in 1 ..< 10 where plane.scanBits[k] != 0 { useful = true }
             let before = store.scansSeen > 1 ? plane.bitsBeforeLastScan : [Int](repeating: -1, count: 10)
             components.append(Component(bits: plane.scanBits, bitsBefore: before, quantizers: quantizers,
@@ -134,12 +134,9 @@ struct BlockSmoothing {
         func neighbourColumn(_ j: Int) -> Int {
             lastColumn == 1 && (j == 4 || (j == 3 && x == 1)) ? 0 : min(max(x + j - 2, 0), lastColumn)
         }
-        var dc = [Int64](repeating: 0, count: 25)
+        var dc = [Int](repeating: 0, count: 25)
         let values = plane.values.baseAddress, kept = plane.kept, wide = plane.blocksWide
-        for i in 0 ..< 5 {
-            let r = neighbourRow(i)
-            for j in 0 ..< 5 { dc[i * 5 + j] = Int64(values[(r * wide + neighbourColumn(j)) * kept]) }
-        }
+        for n in 0 ..< 25 { dc[n] = Int(values[(neighbourRow(n / 5) * wide + neighbourColumn(n % 5)) * kept]) }
 
         let kernels = dcOnly ? Self.dcOnly : Self.withAC
         // The zig-zag index of the first kernel: `withAC` starts at 1.
@@ -158,14 +155,22 @@ struct BlockSmoothing {
 
     /// Σ kernel·DC, with kernel number `kernel` of `kernels`, scaled by Q00/Q, over 256 (the
     /// kernels' scale), rounded half away from zero; with `cap` = Al > 0 the magnitude stays
-    /// below 2^Al.
-    static func estimate(_ kernels: [Int16], _ kernel: Int, _ dc: [Int64], _ q00: Int64, _ q: Int64,
-                         cap al: Int) -> Int64 {
-        var sum: Int64 = 0
-        for i in 0 ..< 25 { sum += Int64(kernels[kernel * 25 + i]) * dc[i] }
-        let numerator = q00 * sum
-        var magnitude = ((q << 7) + abs(numerator)) / (q << 8)
+    /// below 2^Al. The caller keeps the low 16 bits, as libjpeg stores it in a JCOEF.
+    static func estimate(_ kernels: [Int16], _ kernel: Int, _ dc: [Int], _ q00: Int, _ q: Int,
+                         cap al: Int) -> Int {
+        // The DC values are Int16 and a kernel's weights add up to at most 432 in magnitude
+        // (`dcOnly`'s first), so |sum| ≤ 432 · 2^15 < 2^24: exact in a 32-bit Int.
+        var sum = 0
+        for i in 0 ..< 25 { sum += Int(kernels[kernel * 25 + i]) * dc[i] }
+        // ⌊(Q00·|sum| + 128·Q) / (256·Q)⌋ without a 64-bit division (a library call on a 32-bit
+        // target): it equals ⌊(⌊Q00·|sum| / Q⌋ + 128) / 256⌋, and with |sum| = a·Q + b (b < Q),
+        // ⌊Q00·|sum| / Q⌋ = Q00·a + ⌊Q00·b / Q⌋, where Q00·b < 2^32 (both below 2^16) and
+        // Q00·a < 2^40 is only multiplied, in 64 bits.
+        let s = UInt32(sum.magnitude), divisor = UInt32(q)
+        let a = s / divisor, b = s % divisor
+        let quotient = UInt64(q00) &* UInt64(a) &+ UInt64(UInt32(q00) &* b / divisor)
+        var magnitude = Int64((quotient &+ 128) >> 8)
         if al > 0 && magnitude >= Int64(1) << Int64(al) { magnitude = (Int64(1) << Int64(al)) - 1 }
-        return numerator < 0 ? -magnitude : magnitude
+        return Int(truncatingIfNeeded: sum < 0 ? -magnitude : magnitude)
     }
 }

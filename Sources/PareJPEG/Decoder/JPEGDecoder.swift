@@ -245,45 +245,55 @@ public struct JPEGDecoder<Source: ByteSource> {
         var number = 1
         var coded = [Bool](repeating: false, count: frame.components.count)
         while true {
-            var scan = try makeScan(scanHeader, number: number, tables: tables, restartInterval: restartInterval,
-                                    plan: plan, buffers: buffers, scratch: scratch)
             // Planes start mid-gray: once the data is spent, a scan over components no earlier
             // scan wrote has nothing left to change.
             let fresh = scanHeader.components.allSatisfy { !coded[$0.index] }
-            if scanHeader.components.count == 1 {
-                let c = scanHeader.components[0].index
-                let component = frame.components[c], p = plan.components[c]
-                let width = (frame.width * component.horizontal + frame.maxHorizontal - 1) / frame.maxHorizontal
-                let height = (frame.height * component.vertical + frame.maxVertical - 1) / frame.maxVertical
-                scan.units[0].horizontal = 1
-                scan.units[0].vertical = 1
-                for blockRow in 0 ..< (height + 7) / 8 {
-                    try checkCancellation()
-                    scan.units[0].rowStart = 1 + blockRow * p.blockSize
-                    try scan.decodeRow(columns: (width + 7) / 8, log: &log)
-                    if fresh && scan.isSpent { break }
-                }
-            } else {
-                for mcuRow in 0 ..< plan.mcuRows {
-                    try checkCancellation()
-                    for i in 0 ..< scanHeader.components.count {
-                        scan.units[i].rowStart = 1 + mcuRow * plan.components[scanHeader.components[i].index].rowsPerMCURow
-                    }
-                    try scan.decodeRow(columns: plan.mcusPerLine, log: &log)
-                    if fresh && scan.isSpent { break }
-                }
-            }
-            try scan.finish(log: &log)
-            decodedMCUs += scan.decodedMCUs
-            coefficientDigest = coefficientDigest &* 31 &+ scan.coefficientDigest
+            try decodeSeparateScan(scanHeader, number: number, tables: tables, restartInterval: restartInterval,
+                                   fresh: fresh, plan: plan, buffers: buffers, scratch: scratch, log: &log)
             for component in scanHeader.components { coded[component.index] = true }
-            reader = scan.reader
             guard let next = try scanAfter(&number, tables: &tables, restartInterval: &restartInterval,
                                            log: &log) else { break }
             scanHeader = next
         }
         try reportUncoded(coded, log: &log)
         output.emit(buffers, availableThrough: nil, into: &sink)
+    }
+
+    /// One scan of `decodeSeparateScans`, into its components' planes; `fresh` when no earlier
+    /// scan wrote them.
+    @inline(never) // once per scan: its scan decoder is never live in the loop over the scans
+    mutating func decodeSeparateScan(_ header: ScanHeader, number: Int, tables: TableSet, restartInterval: Int,
+                                     fresh: Bool, plan: ScalePlan, buffers: [ComponentBuffer], scratch: ScanScratch,
+                                     log: inout WarningLog) throws(JPEGError) {
+        var scan = try makeScan(header, number: number, tables: tables, restartInterval: restartInterval,
+                                plan: plan, buffers: buffers, scratch: scratch)
+        if header.components.count == 1 {
+            let c = header.components[0].index
+            let component = frame.components[c], p = plan.components[c]
+            let width = (frame.width * component.horizontal + frame.maxHorizontal - 1) / frame.maxHorizontal
+            let height = (frame.height * component.vertical + frame.maxVertical - 1) / frame.maxVertical
+            scan.units[0].horizontal = 1
+            scan.units[0].vertical = 1
+            for blockRow in 0 ..< (height + 7) / 8 {
+                try checkCancellation()
+                scan.units[0].rowStart = 1 + blockRow * p.blockSize
+                try scan.decodeRow(columns: (width + 7) / 8, log: &log)
+                if fresh && scan.isSpent { break }
+            }
+        } else {
+            for mcuRow in 0 ..< plan.mcuRows {
+                try checkCancellation()
+                for i in 0 ..< header.components.count {
+                    scan.units[i].rowStart = 1 + mcuRow * plan.components[header.components[i].index].rowsPerMCURow
+                }
+                try scan.decodeRow(columns: plan.mcusPerLine, log: &log)
+                if fresh && scan.isSpent { break }
+            }
+        }
+        try scan.finish(log: &log)
+        decodedMCUs += scan.decodedMCUs
+        coefficientDigest = coefficientDigest &* 31 &+ scan.coefficientDigest
+        reader = scan.reader
     }
 
     /// What every decode of the scans starts with: a warning log that holds the header's

@@ -21,14 +21,12 @@ extension JPEGDecoder {
             for component in header.components { coded[component.index] = true }
             store.noteScan(header)
             if store.needs(header) {
-                var scan = try makeProgressiveScan(header, number: number, tables: tables,
-                                                   restartInterval: restartInterval, store: store)
-                let mcus = interleavedMCUs
-                try scan.run(mcusPerLine: mcus.columns, mcuRows: mcus.rows, cancellation: cancellation, log: &log)
-                reader = scan.reader
+                let lastGoodRow = try runProgressiveScan(header, number: number, tables: tables,
+                                                         restartInterval: restartInterval, store: store, log: &log)
+                let rows = interleavedMCUs.rows
                 store.record(header)
-                store.lastGoodRow = scan.lastGoodRow < mcus.rows - 1 ? scan.lastGoodRow : nil
-                store.rowsReached = max(store.rowsReached, store.lastGoodRow.map { $0 + 1 } ?? mcus.rows)
+                store.lastGoodRow = lastGoodRow < rows - 1 ? lastGoodRow : nil
+                store.rowsReached = max(store.rowsReached, store.lastGoodRow.map { $0 + 1 } ?? rows)
             } else {
                 skippedScans += 1
                 reader.discardBits()
@@ -42,13 +40,10 @@ extension JPEGDecoder {
                         // MCU rows `BlockSmoothing` treats as having no AC data: decode it
                         // for that alone (it stores nothing the chosen scale keeps).
                         reader.stream.seek(to: dataStart)
-                        var scan = try makeProgressiveScan(header, number: number, tables: tables,
-                                                           restartInterval: restartInterval, store: store,
-                                                           locating: true)
-                        let mcus = interleavedMCUs
-                        try scan.run(mcusPerLine: mcus.columns, mcuRows: mcus.rows, cancellation: cancellation, log: &log)
-                        reader = scan.reader
-                        store.lastGoodRow = scan.lastGoodRow < mcus.rows - 1 ? scan.lastGoodRow : nil
+                        let lastGoodRow = try runProgressiveScan(header, number: number, tables: tables,
+                                                                 restartInterval: restartInterval, store: store,
+                                                                 locating: true, log: &log)
+                        store.lastGoodRow = lastGoodRow < interleavedMCUs.rows - 1 ? lastGoodRow : nil
                     }
                 }
             }
@@ -64,6 +59,20 @@ extension JPEGDecoder {
         for plane in store.planes { plane.settleFirstScans() }
     }
 
+    /// Decodes one scan from the reader's position into `store` (see `makeProgressiveScan` for
+    /// `locating`); returns the last MCU row its data reached.
+    @inline(never) // called from two places; its scan decoder is never live in `decodeScans`
+    mutating func runProgressiveScan(_ header: ScanHeader, number: Int, tables: TableSet, restartInterval: Int,
+                                     store: CoefficientStore, locating: Bool = false,
+                                     log: inout WarningLog) throws(JPEGError) -> Int {
+        var scan = try makeProgressiveScan(header, number: number, tables: tables, restartInterval: restartInterval,
+                                           store: store, locating: locating)
+        let mcus = interleavedMCUs
+        try scan.run(mcusPerLine: mcus.columns, mcuRows: mcus.rows, cancellation: cancellation, log: &log)
+        reader = scan.reader
+        return scan.lastGoodRow
+    }
+
     /// MCUs per line and MCU rows of an interleaved scan (T.81 A.2.3).
     var interleavedMCUs: (columns: Int, rows: Int) {
         let single = frame.components.count == 1
@@ -74,7 +83,6 @@ extension JPEGDecoder {
     /// Prepares a progressive scan: the Huffman tables its kind of scan reads (none for DC
     /// refinement), and the nonzero maps that refinement of an AC band will need (not when
     /// `locating`: the scan is decoded only to see how far its data reaches).
-    @inline(never) // set-up, called from two places: one copy
     func makeProgressiveScan(_ header: ScanHeader, number: Int, tables: TableSet, restartInterval: Int,
                              store: CoefficientStore, locating: Bool = false) throws(JPEGError) -> ProgressiveScanDecoder {
         // Progressive scans decode symbol by symbol: no fast-path parts.

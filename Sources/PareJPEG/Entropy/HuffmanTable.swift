@@ -113,7 +113,7 @@ final class HuffmanDecodingTable {
     /// The bits the fast path's `coefficients` part is indexed by: wider than the lookahead,
     /// so that most codes of a photo arrive with their extra bits in one lookup.
     static let coefficientBits = 11
-    static let skipBits = 12
+    static let skipBits = 13
     let storage: LedgerBuffer<Int32>
 
     /// The parts of the buffer (Int32 entries), in order; DC tables stop after `values`.
@@ -136,15 +136,20 @@ final class HuffmanDecodingTable {
         /// used`; 0 otherwise.
         static var coefficients: Int { values + 256 }
         /// AC tables only, for decoding at 1/8 scale, which reads AC data only to pass over
-        /// it: indexed by the next `skipBits` bits, as many whole codes and their extra bits
-        /// as those bits hold, `positions << 8 | endsWithEOB << 5 | bits used`, positions
-        /// being how far they move through the block (run + 1 per coefficient, 16 per ZRL);
-        /// 0 when not even one fits.
+        /// it: `UInt16` entries (two to an `Int32`) indexed by the next `skipBits` bits, each
+        /// a group of as many whole codes and their extra bits as those bits hold, `guard <<
+        /// 10 | advance << 4 | bits used`. `advance` is how far the group moves K through the
+        /// block (RRRR + 1 per coefficient, 16 per ZRL; 63 when it ends with EOB, which ends
+        /// the block since K ≥ 1); `guard` is how far K moves before the group's last code,
+        /// so that the group may be taken only when K + guard < 64: every one of its codes
+        /// then starts inside the block (T.81 F.2.2.2, Figure F.13: decoding stops once K
+        /// passes 63). A group moves K at most 63; when not even one code fits, `guard` is 63,
+        /// which no K passes.
         static var skips: Int { coefficients + 1 << coefficientBits }
         /// DC tables, and AC tables built without the fast path's parts, end here.
         static var plainCount: Int { coefficients }
         /// AC tables with `coefficients` and `skips`.
-        static var fastCount: Int { skips + 1 << skipBits }
+        static var fastCount: Int { skips + 1 << (skipBits - 1) }
     }
 
     /// True when the AC parts of the fast path (`coefficients`, `skips`: 24,576 of an AC
@@ -199,7 +204,7 @@ final class HuffmanDecodingTable {
         maxCode[17] = Int32.max
         for (i, symbol) in table.symbols.enumerated() { values[i] = Int32(symbol) }
         guard hasFastPathParts else { return }
-        let coefficients = base + Layout.coefficients, skips = base + Layout.skips
+        let coefficients = base + Layout.coefficients
         let lookahead = Self.lookaheadBits, wide = Self.coefficientBits
         for index in 0 ..< 1 << wide {
             let entry = Int(lookaheadTable[index >> (wide - lookahead)])
@@ -213,27 +218,27 @@ final class HuffmanDecodingTable {
             }
         }
         let window = Self.skipBits
+        let skips = UnsafeMutableRawPointer(base + Layout.skips)
         for index in 0 ..< 1 << window {
-            var used = 0, positions = 0, endsWithEOB = false
-            while used < window && positions <= 64 {
+            var used = 0, positions = 0, before = 63
+            while used < window {
                 // The codes come from the 9-bit lookahead, the bits past the window read as 0:
                 // an entry counts only if its code and extra bits lie inside the window.
                 let ahead = ((index << lookahead) >> (window - used)) & ((1 << lookahead) - 1)
                 let entry = Int(lookaheadTable[ahead])
                 guard entry != 0 else { break }
                 let length = entry >> 8, run = (entry >> 4) & 15, size = entry & 15
-                guard used + length + size <= window else { break }
+                let isEOB = size == 0 && run != 15
+                guard used + length + size <= window, isEOB || positions + (size != 0 ? run + 1 : 16) <= 63 else { break }
                 used += length + size
-                if size != 0 {
-                    positions += run + 1
-                } else if run == 15 {
-                    positions += 16
-                } else {
-                    endsWithEOB = true
+                before = positions
+                if isEOB {
+                    positions = 63
                     break
                 }
+                positions += size != 0 ? run + 1 : 16
             }
-            skips[index] = Int32(positions << 8 | (endsWithEOB ? 0x20 : 0) | used)
+            skips.storeBytes(of: UInt16(before << 10 | positions << 4 | used), toByteOffset: 2 * index, as: UInt16.self)
         }
     }
 
@@ -252,6 +257,6 @@ struct HuffmanPointers {
     @inline(__always) var values: UnsafePointer<Int32> { base + Layout.values }
     /// AC tables only.
     @inline(__always) var coefficients: UnsafePointer<Int32> { base + Layout.coefficients }
-    /// AC tables only.
-    @inline(__always) var skips: UnsafePointer<Int32> { base + Layout.skips }
+    /// AC tables only: `UInt16` entries.
+    @inline(__always) var skips: UnsafeRawPointer { UnsafeRawPointer(base + Layout.skips) }
 }

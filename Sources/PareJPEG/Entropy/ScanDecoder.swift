@@ -134,21 +134,25 @@ struct ScanDecoder {
                 try decodeMCUPlain(column: column, log: &log)
                 continue
             }
-            // The blocks in the order of T.81 A.2.3.
+            // The blocks in the order of T.81 A.2.3. The bit buffer and the input cursor stay
+            // in `bits` from block to block and go back to `reader` after the MCU.
+            var bits = FastBits(reader: &reader)
             for i in 0 ..< units.count {
                 var unit = units[i]
                 let size = unit.blockSize
-                var row = unit.plane + unit.rowStart * unit.stride + column * unit.horizontal * size
+                // The unit's rows and columns lie inside its plane (`JPEGDecoder`'s buffers).
+                var row = unit.plane + (unit.rowStart &* unit.stride &+ column &* unit.horizontal &* size)
                 for _ in 0 ..< unit.vertical {
                     var block = row
                     for _ in 0 ..< unit.horizontal {
-                        try decodeBlockFast(&unit, into: block, log: &log)
+                        try decodeBlockFast(&unit, into: block, bits: &bits, log: &log)
                         block += size
                     }
-                    row += size * unit.stride
+                    row += size &* unit.stride
                 }
                 units[i].predictor = unit.predictor
             }
+            bits.store(to: &reader)
             #endif
         }
     }
@@ -251,38 +255,64 @@ struct ScanDecoder {
         return decoded
     }
 
+    /// The fast path's copy of the bit reader's state, kept in locals (registers) through an
+    /// MCU: the bit buffer, its count and the input cursor as in `BitReader`, and the window
+    /// index up to which the bytes are known free of 0xFF (`BitReader.plainLimit`).
+    struct FastBits {
+        var buffer: UInt64
+        var count: Int
+        var cursor: Int
+        var limit: Int
+
+        @inline(__always)
+        init(reader: inout BitReader) {
+            buffer = reader.buffer
+            count = reader.count
+            cursor = reader.stream.cursor
+            limit = reader.plainLimit()
+        }
+
+        @inline(__always)
+        func store(to reader: inout BitReader) {
+            reader.buffer = buffer
+            reader.count = count
+            reader.stream.cursor = cursor
+        }
+    }
+
     /// The fast path: the same result as `decodeBlock` with fewer steps per coefficient, then
-    /// `reconstruct`. The bit buffer and the input cursor stay in locals; the refill loads
-    /// eight bytes without testing them where `BitReader.plainLimit` knows them free of 0xFF;
-    /// the AC table's `coefficients` part resolves a code and its value in one lookup when
-    /// both fit in the lookahead, and two such codes are taken per refill; at 1/8 scale the
-    /// `skips` part passes over several codes at once. Codes the tables do not resolve take the plain
-    /// steps. Correct anywhere (the refill handles stuffing, markers and the window's end),
-    /// fastest where `decodeRow` uses it. Transparent: the optimiser declined
+    /// `reconstruct`. The bit buffer and the input cursor stay in locals (`FastBits`); the
+    /// refill loads eight bytes without testing them where `BitReader.plainLimit` knows them
+    /// free of 0xFF; the DC code comes from the DC table's lookahead; the AC table's
+    /// `coefficients` part resolves a code and its value in one lookup when both fit in the
+    /// lookahead, and two such codes are taken per refill; at 1/8 scale the `skips` part
+    /// passes over groups of codes at once. Codes the tables do not resolve take the plain
+    /// steps, through `reader`. Correct anywhere (the refill handles stuffing, markers and the
+    /// window's end), fastest where `decodeRow` uses it. Transparent: the optimiser declined
     /// `@inline(__always)` here, and the call per block cost 5% of a 1/8 decode.
     @_transparent
     mutating func decodeBlockFast(_ unit: inout ScanUnit, into output: UnsafeMutablePointer<UInt8>,
-                                  log: inout WarningLog) throws(JPEGError) {
-        try reader.ensure(32)
-        let category = try symbol(unit.dc, log: &log)
-        let difference = category == 0 ? 0 : reader.receiveExtend(category)
-        unit.predictor = unit.predictor &+ Int32(truncatingIfNeeded: difference)
-        // The bit buffer and the input cursor live in locals through the AC loop so that they
+                                  bits: inout FastBits, log: inout WarningLog) throws(JPEGError) {
+        // The bit buffer and the input cursor live in locals through the block so that they
         // stay in registers (stores to `coefficients` could alias anything in memory).
-        let ac = unit.ac
-        var k = 1
-        var buffer = reader.buffer, count = reader.count
-        var cursor = reader.stream.cursor, limit = reader.plainLimit()
+        var buffer = bits.buffer, count = bits.count
+        var cursor = bits.cursor, limit = bits.limit
+        defer {
+            bits.buffer = buffer
+            bits.count = count
+            bits.cursor = cursor
+            bits.limit = limit
+        }
         let base = reader.stream.base
         // Refilled before every code, not only when the bits run low: whether they have run
         // low changes from code to code as the codes' lengths do, a branch the predictor
         // cannot learn, where the refill's own test (eight bytes ahead known free of 0xFF,
         // `BitReader.plainLimit`) almost always passes. The load adds whole bytes below the
         // held bits and nothing when 56 or more are held, as `ByteStream.loadPlainBytes`; it
-        // needs fewer than 64 held, true here since every code (the DC one too) consumes at
-        // least one bit after a refill. Near a 0xFF the bytes are read one by one
-        // (`BitReader.refill`) once fewer than 32 bits are left. Every code then finds at
-        // least 32 bits.
+        // needs fewer than 64 held, true here since every code consumes at least one bit
+        // after a refill (and `BitReader.refill` stops at 63). Near a 0xFF the bytes are read
+        // one by one (`BitReader.refill`) once fewer than 32 bits are left. Every code then
+        // finds at least 32 bits.
         @inline(__always) func refillIfLow() throws(JPEGError) {
             if cursor &+ 8 <= limit {
                 // SAFETY: cursor + 8 ≤ limit ≤ fill ≤ capacity (`plainLimit`), tested here.
@@ -311,28 +341,52 @@ struct ScanDecoder {
             buffer = reader.buffer
             count = reader.count
         }
+        // DC (T.81 F.2.2.1): a code of at most 16 bits and at most 15 extra bits. Refilled
+        // only below 32 bits, as `BitReader.ensure` does: the previous block, or the reader,
+        // may have left all 64 bits full, which `refillIfLow` must not be given.
+        if count < 32 { try refillIfLow() }
+        let dcCode = Int(unit.dc.lookahead[Int(truncatingIfNeeded: buffer &>> UInt64(64 - HuffmanDecodingTable.lookaheadBits))])
+        let category: Int
+        if dcCode != 0 {
+            let length = dcCode &>> 8
+            buffer = buffer &<< UInt64(length)
+            count &-= length
+            category = dcCode & 0xFF
+        } else {
+            store()
+            category = try symbol(unit.dc, log: &log)
+            load()
+        }
+        if category != 0 {
+            let value = Int(truncatingIfNeeded: buffer &>> UInt64(64 &- category))
+            buffer = buffer &<< UInt64(category)
+            count &-= category
+            unit.predictor = unit.predictor &+ Int32(truncatingIfNeeded: BitReader.extend(value, category))
+        }
+        let ac = unit.ac
+        var k = 1
         var decoded = DecodedBlock()
         if unit.blockSize == 1 {
-            // Only the bit count matters: several codes at once while they stay inside the
-            // block, else one code length plus the size of its value.
+            // Only the bit count matters: a group of codes at once (`HuffmanDecodingTable
+            // .Layout.skips`) when every one of them starts inside the block, else one code
+            // length plus the size of its value.
+            let skips = ac.skips
+            @inline(__always) func skipGroup() -> Bool {
+                let index = Int(truncatingIfNeeded: buffer &>> UInt64(64 - HuffmanDecodingTable.skipBits))
+                let entry = Int(skips.load(fromByteOffset: 2 &* index, as: UInt16.self))
+                guard k &+ (entry &>> 10) < 64 else { return false }
+                let used = entry & 15
+                buffer = buffer &<< UInt64(used)
+                count &-= used
+                k &+= (entry &>> 4) & 63
+                return true
+            }
             while k < 64 {
                 try refillIfLow()
-                let skip = Int(ac.skips[Int(truncatingIfNeeded: buffer &>> UInt64(64 - HuffmanDecodingTable.skipBits))])
-                let skipped = skip & 31
-                if skipped != 0 {
-                    let positions = skip &>> 8
-                    if skip & 0x20 != 0 {
-                        if k &+ positions < 64 {
-                            buffer = buffer &<< UInt64(skipped)
-                            count &-= skipped
-                            break
-                        }
-                    } else if k &+ positions <= 64 {
-                        buffer = buffer &<< UInt64(skipped)
-                        count &-= skipped
-                        k &+= positions
-                        continue
-                    }
+                // The refill left at least 32 bits: two groups of at most `skipBits` each.
+                if skipGroup() {
+                    if k < 64 { _ = skipGroup() }
+                    continue
                 }
                 let lookahead = Int(truncatingIfNeeded: buffer &>> UInt64(64 - HuffmanDecodingTable.lookaheadBits))
                 let code = Int(ac.lookahead[lookahead])
@@ -440,8 +494,10 @@ struct ScanDecoder {
             decoded.stored = flags & ScanScratch.KeepEntry.stored != 0
             decoded.belowFirstRow = flags & ScanScratch.KeepEntry.belowFirstRow != 0
         }
-        store()
-        if path != .automatic { fold(decoded, unit) }
+        if path != .automatic {
+            store()
+            fold(decoded, unit)
+        }
         reconstruct(decoded, unit, into: output)
     }
 

@@ -61,8 +61,11 @@ public struct ByteStream {
         return try nextByteAfterRefill()
     }
 
+    /// At the end of the input the window stays as it is (there is nothing to load), so that
+    /// a reader can still look back at the last bytes (`BitReader.offset(bitsBack:)`).
     @inline(never) @usableFromInline
     mutating func nextByteAfterRefill() throws(CoreError) -> UInt8? {
+        guard position < count else { return nil }
         try load(at: position)
         guard cursor < fill else { return nil }
         let byte = base[cursor]

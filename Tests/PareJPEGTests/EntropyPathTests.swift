@@ -34,10 +34,16 @@ import TestSupport
         var error: String?
     }
 
-    static func decode(_ bytes: [UInt8], scale: JPEGScale, path: EntropyPath) -> Outcome {
+    /// With `wholeWindow`, the input window holds the whole file, so that where each block's
+    /// data ends, which the digest folds in, is known exactly (`BitReader.offset(bitsBack:)`
+    /// cannot count stuffed bytes back past the window's start).
+    static func decode(_ bytes: [UInt8], scale: JPEGScale, path: EntropyPath, wholeWindow: Bool = true) -> Outcome {
         var outcome = Outcome()
         do {
-            var decoder = try JPEGDecoder(source: MemoryByteSource(bytes), ledger: MemoryLedger(limit: 256 << 20))
+            var options = JPEGOptions()
+            if wholeWindow { options.inputWindowBytes = max(options.inputWindowBytes, bytes.count) }
+            var decoder = try JPEGDecoder(source: MemoryByteSource(bytes), ledger: MemoryLedger(limit: 256 << 20),
+                                          options: options)
             decoder.entropyPath = path
             var sink = HashingSink()
             try decoder.decode(scale: scale, into: &sink)
@@ -81,10 +87,13 @@ import TestSupport
                 let fast = decode(bytes, scale: scale, path: .fast)
                 #expect(plain == fast, "\(path) at \(scale.name)")
                 if plain.digest != 0 { compared += 1 }
-                // The automatic choice mixes the two per MCU: the same pixels again.
-                let automatic = decode(bytes, scale: scale, path: .automatic)
-                #expect(automatic.pixels == fast.pixels && automatic.warnings == fast.warnings
-                        && automatic.error == fast.error, "\(path) at \(scale.name), automatic")
+                // With the default window, reloaded as the scan goes: the same pixels from the
+                // fast path, and from the automatic choice, which mixes the two per MCU.
+                for entropyPath in [EntropyPath.fast, .automatic] {
+                    let windowed = decode(bytes, scale: scale, path: entropyPath, wholeWindow: false)
+                    #expect(windowed.pixels == plain.pixels && windowed.warnings == plain.warnings
+                            && windowed.error == plain.error, "\(path) at \(scale.name), \(entropyPath), default window")
+                }
             }
         }
         return compared
@@ -96,6 +105,57 @@ import TestSupport
         let compared = try Self.compare(files, scales: JPEGScale.allCases)
         print("EntropyPathTests: \(files.count) fixture files, \(compared) decodes with sequential scans")
         #expect(compared >= 220)
+    }
+
+    /// A baseline 4:2:0 frame whose scan is `dataBytes` random bytes (a 0xFF stuffed with
+    /// 0x00, T.81 B.1.1.5), decoded with the typical tables of T.81 K.3 (the file defines
+    /// none): random codes of every length, runs that overshoot the block, bad codes, data
+    /// that runs out; with `restartInterval`, RSTn markers every `restartBytes` bytes, which
+    /// land anywhere in a block. Both paths must consume the same bits block by block (the
+    /// digest folds in where each block's data ended) and give the same DC values.
+    static func randomScan(seed: UInt64, dataBytes: Int, restartInterval: Int = 0, restartBytes: Int = 0) -> [UInt8] {
+        var out: [UInt8] = [0xFF, 0xD8]
+        func segment(_ marker: UInt8, _ body: [UInt8]) {
+            out += [0xFF, marker, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)]
+            out += body
+        }
+        segment(0xDB, [0x00] + [UInt8](repeating: 2, count: 64))
+        segment(0xC0, [8, 0, 128, 0, 128, 3, 1, 0x22, 0, 2, 0x11, 0, 3, 0x11, 0])
+        if restartInterval > 0 {
+            segment(0xDD, [UInt8(restartInterval >> 8), UInt8(restartInterval & 0xFF)])
+        }
+        segment(0xDA, [3, 1, 0x00, 2, 0x11, 3, 0x11, 0, 63, 0])
+        var random = SplitMix(state: seed)
+        var restart = 0
+        for i in 0 ..< dataBytes {
+            if restartBytes > 0, i > 0, i % restartBytes == 0 {
+                out += [0xFF, 0xD0 + UInt8(restart & 7)]
+                restart += 1
+            }
+            let byte = UInt8(truncatingIfNeeded: random.next())
+            out.append(byte)
+            if byte == 0xFF { out.append(0) }
+        }
+        out += [0xFF, 0xD9]
+        return out
+    }
+
+    @Test func randomScansAgree() {
+        for seed: UInt64 in 1 ... 24 {
+            // Less data than 64 MCUs need (the rest is flat), more than enough, and restart
+            // intervals every 4 MCUs whose markers fall every 100 bytes.
+            let files = [Self.randomScan(seed: seed, dataBytes: 2_000),
+                         Self.randomScan(seed: seed, dataBytes: 30_000),
+                         Self.randomScan(seed: seed, dataBytes: 6_000, restartInterval: 4, restartBytes: 100)]
+            for (n, bytes) in files.enumerated() {
+                for scale in [JPEGScale.eighth, .quarter, .full] {
+                    let plain = Self.decode(bytes, scale: scale, path: .plain)
+                    let fast = Self.decode(bytes, scale: scale, path: .fast)
+                    #expect(plain.error == nil && plain.rows > 0, "seed \(seed) file \(n) at \(scale.name)")
+                    #expect(plain.digest != 0 && plain == fast, "seed \(seed) file \(n) at \(scale.name)")
+                }
+            }
+        }
     }
 
     @Test(.requiresCorpus)

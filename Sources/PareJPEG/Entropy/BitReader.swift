@@ -173,9 +173,18 @@ struct BitReader {
 
     /// The input offset of the byte that holds the bit `bitsBack` bits before the next unread
     /// one: the buffered bits are counted back from the end of the data loaded so far, a
-    /// stuffed 0xFF00 as one byte. For reporting where a bad code lies; not for hot paths.
+    /// stuffed 0xFF00 as one byte, and the fill 0xFF bytes before a marker that ended the data
+    /// as none (T.81 B.1.1.2). For reporting where a bad code lies, and for the test that the
+    /// block decoders agree; not for hot paths.
     func offset(bitsBack: Int) -> Int {
-        let end = marker == nil ? stream.position : markerOffset
+        var end = stream.position
+        if marker != nil {
+            end = markerOffset
+            while end > stream.windowOffset, end - stream.windowOffset <= stream.fill,
+                  stream.base[end - stream.windowOffset - 1] == 0xFF {
+                end -= 1
+            }
+        }
         let bits = count - padding + bitsBack
         guard bits > 0 else { return end }
         var index = end - stream.windowOffset

@@ -522,12 +522,16 @@ struct ScanDecoder {
         coefficients.update(repeating: 0, count: 64)
     }
 
-    /// Folds a decoded block (DC, the coefficients the IDCT will read, the flags) into
-    /// `coefficientDigest`, for the test that both paths agree.
+    /// Folds a decoded block (DC, the coefficients the IDCT will read, the flags) and where
+    /// the block's data ended into `coefficientDigest`, for the test that both paths agree.
     @inline(never)
     mutating func fold(_ decoded: DecodedBlock, _ unit: ScanUnit) {
         var h = coefficientDigest
         @inline(__always) func mix(_ v: Int) { h = (h ^ UInt64(bitPattern: Int64(v))) &* 0x100_0000_01B3 }
+        // The next unread bit, as a bit offset in the input, while the data lasts: the byte
+        // that holds it, and how many of that byte's bits were read (the bits held, less the
+        // padding, end on a byte boundary).
+        mix(reader.isExhausted ? -1 : reader.offset(bitsBack: 0) &* 8 &+ ((reader.padding &- reader.count) & 7))
         mix(Int(unit.predictor))
         mix(decoded.stored ? 1 : 0)
         mix(decoded.belowFirstRow ? 1 : 0)

@@ -115,10 +115,7 @@ import TestSupport
     /// digest folds in where each block's data ended) and give the same DC values.
     static func randomScan(seed: UInt64, dataBytes: Int, restartInterval: Int = 0, restartBytes: Int = 0) -> [UInt8] {
         var out: [UInt8] = [0xFF, 0xD8]
-        func segment(_ marker: UInt8, _ body: [UInt8]) {
-            out += [0xFF, marker, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)]
-            out += body
-        }
+        func segment(_ marker: UInt8, _ body: [UInt8]) { out += SyntheticJPEG.segment(marker, body) }
         segment(0xDB, [0x00] + [UInt8](repeating: 2, count: 64))
         segment(0xC0, [8, 0, 128, 0, 128, 3, 1, 0x22, 0, 2, 0x11, 0, 3, 0x11, 0])
         if restartInterval > 0 {

@@ -175,10 +175,7 @@ import TestSupport
     /// zero, each scan with its own tables: the non-interleaved sequential case.
     static func nonInterleaved() -> [UInt8] {
         var out: [UInt8] = [0xFF, 0xD8]
-        func segment(_ marker: UInt8, _ body: [UInt8]) {
-            out += [0xFF, marker, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)]
-            out += body
-        }
+        func segment(_ marker: UInt8, _ body: [UInt8]) { out += SyntheticJPEG.segment(marker, body) }
         segment(0xDB, [0x00] + [UInt8](repeating: 1, count: 64))
         segment(0xC0, [8, 0, 16, 0, 24, 3, 1, 0x11, 0, 2, 0x11, 0, 3, 0x11, 0])
         let oneCode: [UInt8] = [1] + [UInt8](repeating: 0, count: 15) + [0]

@@ -18,13 +18,16 @@ public enum SyntheticJPEG {
     /// 4:2:0 YCbCr.
     public static let yCbCr420 = [Component(2, 2), Component(1, 1), Component(1, 1)]
 
+    /// A marker segment (T.81 B.1.1.4): the marker, its length (two bytes, counting
+    /// themselves) and `body`.
+    public static func segment(_ marker: UInt8, _ body: [UInt8]) -> [UInt8] {
+        [0xFF, marker, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)] + body
+    }
+
     public static func make(width: Int, height: Int, components: [Component] = yCbCr420,
                             restartInterval: Int = 0) -> [UInt8] {
         var out: [UInt8] = [0xFF, 0xD8]
-        func segment(_ marker: UInt8, _ body: [UInt8]) {
-            out += [0xFF, marker, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)]
-            out += body
-        }
+        func segment(_ marker: UInt8, _ body: [UInt8]) { out += Self.segment(marker, body) }
         segment(0xDB, [0x00] + [UInt8](repeating: 1, count: 64))
         var frame: [UInt8] = [8, UInt8(height >> 8), UInt8(height & 0xFF), UInt8(width >> 8), UInt8(width & 0xFF),
                               UInt8(components.count)]

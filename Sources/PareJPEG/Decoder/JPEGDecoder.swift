@@ -46,92 +46,20 @@ public struct JPEGDecoder<Source: ByteSource> {
 
     /// Reads the markers up to the first SOS (T.81 B.2.1) into a decoder ready to decode.
     static func readHeaders(source: Source, ledger: MemoryLedger, options: JPEGOptions) throws(JPEGError) -> Self {
-        var stream = try core { () throws(CoreError) in
+        let stream = try core { () throws(CoreError) in
             try ByteStream(source: source, ledger: ledger, windowSize: options.inputWindowBytes)
         }
-        guard try MarkerReader.startOfImage(&stream) else { throw .notJPEG(offset: 0) }
-
-        var log = WarningLog(strict: options.strict, limit: options.maxWarnings)
-        var tables = TableSet()
-        var segments: [JPEGSegment] = []
-        var frame: JPEGFrameRecord?
-        var restartInterval = 0
-        var sawJFIF = false
-        var adobeTransform: Int?
-        var adobeOffset = 0
-        var scan: ScanHeader?
-        var markers = MarkerReader(maxMarkers: options.maxSegments)
-        while scan == nil {
-            guard let marker = try markers.nextMarker(&stream) else { throw .missingScan(offset: stream.position) }
-            if marker.discarded > 0 {
-                try log.add(.extraneousBytes(count: marker.discarded, marker: marker.code, offset: marker.offset))
-            }
-            switch marker.code {
-            case Marker.eoi:
-                throw .missingScan(offset: marker.offset)
-            case Marker.soi:
-                throw .unexpectedMarker(marker: marker.code, offset: marker.offset)
-            case _ where Marker.isStandalone(marker.code):
-                continue
-            default:
-                break
-            }
-            let isApp = marker.code >= 0xE0 && marker.code <= 0xEF
-            let (bytes, length) = try MarkerReader.parameters(&stream, of: marker,
-                                                              keep: isApp || marker.code == Marker.com ? 32 : 65533)
-            let kind = isApp ? MarkerParameters.kind(marker: marker.code, prefix: bytes) : .other
-            segments.append(JPEGSegment(marker: marker.code, offset: marker.offset, length: length, kind: kind))
-            switch marker.code {
-            case _ where JPEGProcess(marker: marker.code) != nil:
-                guard frame == nil else { throw .unexpectedMarker(marker: marker.code, offset: marker.offset) }
-                frame = try JPEGFrameRecord(bytes, marker: marker, options: options)
-            case 0xDE, 0xDF:
-                throw .unsupportedFeature(feature: "hierarchical mode (\(markerName(marker.code)))", offset: marker.offset)
-            case Marker.sos:
-                guard let frame else { throw .unexpectedMarker(marker: marker.code, offset: marker.offset) }
-                scan = try ScanHeader(bytes, marker: marker, frame: frame)
-            default:
-                if try tables.apply(marker: marker, bytes: bytes) { continue }
-                if marker.code == Marker.dri {
-                    restartInterval = try MarkerParameters.restartInterval(bytes, marker: marker)
-                } else if kind == .jfif {
-                    sawJFIF = true
-                } else if kind == .adobe, bytes.count >= 12 {
-                    adobeTransform = Int(bytes[11])
-                    adobeOffset = marker.offset
-                }
-            }
-        }
-        guard let frame, let scan else { throw .missingScan(offset: stream.position) }
-
-        let colorSpace: JPEGColorSpace
-        switch frame.components.count {
-        case 1:
-            colorSpace = .gray
-        case 3:
-            if sawJFIF {
-                colorSpace = .yCbCr
-            } else if let adobeTransform {
-                if adobeTransform > 1 { try log.add(.unknownAdobeTransform(value: adobeTransform, offset: adobeOffset)) }
-                colorSpace = adobeTransform == 0 ? .rgb : .yCbCr
-            } else {
-                let ids = frame.components
-                colorSpace = ids[0].id == 0x52 && ids[1].id == 0x47 && ids[2].id == 0x42 ? .rgb : .yCbCr
-            }
-        default:
-            if let adobeTransform {
-                if adobeTransform > 2 { try log.add(.unknownAdobeTransform(value: adobeTransform, offset: adobeOffset)) }
-                colorSpace = adobeTransform == 0 ? .cmyk : .ycck
-            } else {
-                colorSpace = .cmyk
-            }
-        }
-
+        var headers = HeaderSegments(stream: stream, options: options)
+        try headers.readStart()
+        while headers.scan == nil { try headers.readSegment(options: options) }
+        guard let frame = headers.frame, let scan = headers.scan else { throw .missingScan(offset: headers.stream.position) }
+        let colorSpace = try headers.colorSpace(of: frame)
         let info = JPEGInfo(width: frame.width, height: frame.height, precision: frame.precision,
                             components: frame.components, process: frame.process, colorSpace: colorSpace,
-                            restartInterval: restartInterval, adobeTransform: adobeTransform, segments: segments)
-        return Self(ledger: ledger, options: options, stream: stream, frame: frame, tables: tables, firstScan: scan,
-                    headerMarkers: markers.markers, info: info, log: log)
+                            restartInterval: headers.restartInterval, adobeTransform: headers.adobeTransform,
+                            segments: headers.segments)
+        return Self(ledger: ledger, options: options, stream: headers.stream, frame: frame, tables: headers.tables,
+                    firstScan: scan, headerMarkers: headers.markers.markers, info: info, log: headers.log)
     }
 
     /// A decoder whose headers are read: its entropy-coded data starts at `stream.position`.
@@ -455,6 +383,98 @@ public struct JPEGDecoder<Source: ByteSource> {
                                scratch: scratch, quantizerBuffers: quantizerBuffers, huffmanTables: huffman.built)
         scan.path = entropyPath
         return scan
+    }
+}
+
+/// What `JPEGDecoder.readHeaders` gathers from the markers before the first scan. Its steps
+/// are methods on it, so that their error paths leave it to the one caller that owns it.
+struct HeaderSegments {
+    var stream: ByteStream
+    var log: WarningLog
+    var markers: MarkerReader
+    var tables = TableSet()
+    var segments: [JPEGSegment] = []
+    var frame: JPEGFrameRecord?
+    var restartInterval = 0
+    var sawJFIF = false
+    var adobeTransform: Int?
+    var adobeOffset = 0
+    /// The first scan's header, once its SOS is read.
+    var scan: ScanHeader?
+
+    init(stream: ByteStream, options: JPEGOptions) {
+        self.stream = stream
+        log = WarningLog(strict: options.strict, limit: options.maxWarnings)
+        markers = MarkerReader(maxMarkers: options.maxSegments)
+    }
+
+    /// Reads SOI, which must open the file (T.81 B.2.1).
+    mutating func readStart() throws(JPEGError) {
+        guard try MarkerReader.startOfImage(&stream) else { throw .notJPEG(offset: 0) }
+    }
+
+    /// Reads the next marker and its segment.
+    mutating func readSegment(options: JPEGOptions) throws(JPEGError) {
+        guard let marker = try markers.nextMarker(&stream) else { throw .missingScan(offset: stream.position) }
+        if marker.discarded > 0 {
+            try log.add(.extraneousBytes(count: marker.discarded, marker: marker.code, offset: marker.offset))
+        }
+        switch marker.code {
+        case Marker.eoi:
+            throw .missingScan(offset: marker.offset)
+        case Marker.soi:
+            throw .unexpectedMarker(marker: marker.code, offset: marker.offset)
+        case _ where Marker.isStandalone(marker.code):
+            return
+        default:
+            break
+        }
+        let isApp = marker.code >= 0xE0 && marker.code <= 0xEF
+        let (bytes, length) = try MarkerReader.parameters(&stream, of: marker,
+                                                          keep: isApp || marker.code == Marker.com ? 32 : 65533)
+        let kind = isApp ? MarkerParameters.kind(marker: marker.code, prefix: bytes) : .other
+        segments.append(JPEGSegment(marker: marker.code, offset: marker.offset, length: length, kind: kind))
+        switch marker.code {
+        case _ where JPEGProcess(marker: marker.code) != nil:
+            guard frame == nil else { throw .unexpectedMarker(marker: marker.code, offset: marker.offset) }
+            frame = try JPEGFrameRecord(bytes, marker: marker, options: options)
+        case 0xDE, 0xDF:
+            throw .unsupportedFeature(feature: "hierarchical mode (\(markerName(marker.code)))", offset: marker.offset)
+        case Marker.sos:
+            guard let frame else { throw .unexpectedMarker(marker: marker.code, offset: marker.offset) }
+            scan = try ScanHeader(bytes, marker: marker, frame: frame)
+        default:
+            if try tables.apply(marker: marker, bytes: bytes) { return }
+            if marker.code == Marker.dri {
+                restartInterval = try MarkerParameters.restartInterval(bytes, marker: marker)
+            } else if kind == .jfif {
+                sawJFIF = true
+            } else if kind == .adobe, bytes.count >= 12 {
+                adobeTransform = Int(bytes[11])
+                adobeOffset = marker.offset
+            }
+        }
+    }
+
+    /// The frame's colour space from its component count, JFIF, Adobe's transform flag or
+    /// the component ids (as libjpeg decides it).
+    mutating func colorSpace(of frame: JPEGFrameRecord) throws(JPEGError) -> JPEGColorSpace {
+        switch frame.components.count {
+        case 1:
+            return .gray
+        case 3:
+            if sawJFIF { return .yCbCr }
+            if let adobeTransform {
+                if adobeTransform > 1 { try log.add(.unknownAdobeTransform(value: adobeTransform, offset: adobeOffset)) }
+                return adobeTransform == 0 ? .rgb : .yCbCr
+            }
+            let ids = frame.components
+            return ids[0].id == 0x52 && ids[1].id == 0x47 && ids[2].id == 0x42 ? .rgb : .yCbCr
+        default:
+            guard let adobeTransform else { return .cmyk }
+            if adobeTransform > 2 { try log.add(.unknownAdobeTransform(value: adobeTransform, offset: adobeOffset)) }
+            return adobeTransform == 0 ? .cmyk : .ycck
+        }
     }
 }
 

@@ -83,22 +83,24 @@ struct OutputStage {
                 }
             }
             let out = row.baseAddress
-            switch buffers.count {
-            case 1:
-                let gray = componentRow(0, y, buffers[0])
-                sink.consume(UnsafeBufferPointer(start: gray, count: width), at: RowPlacement(y: y, width: width))
+            // Each component's row, made once: one call each (a gray frame has one component,
+            // a colour one three or four).
+            let count = buffers.count
+            let a = componentRow(0, y, buffers)
+            if count == 1 {
+                sink.consume(UnsafeBufferPointer(start: a, count: width), at: RowPlacement(y: y, width: width))
                 nextRow += 1
                 continue
-            case 3:
-                let a = componentRow(0, y, buffers[0]), b = componentRow(1, y, buffers[1]), c = componentRow(2, y, buffers[2])
+            }
+            let b = componentRow(1, y, buffers), c = componentRow(2, y, buffers)
+            if count == 3 {
                 if colorSpace == .rgb {
                     ColorConverter.interleave(a, b, c, count: width, output: out)
                 } else {
                     ColorConverter.yCbCrToRGB(a, b, c, count: width, output: out)
                 }
-            default:
-                let a = componentRow(0, y, buffers[0]), b = componentRow(1, y, buffers[1])
-                let c = componentRow(2, y, buffers[2]), d = componentRow(3, y, buffers[3])
+            } else {
+                let d = componentRow(3, y, buffers)
                 if colorSpace == .ycck {
                     ColorConverter.ycckToRGB(a, b, c, d, count: width, output: out)
                 } else {
@@ -119,7 +121,7 @@ struct OutputStage {
         let first = nextRow
         let width = plan.outputWidth
         let last = buffers.count == 1
-            ? UnsafeBufferPointer(start: componentRow(0, nextRow - 1, buffers[0]), count: width)
+            ? UnsafeBufferPointer(start: componentRow(0, nextRow - 1, buffers), count: width)
             : UnsafeBufferPointer(start: row.baseAddress, count: width * 3)
         while nextRow < plan.outputHeight {
             sink.consume(last, at: RowPlacement(y: nextRow, width: width))
@@ -129,14 +131,16 @@ struct OutputStage {
     }
 
     /// Component c's samples for output row y, at the output width.
-    // Once per row and component, from nine places: one copy where code size counts more.
+    // Once per row and component, from five places: one copy where code size counts more.
+    // `mutating` although it changes nothing but the upsampling row: its callers are, and so it
+    // takes the stage by address instead of a copy of it at each call.
     #if hasFeature(Embedded)
     @inline(never)
     #else
     @inline(__always)
     #endif
-    private func componentRow(_ c: Int, _ y: Int, _ buffer: ComponentBuffer) -> UnsafePointer<UInt8> {
-        let p = plan.components[c]
+    private mutating func componentRow(_ c: Int, _ y: Int, _ buffers: [ComponentBuffer]) -> UnsafePointer<UInt8> {
+        let p = plan.components[c], buffer = buffers[c]
         let temp = temporary.baseAddress + c * plan.upsampledWidth
         let last = p.height - 1
         switch p.method {

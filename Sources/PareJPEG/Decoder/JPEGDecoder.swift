@@ -360,8 +360,8 @@ public struct JPEGDecoder<Source: ByteSource> {
         }
         var huffman = HuffmanTableCache(
             fastPath: ScanDecoder.canTakeFastPath(blocksPerMCU: blocksPerMCU, capacity: reader.stream.capacity))
-        func table(_ tableClass: Int, _ id: Int) throws(JPEGError) -> HuffmanPointers {
-            try huffman.pointers(tableClass, id, tables: tables, ledger: ledger, offset: header.offset)
+        func table(_ tableClass: Int, _ id: Int, skips: Bool = false) throws(JPEGError) -> HuffmanPointers {
+            try huffman.pointers(tableClass, id, skips: skips, tables: tables, ledger: ledger, offset: header.offset)
         }
         for component in header.components {
             let c = component.index
@@ -373,7 +373,8 @@ public struct JPEGDecoder<Source: ByteSource> {
             for i in 0 ..< 64 { quantizers[i] = Int32(q.values[i]) }
             quantizerBuffers.append(quantizers)
             let p = plan.components[c]
-            units.append(ScanUnit(dc: try table(0, component.dcTable), ac: try table(1, component.acTable),
+            units.append(ScanUnit(dc: try table(0, component.dcTable),
+                                  ac: try table(1, component.acTable, skips: p.blockSize == 1),
                                   quantizers: UnsafePointer(quantizers.baseAddress),
                                   keep: scratch.keepMap(blockSize: p.blockSize), blockSize: p.blockSize,
                                   horizontal: p.horizontal, vertical: p.vertical,

@@ -153,8 +153,10 @@ final class HuffmanDecodingTable {
     }
 
     /// True when the AC parts of the fast path (`coefficients`, `skips`: 24,576 of an AC
-    /// table's 27,792 bytes) were built.
+    /// table's 27,792 bytes) have their room in `storage`; `coefficients` is then built.
     let hasFastPathParts: Bool
+    /// True once `skips` is built (`buildSkips`), which only 1/8-scale blocks read.
+    private(set) var hasSkips = false
 
     /// `isDC` tables must only hold symbols 0…15 (DC categories, T.81 F.1.2.1), which libjpeg
     /// also insists on.
@@ -217,6 +219,16 @@ final class HuffmanDecodingTable {
                 coefficients[index] = Int32(BitReader.extend(bits, size)) << 16 | Int32(0x1000 | run << 8 | (length + size))
             }
         }
+    }
+
+    /// Builds `skips` (see `Layout.skips`) from the lookahead, once: a scan builds it for
+    /// the AC tables of components decoded at 1/8 scale only, since it costs about 140
+    /// instructions an entry and no other block reads it. Needs `hasFastPathParts`.
+    func buildSkips() {
+        guard hasFastPathParts, !hasSkips else { return }
+        hasSkips = true
+        let base = storage.baseAddress
+        let lookaheadTable = base + Layout.lookahead, lookahead = Self.lookaheadBits
         let window = Self.skipBits
         let skips = UnsafeMutableRawPointer(base + Layout.skips)
         for index in 0 ..< 1 << window {

@@ -102,19 +102,24 @@ struct HuffmanTableCache {
     }
 
     /// The table of class `tableClass` (0 DC, 1 AC) at destination `id`: the one the file
-    /// defined, else the T.81 K.3 table a Motion-JPEG frame leaves out.
+    /// defined, else the T.81 K.3 table a Motion-JPEG frame leaves out. `skips`: a component
+    /// decoded at 1/8 scale uses the table, which then needs its `skips` part.
     // Once per component of a scan's set-up: one copy, not one at each call.
     @inline(never)
-    mutating func pointers(_ tableClass: Int, _ id: Int, tables: TableSet, ledger: MemoryLedger,
+    mutating func pointers(_ tableClass: Int, _ id: Int, skips: Bool = false, tables: TableSet, ledger: MemoryLedger,
                            offset: Int) throws(JPEGError) -> HuffmanPointers {
         let key = tableClass * 4 + id
-        if let index = keys.firstIndex(of: key) { return built[index].pointers }
+        if let index = keys.firstIndex(of: key) {
+            if skips { built[index].buildSkips() }
+            return built[index].pointers
+        }
         let defined = tableClass == 0 ? tables.dc[id] : tables.ac[id]
         guard let spec = defined ?? HuffmanTable.standard(tableClass: tableClass, id: id) else {
             throw .missingTable(kind: tableClass == 0 ? "DC Huffman" : "AC Huffman", id: id, offset: offset)
         }
         let decoding = try HuffmanDecodingTable(spec, isDC: tableClass == 0, fastPath: fastPath, ledger: ledger,
                                                 offset: offset)
+        if skips { decoding.buildSkips() }
         keys.append(key)
         built.append(decoding)
         return decoding.pointers

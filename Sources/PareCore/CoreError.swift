@@ -21,11 +21,11 @@ extension CoreError: CustomStringConvertible {}
 #endif
 
 extension CoreError {
-    /// The reason, as the type's `description` (under Embedded Swift a `StaticMessage` in
-    /// the board's short form, `boardLine`).
+    /// The reason, as the type's `description` (under Embedded Swift its short form,
+    /// `caseFields.line`).
     public var description: MessageText {
         #if hasFeature(Embedded)
-        return boardLine
+        return caseFields.line(stage: "")
         #else
         switch self {
         case let .outOfBounds(offset, needed, available):
@@ -41,22 +41,16 @@ extension CoreError {
         }
         #endif
     }
-}
 
-#if hasFeature(Embedded)
-extension CoreError {
-    /// The board's form of the reason: the case's name, its values in the order they are
-    /// declared, and the offset, in a few bytes of flash instead of the host's sentence
-    /// ("outOfBounds 2 0 at byte 1534"). Every error type has one, written as its
-    /// `description`'s switch is, so that a new case cannot miss it.
-    public var boardLine: StaticMessage {
+    /// The case's name, its values in the order it declares them and its offset
+    /// ("outOfBounds 2 0 at byte 1534" in the short form).
+    public var caseFields: CaseFields {
         switch self {
-        case let .outOfBounds(offset, needed, available): return "outOfBounds \(needed) \(available) at byte \(offset)"
-        case let .limitExceeded(requested, inUse, limit): return "limitExceeded \(requested) \(inUse) \(limit)"
-        case .sizeOverflow: return "sizeOverflow"
-        case let .readFailed(offset): return "readFailed at byte \(offset)"
-        case .cancelled: return "cancelled"
+        case let .outOfBounds(offset, needed, available): return CaseFields("outOfBounds", needed, available, at: offset)
+        case let .limitExceeded(requested, inUse, limit): return CaseFields("limitExceeded", requested, inUse, limit)
+        case .sizeOverflow: return CaseFields("sizeOverflow")
+        case let .readFailed(offset): return CaseFields("readFailed", at: offset)
+        case .cancelled: return CaseFields("cancelled")
         }
     }
 }
-#endif

@@ -14,8 +14,10 @@ public typealias MessageText = StaticMessage
 public struct StaticMessage: Sendable, Equatable, ExpressibleByStringInterpolation {
     enum Piece: Sendable {
         case text(StaticString)
-        /// A decimal integer: its sign and magnitude.
-        case number(negative: Bool, magnitude: UInt64)
+        /// A decimal integer: its sign and magnitude. A word wide: the numbers in messages
+        /// are sizes, counts, offsets and values of small fields, and a 32-bit target then
+        /// prints them without the C library's 64-bit division.
+        case number(negative: Bool, magnitude: UInt)
         /// Upper-case hexadecimal, `digits` wide (leading zeros).
         case hex(UInt64, digits: Int)
     }
@@ -52,17 +54,22 @@ public struct StaticMessage: Sendable, Equatable, ExpressibleByStringInterpolati
         }
 
         public mutating func appendInterpolation(_ value: some BinaryInteger) {
-            appendNumber(negative: value < 0, magnitude: UInt64(truncatingIfNeeded: value.magnitude))
+            appendNumber(negative: value < 0, magnitude: UInt(truncatingIfNeeded: value.magnitude))
         }
 
         @inline(never)
-        mutating func appendNumber(negative: Bool, magnitude: UInt64) {
+        mutating func appendNumber(negative: Bool, magnitude: UInt) {
             pieces.append(.number(negative: negative, magnitude: magnitude))
         }
 
         @inline(never)
         public mutating func appendInterpolation(_ message: StaticMessage) {
             pieces.append(contentsOf: message.pieces)
+        }
+
+        /// A static text between the pieces (`CaseFields.line` writes names this way).
+        public mutating func appendInterpolation(_ text: StaticString) {
+            appendLiteral(text)
         }
     }
 

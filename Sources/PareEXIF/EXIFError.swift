@@ -56,11 +56,11 @@ extension EXIFError: CustomStringConvertible {}
 #endif
 
 extension EXIFError {
-    /// The line, as the type's `description` (under Embedded Swift a `StaticMessage` in the
-    /// board's short form, `boardLine`).
+    /// The line, as the type's `description` (under Embedded Swift its short form,
+    /// `caseFields.line`).
     public var description: MessageText {
         #if hasFeature(Embedded)
-        return boardLine
+        return caseFields.line(stage: "EXIF: ")
         #else
         switch self {
         case let .core(error):
@@ -108,42 +108,36 @@ extension EXIFError {
     }
 }
 
-#if hasFeature(Embedded)
 extension EXIFError {
-    /// The board's form of the line (see `CoreError.boardLine`): "EXIF: ", the case's name,
-    /// its values in the order they are declared, then the offset.
-    public var boardLine: StaticMessage {
+    /// The case's name, its values in the order it declares them (the IFD's name first) and
+    /// its offset, for the short form (see `CaseFields`). A wrapped core error gives its own.
+    public var caseFields: CaseFields {
         switch self {
-        case let .core(error): return "EXIF: \(error.boardLine)"
-        case let .notTIFF(offset): return "EXIF: notTIFF at byte \(offset)"
-        case let .badMagic(offset, value): return "EXIF: badMagic \(value) at byte \(offset)"
-        case let .badBigTIFFHeader(offset, reason): return "EXIF: badBigTIFFHeader \(reason) at byte \(offset)"
-        case let .ifdOutOfBounds(ifd, offset): return "EXIF: ifdOutOfBounds \(ifd) at byte \(offset)"
-        case let .ifdLoop(ifd, offset): return "EXIF: ifdLoop \(ifd) at byte \(offset)"
-        case let .tooManyIFDs(offset, limit): return "EXIF: tooManyIFDs \(limit) at byte \(offset)"
-        case let .tooManyEntries(ifd, offset, count, limit):
-            return "EXIF: tooManyEntries \(ifd) \(count) \(limit) at byte \(offset)"
-        case let .truncatedIFD(ifd, offset, declared, read):
-            return "EXIF: truncatedIFD \(ifd) \(declared) \(read) at byte \(offset)"
+        case let .core(error): return error.caseFields
+        case let .notTIFF(offset): return CaseFields("notTIFF", at: offset)
+        case let .badMagic(offset, value): return CaseFields("badMagic", value, at: offset)
+        case let .badBigTIFFHeader(offset, reason): return CaseFields("badBigTIFFHeader", text: reason, at: offset)
+        case let .ifdOutOfBounds(ifd, offset): return CaseFields("ifdOutOfBounds", text: ifd, at: offset)
+        case let .ifdLoop(ifd, offset): return CaseFields("ifdLoop", text: ifd, at: offset)
+        case let .tooManyIFDs(offset, limit): return CaseFields("tooManyIFDs", limit, at: offset)
+        case let .tooManyEntries(ifd, offset, count, limit): return CaseFields("tooManyEntries", text: ifd, count, limit, at: offset)
+        case let .truncatedIFD(ifd, offset, declared, read): return CaseFields("truncatedIFD", text: ifd, declared, read, at: offset)
         case let .unknownFieldType(ifd, tag, offset, type):
-            return "EXIF: unknownFieldType \(ifd) \(tag) \(type) at byte \(offset)"
-        case let .valueOutOfBounds(ifd, tag, offset): return "EXIF: valueOutOfBounds \(ifd) \(tag) at byte \(offset)"
-        case let .valueTooLarge(ifd, tag, offset, limit):
-            return "EXIF: valueTooLarge \(ifd) \(tag) \(limit) at byte \(offset)"
+            return CaseFields("unknownFieldType", text: ifd, Int(tag), Int(type), at: offset)
+        case let .valueOutOfBounds(ifd, tag, offset): return CaseFields("valueOutOfBounds", text: ifd, Int(tag), at: offset)
+        case let .valueTooLarge(ifd, tag, offset, limit): return CaseFields("valueTooLarge", text: ifd, Int(tag), limit, at: offset)
         case let .wrongPointerType(ifd, tag, offset, type):
-            return "EXIF: wrongPointerType \(ifd) \(tag) \(type) at byte \(offset)"
-        case let .thumbnailOutOfBounds(offset, length): return "EXIF: thumbnailOutOfBounds \(length) at byte \(offset)"
-        case let .notJPEG(offset): return "EXIF: notJPEG at byte \(offset)"
-        case let .truncatedSegment(offset, marker): return "EXIF: truncatedSegment \(marker) at byte \(offset)"
-        case let .strayBytes(offset, count): return "EXIF: strayBytes \(count) at byte \(offset)"
-        case let .tooManySegments(offset, limit): return "EXIF: tooManySegments \(limit) at byte \(offset)"
-        case let .badMPF(offset, reason): return "EXIF: badMPF \(reason) at byte \(offset)"
-        case let .tooManyMPFEntries(offset, count, limit):
-            return "EXIF: tooManyMPFEntries \(count) \(limit) at byte \(offset)"
+            return CaseFields("wrongPointerType", text: ifd, Int(tag), Int(type), at: offset)
+        case let .thumbnailOutOfBounds(offset, length): return CaseFields("thumbnailOutOfBounds", length, at: offset)
+        case let .notJPEG(offset): return CaseFields("notJPEG", at: offset)
+        case let .truncatedSegment(offset, marker): return CaseFields("truncatedSegment", Int(marker), at: offset)
+        case let .strayBytes(offset, count): return CaseFields("strayBytes", count, at: offset)
+        case let .tooManySegments(offset, limit): return CaseFields("tooManySegments", limit, at: offset)
+        case let .badMPF(offset, reason): return CaseFields("badMPF", text: reason, at: offset)
+        case let .tooManyMPFEntries(offset, count, limit): return CaseFields("tooManyMPFEntries", count, limit, at: offset)
         }
     }
 }
-#endif
 
 /// "0x0112": how tags are named in messages and where no name is known.
 func hex(_ value: UInt16) -> MessageText {

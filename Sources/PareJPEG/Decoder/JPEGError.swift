@@ -39,11 +39,11 @@ extension JPEGWarning: CustomStringConvertible {}
 #endif
 
 extension JPEGError {
-    /// The line, as the type's `description` (under Embedded Swift a `StaticMessage` in the
-    /// board's short form, `boardLine`).
+    /// The line, as the type's `description` (under Embedded Swift its short form,
+    /// `caseFields.line`: a strict decode's error reads as the warning it refused).
     public var description: MessageText {
         #if hasFeature(Embedded)
-        return boardLine
+        return caseFields.line(stage: "JPEG: ")
         #else
         switch self {
         case let .core(error):
@@ -73,46 +73,43 @@ extension JPEGError {
     }
 }
 
-#if hasFeature(Embedded)
 extension JPEGError {
-    /// The board's form of the line (see `CoreError.boardLine`): "JPEG: ", the case's name,
-    /// its values in the order they are declared (a marker or a coding process by its code),
-    /// then the offset.
-    public var boardLine: StaticMessage {
+    /// The case's name, its values in the order it declares them (a marker or a coding
+    /// process by its name, on the board its code) and its offset, for the short form. A
+    /// wrapped core error or warning gives its own.
+    public var caseFields: CaseFields {
         switch self {
-        case let .core(error): return "JPEG: \(error.boardLine)"
-        case let .notJPEG(offset): return "JPEG: notJPEG at byte \(offset)"
-        case let .unsupported(process, offset): return "JPEG: unsupported \(process.name) at byte \(offset)"
-        case let .unsupportedFeature(feature, offset): return "JPEG: unsupportedFeature \(feature) at byte \(offset)"
+        case let .core(error): return error.caseFields
+        case let .notJPEG(offset): return CaseFields("notJPEG", at: offset)
+        case let .unsupported(process, offset): return CaseFields("unsupported", text: process.name, at: offset)
+        case let .unsupportedFeature(feature, offset): return CaseFields("unsupportedFeature", text: feature, at: offset)
         case let .invalidSegment(marker, offset, reason):
-            return "JPEG: invalidSegment \(markerName(marker)) \(reason) at byte \(offset)"
-        case let .invalidHuffmanTable(offset, reason): return "JPEG: invalidHuffmanTable \(reason) at byte \(offset)"
-        case let .missingTable(kind, id, offset): return "JPEG: missingTable \(kind) \(id) at byte \(offset)"
-        case let .missingScan(offset): return "JPEG: missingScan at byte \(offset)"
-        case let .unexpectedMarker(marker, offset): return "JPEG: unexpectedMarker \(markerName(marker)) at byte \(offset)"
-        case let .limitExceeded(what, value, limit, offset):
-            return "JPEG: limitExceeded \(what) \(value) \(limit) at byte \(offset)"
-        case let .strict(warning): return "JPEG: strict \(warning.boardLine)"
+            return CaseFields("invalidSegment", text: "\(markerName(marker)) \(reason)", at: offset)
+        case let .invalidHuffmanTable(offset, reason): return CaseFields("invalidHuffmanTable", text: reason, at: offset)
+        case let .missingTable(kind, id, offset): return CaseFields("missingTable", text: kind, id, at: offset)
+        case let .missingScan(offset): return CaseFields("missingScan", at: offset)
+        case let .unexpectedMarker(marker, offset): return CaseFields("unexpectedMarker", text: markerName(marker), at: offset)
+        case let .limitExceeded(what, value, limit, offset): return CaseFields("limitExceeded", text: what, value, limit, at: offset)
+        case let .strict(warning): return warning.caseFields
         }
     }
 }
 
 extension JPEGWarning {
-    /// The board's form of the warning (see `CoreError.boardLine`), without the stage's name.
-    var boardLine: StaticMessage {
+    /// The case's name, its values and its offset, for the short form (see `JPEGError.caseFields`).
+    public var caseFields: CaseFields {
         switch self {
-        case let .truncated(scan, offset): return "truncated \(scan) at byte \(offset)"
+        case let .truncated(scan, offset): return CaseFields("truncated", scan, at: offset)
         case let .extraneousBytes(count, marker, offset):
-            return "extraneousBytes \(count) \(markerName(marker)) at byte \(offset)"
+            return CaseFields("extraneousBytes", text: markerName(marker), count, at: offset)
         case let .restartResync(expected, found, offset):
-            return "restartResync \(markerName(expected)) \(markerName(found)) at byte \(offset)"
-        case let .invalidHuffmanCode(scan, offset): return "invalidHuffmanCode \(scan) at byte \(offset)"
-        case let .componentNotCoded(id, offset): return "componentNotCoded \(id) at byte \(offset)"
-        case let .unknownAdobeTransform(value, offset): return "unknownAdobeTransform \(value) at byte \(offset)"
+            return CaseFields("restartResync", text: "\(markerName(expected)) \(markerName(found))", at: offset)
+        case let .invalidHuffmanCode(scan, offset): return CaseFields("invalidHuffmanCode", scan, at: offset)
+        case let .componentNotCoded(id, offset): return CaseFields("componentNotCoded", id, at: offset)
+        case let .unknownAdobeTransform(value, offset): return CaseFields("unknownAdobeTransform", value, at: offset)
         }
     }
 }
-#endif
 
 /// Damage the decoder repairs the way libjpeg and browsers do, reported so that callers can
 /// tell a clean decode from a patched one. `JPEGOptions.strict` turns each into an error.
@@ -159,11 +156,11 @@ public enum JPEGWarning: Equatable, Sendable {
 }
 
 extension JPEGWarning {
-    /// The line, as the type's `description` (under Embedded Swift a `StaticMessage` in the
-    /// board's short form, `boardLine`).
+    /// The line, as the type's `description` (under Embedded Swift its short form,
+    /// `caseFields.line`).
     public var description: MessageText {
         #if hasFeature(Embedded)
-        return "JPEG: \(boardLine)"
+        return caseFields.line(stage: "JPEG: ")
         #else
         return "JPEG: \(message) at byte \(offset)"
         #endif

@@ -45,49 +45,42 @@ public struct EmbeddedImage: Sendable, Equatable {
 }
 
 /// What a TIFF block's IFDs say, with typed accessors for the tags a thumbnailer and a
-/// photo browser need, and every IFD kept whole for tools that show the rest.
+/// photo browser need, and every IFD kept whole for tools that show the rest. The accessors
+/// read the IFDs when asked (a few entries each): a program links only those it uses, and an
+/// Embedded one that never asks for a resolution or a position no (soft-float) double
+/// arithmetic.
 public struct EXIFMetadata: Sendable {
     public var byteOrder: ByteOrder
     /// The absolute offset of the TIFF header ("II"/"MM").
     public var tiffHeaderOffset: Int
     /// IFD0 Orientation (0x0112), `.up` when absent or outside 1…8.
-    public var orientation: Orientation
+    public var orientation: Orientation { Orientation(exifValue: rawOrientation ?? 1) }
     /// The Orientation value as stored, when there is one.
-    public var rawOrientation: Int?
+    public var rawOrientation: Int? { ifd("IFD0")?.integer(0x0112) }
     #if !hasFeature(Embedded)
     // The text fields are read as `String` (not under Embedded Swift, where `IFDEntry.value`
     // holds their bytes: `String` and its Unicode code would be most of a firmware's
     // standard library).
-    public var make: String?
-    public var model: String?
-    public var software: String?
+    public var make: String? { ifd("IFD0")?.entry(0x010F)?.string }
+    public var model: String? { ifd("IFD0")?.entry(0x0110)?.string }
+    public var software: String? { ifd("IFD0")?.entry(0x0131)?.string }
     /// IFD0 DateTime (0x0132), "YYYY:MM:DD HH:MM:SS".
-    public var dateTime: String?
+    public var dateTime: String? { ifd("IFD0")?.entry(0x0132)?.string }
     /// ExifIFD DateTimeOriginal (0x9003).
-    public var dateTimeOriginal: String?
+    public var dateTimeOriginal: String? { ifd("ExifIFD")?.entry(0x9003)?.string }
     #endif
     /// ExifIFD PixelXDimension/PixelYDimension (0xA002/0xA003).
-    public var pixelWidth: Int?
-    public var pixelHeight: Int?
+    public var pixelWidth: Int? { ifd("ExifIFD")?.integer(0xA002) }
+    public var pixelHeight: Int? { ifd("ExifIFD")?.integer(0xA003) }
     /// IFD0 ImageWidth/ImageLength (0x0100/0x0101): the size of the image IFD0 describes,
     /// which in a TIFF file is the main image (TIFF 6.0 §3, baseline fields).
-    public var imageWidth: Int?
-    public var imageHeight: Int?
-    #if hasFeature(Embedded)
-    // Under Embedded Swift the values that need floating point are read from the IFDs when
-    // asked for: a program that never asks links no (soft-float) double arithmetic.
+    public var imageWidth: Int? { ifd("IFD0")?.integer(0x0100) }
+    public var imageHeight: Int? { ifd("IFD0")?.integer(0x0101) }
     /// IFD0 XResolution/YResolution (0x011A/0x011B); nil for a zero denominator.
     public var xResolution: Double? { ifd("IFD0")?.entry(0x011A)?.double() }
     public var yResolution: Double? { ifd("IFD0")?.entry(0x011B)?.double() }
     /// The GPS IFD's position, when it has any of latitude, longitude or altitude.
     public var gps: GPSPosition? { ifd("GPS").flatMap(Self.position) }
-    #else
-    /// IFD0 XResolution/YResolution (0x011A/0x011B); nil for a zero denominator.
-    public var xResolution: Double?
-    public var yResolution: Double?
-    /// The GPS IFD's position, when it has any of latitude, longitude or altitude.
-    public var gps: GPSPosition?
-    #endif
     /// The IFD1 thumbnail, when its offset and length are present, non-zero and inside
     /// the block.
     public var thumbnail: EmbeddedImage?
@@ -102,7 +95,8 @@ public struct EXIFMetadata: Sendable {
     }
 }
 
-/// The typed accessors, computed once from the IFDs (Exif 2.32 Tables 4–8).
+/// The thumbnail, found once from IFD1 (Exif 2.32 Tables 4–8), since it checks the place
+/// against the block and warns.
 extension EXIFMetadata {
     init<Source: ByteSource>(ifds: [IFD], block: TIFFBlock<Source>, byteOrder: ByteOrder,
                              options: EXIFOptions, warnings: [EXIFError]) {
@@ -110,28 +104,8 @@ extension EXIFMetadata {
         tiffHeaderOffset = block.absoluteBase
         self.ifds = ifds
         self.warnings = warnings
-        let ifd0 = ifds.first { $0.isNamed("IFD0") }
-        let exif = ifds.first { $0.isNamed("ExifIFD") }
-        rawOrientation = ifd0?.integer(0x0112)
-        orientation = Orientation(exifValue: rawOrientation ?? 1)
-        #if !hasFeature(Embedded)
-        make = ifd0?.entry(0x010F)?.string
-        model = ifd0?.entry(0x0110)?.string
-        software = ifd0?.entry(0x0131)?.string
-        dateTime = ifd0?.entry(0x0132)?.string
-        dateTimeOriginal = exif?.entry(0x9003)?.string
-        #endif
-        pixelWidth = exif?.integer(0xA002)
-        pixelHeight = exif?.integer(0xA003)
-        imageWidth = ifd0?.integer(0x0100)
-        imageHeight = ifd0?.integer(0x0101)
-        #if !hasFeature(Embedded)
-        xResolution = ifd0?.entry(0x011A)?.double()
-        yResolution = ifd0?.entry(0x011B)?.double()
-        gps = ifds.first { $0.isNamed("GPS") }.flatMap(Self.position)
-        #endif
         thumbnail = nil
-        if let ifd1 = ifds.first(where: { $0.isNamed("IFD1") }) {
+        if let ifd1 = ifd("IFD1") {
             thumbnail = thumbnailImage(ifd1, block: block, options: options)
         }
     }

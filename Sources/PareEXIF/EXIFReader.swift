@@ -52,34 +52,37 @@ public enum EXIFReader {
     public static func readJPEG<Source: ByteSource>(_ source: Source,
                                                     options: EXIFOptions = .init()) throws(EXIFError) -> JPEGMetadata {
         let walk = try JPEGSegmentLocator(source, start: 0, end: source.count, options: options)
-        var result = JPEGMetadata(exif: nil, mpf: [], mpfIndex: nil, exifSegmentOffset: walk.exif?.marker.offset,
-                                  mpfSegmentOffset: walk.mpf?.marker.offset, jfxxThumbnail: nil,
-                                  width: walk.frameWidth, height: walk.frameHeight, warnings: walk.warnings)
-        result.iccChunks = walk.iccChunks.map { ($0.payloadOffset, $0.payloadLength) }
+        var warnings = walk.warnings
+        var exif: EXIFMetadata?
         if let segment = walk.exif {
             // The TIFF block is read where it lies, IFD by IFD, as a TIFF file is: an APP1
             // segment holds up to 64 KiB (a thumbnail, maker notes) that need not be copied.
             do throws(EXIFError) {
                 try checkPayload(segment, in: source)
                 let start = segment.payloadOffset + 6
-                result.exif = try read(TIFFBlock(source: source, start: start, count: segment.payloadLength - 6,
-                                                 absoluteBase: start), options: options)
+                exif = try read(TIFFBlock(source: source, start: start, count: segment.payloadLength - 6,
+                                          absoluteBase: start), options: options)
             } catch {
-                result.warnings.append(error)
+                warnings.append(error)
             }
         }
-        result.mpfSegment = walk.mpf
-        #if !hasFeature(Embedded)
-        readMPF(source, into: &result, options: options)
-        #endif
+        var jfxxThumbnail: EmbeddedImage?
         if let segment = walk.jfxx {
             let start = segment.payloadOffset + 6, length = segment.payloadLength - 6
             let size = JPEGSegmentLocator.frameSize(in: source, start: start, end: start + length, options: options)
             if length > 0 {
-                result.jfxxThumbnail = EmbeddedImage(offset: start, length: length, width: size?.width,
-                                                     height: size?.height)
+                jfxxThumbnail = EmbeddedImage(offset: start, length: length, width: size?.width, height: size?.height)
             }
         }
+        // Made once, at the end: filled in place, the whole struct was copied out.
+        var result = JPEGMetadata(exif: exif, mpf: [], mpfIndex: nil, exifSegmentOffset: walk.exif?.marker.offset,
+                                  mpfSegmentOffset: walk.mpf?.marker.offset,
+                                  iccChunks: walk.iccChunks.map { ($0.payloadOffset, $0.payloadLength) },
+                                  jfxxThumbnail: jfxxThumbnail, width: walk.frameWidth, height: walk.frameHeight,
+                                  warnings: warnings, mpfSegment: walk.mpf)
+        #if !hasFeature(Embedded)
+        readMPF(source, into: &result, options: options)
+        #endif
         return result
     }
 

@@ -18,8 +18,8 @@ public struct StaticMessage: Sendable, Equatable, ExpressibleByStringInterpolati
         /// are sizes, counts, offsets and values of small fields, and a 32-bit target then
         /// prints them without the C library's 64-bit division.
         case number(negative: Bool, magnitude: UInt)
-        /// Upper-case hexadecimal, `digits` wide (leading zeros).
-        case hex(UInt64, digits: Int)
+        /// Upper-case hexadecimal, `digits` wide (leading zeros; at most a word's digits).
+        case hex(UInt, digits: Int)
     }
 
     var pieces: [Piece]
@@ -37,7 +37,7 @@ public struct StaticMessage: Sendable, Equatable, ExpressibleByStringInterpolati
     @_spi(Codec)
     public static func hex(_ value: some BinaryInteger, digits: Int) -> StaticMessage {
         var message = StaticMessage(stringLiteral: "")
-        message.pieces = [.hex(UInt64(truncatingIfNeeded: value), digits: digits)]
+        message.pieces = [.hex(UInt(truncatingIfNeeded: value), digits: digits)]
         return message
     }
 
@@ -81,17 +81,17 @@ public struct StaticMessage: Sendable, Equatable, ExpressibleByStringInterpolati
                 text.withUTF8Buffer { bytes.append(contentsOf: $0) }
             case let .number(negative, magnitude):
                 if negative { bytes.append(UInt8(ascii: "-")) }
-                let first = bytes.count
-                var rest = magnitude
+                // From the highest digit down: the power of ten just below the number first.
+                var divisor: UInt = 1
+                while magnitude / divisor >= 10 { divisor *= 10 }
                 repeat {
-                    bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
-                    rest /= 10
-                } while rest > 0
-                bytes[first...].reverse()
+                    bytes.append(UInt8(ascii: "0") + UInt8(magnitude / divisor % 10))
+                    divisor /= 10
+                } while divisor > 0
             case let .hex(value, digits):
                 let alphabet: StaticString = "0123456789ABCDEF"
                 for digit in stride(from: digits - 1, through: 0, by: -1) {
-                    bytes.append(alphabet.utf8Start[Int((value >> UInt64(4 * digit)) & 0xF)])
+                    bytes.append(alphabet.utf8Start[Int((value >> UInt(4 * digit)) & 0xF)])
                 }
             }
         }

@@ -139,6 +139,15 @@ extension EXIFError {
     }
 }
 
+extension [EXIFError] {
+    /// Appends `warning`: one call where a reader keeps a warning (the array's growth code
+    /// inlined at each of them was most of the place's code).
+    @inline(never)
+    mutating func warn(_ warning: EXIFError) {
+        append(warning)
+    }
+}
+
 /// "0x0112": how tags are named in messages and where no name is known.
 func hex(_ value: UInt16) -> MessageText {
     "0x\(MessageText.hex(value, digits: 4))"

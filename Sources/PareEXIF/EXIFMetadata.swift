@@ -122,7 +122,7 @@ extension EXIFMetadata {
         result.latitude = degrees(0x0002, negativeRef: UInt8(ascii: "S"), refTag: 0x0001)
         result.longitude = degrees(0x0004, negativeRef: UInt8(ascii: "W"), refTag: 0x0003)
         if let altitude = ifd.entry(0x0006)?.double() {
-            result.altitude = ifd.entry(0x0005)?.integer() == 1 ? -altitude : altitude
+            result.altitude = ifd.integer64(0x0005) == 1 ? -altitude : altitude
         }
         return result == GPSPosition() ? nil : result
     }
@@ -131,10 +131,10 @@ extension EXIFMetadata {
     /// Compression 1 the strips (0x0111/0x0117) when they are one contiguous run.
     private mutating func thumbnailImage<Source: ByteSource>(_ ifd1: IFD, block: TIFFBlock<Source>,
                                                              options: EXIFOptions) -> EmbeddedImage? {
-        if let start = ifd1.entry(0x0201)?.integer(), let length = ifd1.entry(0x0202)?.integer() {
+        if let start = ifd1.integer64(0x0201), let length = ifd1.integer64(0x0202) {
             guard length > 0 else { return nil }
             guard start >= 0, block.contains(UInt64(start), length: UInt64(length)) else {
-                warnings.append(.thumbnailOutOfBounds(offset: block.absolute(pointer: UInt64(clamping: start)),
+                warnings.warn(.thumbnailOutOfBounds(offset: block.absolute(pointer: UInt64(clamping: start)),
                                                       length: Int(clamping: length)))
                 return nil
             }
@@ -143,7 +143,7 @@ extension EXIFMetadata {
             return EmbeddedImage(offset: block.absolute(Int(start)), length: count,
                                  width: size?.width, height: size?.height, encoding: .jpeg)
         }
-        guard ifd1.entry(0x0103)?.integer() == 1, let offsets = ifd1.entry(0x0111),
+        guard ifd1.integer64(0x0103) == 1, let offsets = ifd1.entry(0x0111),
               let counts = ifd1.entry(0x0117), offsets.valueCount >= 1, offsets.valueCount == counts.valueCount,
               let first = offsets.integer(at: 0) else { return nil }
         // BigTIFF's LONG8 and SLONG8 strips can sum past Int64: such a run is out of bounds.
@@ -155,7 +155,7 @@ extension EXIFMetadata {
         }
         let (span, spanOverflow) = end.subtractingReportingOverflow(first)
         guard !overflow, !spanOverflow, end > first, first >= 0, block.contains(UInt64(first), length: UInt64(span)) else {
-            warnings.append(.thumbnailOutOfBounds(offset: block.absolute(pointer: UInt64(clamping: first)),
+            warnings.warn(.thumbnailOutOfBounds(offset: block.absolute(pointer: UInt64(clamping: first)),
                                                   length: overflow || spanOverflow ? Int.max : Int(clamping: span)))
             return nil
         }

@@ -63,7 +63,7 @@ public enum EXIFReader {
                 exif = try read(TIFFBlock(source: source, start: start, count: segment.payloadLength - 6,
                                           absoluteBase: start), options: options)
             } catch {
-                warnings.append(error)
+                warnings.warn(error)
             }
         }
         var jfxxThumbnail: EmbeddedImage?
@@ -103,7 +103,7 @@ public enum EXIFReader {
             (metadata.mpfIndex, metadata.mpf) = MPFIndex.read(block, in: source, fileStart: 0, primarySize: primary,
                                                               options: options, warnings: &metadata.warnings)
         } catch {
-            metadata.warnings.append(error)
+            metadata.warnings.warn(error)
         }
     }
 

@@ -111,7 +111,14 @@ public struct IFD: Sendable {
 
     /// The first value of the entry with `tag`, when it is an integer that fits an `Int`.
     func integer(_ tag: UInt16) -> Int? {
-        entry(tag)?.integer().flatMap { Int(exactly: $0) }
+        integer64(tag).flatMap { Int(exactly: $0) }
+    }
+
+    /// The first value of the entry with `tag`, when it is an integer (as `IFDEntry.integer`).
+    /// Out of line: each lookup inlined copied the entry out and destroyed it again.
+    @inline(never)
+    func integer64(_ tag: UInt16) -> Int64? {
+        entry(tag)?.integer()
     }
 
     /// True when the IFD is named `name`. The names are ASCII and Pare's own, so their UTF-8

@@ -100,7 +100,7 @@ struct IFDReader<Source: ByteSource> {
     /// entries would otherwise hold one per entry of every IFD.
     mutating func warn(_ warning: EXIFError) {
         guard warnings.count < options.maxWarnings else { return }
-        warnings.append(warning)
+        warnings.warn(warning)
     }
 
     /// The header (byte order, 42 or 43, offset of IFD0); returns IFD0's offset.

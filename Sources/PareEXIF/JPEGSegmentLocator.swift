@@ -40,20 +40,20 @@ struct JPEGSegmentLocator {
                     // Bytes up to the end with no marker among them.
                     let skipped = stream.position - searchStart
                     if skipped >= 2 {
-                        warnings.append(.strayBytes(offset: start + searchStart,
+                        warnings.warn(.strayBytes(offset: start + searchStart,
                                                     count: min(skipped, options.maxStrayBytes)))
                     }
                     return
                 }
                 marker = found
                 if marker.discarded > 0 {
-                    warnings.append(.strayBytes(offset: start + searchStart, count: marker.discarded))
+                    warnings.warn(.strayBytes(offset: start + searchStart, count: marker.discarded))
                 }
                 if marker.code == JPEGMarker.eoi || marker.code == JPEGMarker.sos { return }
                 if JPEGMarker.isStandalone(marker.code) { continue }
                 segment = try MarkerReader.segment(&stream, of: marker, keep: 12)
             } catch {
-                warnings.append(Self.warning(error, start: start))
+                warnings.warn(Self.warning(error, start: start))
                 return
             }
             var found = segment

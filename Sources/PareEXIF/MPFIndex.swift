@@ -112,17 +112,17 @@ enum MPFIndex {
             index = try reader.readIFD(at: first, name: "MPF0")
         } catch {
             warnings.append(contentsOf: reader.warnings)
-            warnings.append(error)
+            warnings.warn(error)
             return (nil, [])
         }
         warnings.append(contentsOf: reader.warnings)
         guard let list = index.entry(0xB002), let bytes = list.value, bytes.count >= 16 else {
-            warnings.append(.badMPF(offset: index.offset, reason: "no readable MP Entry list (tag 0xB002)"))
+            warnings.warn(.badMPF(offset: index.offset, reason: "no readable MP Entry list (tag 0xB002)"))
             return (index, [])
         }
         var count = bytes.count / 16
         if count > options.maxMPFEntries {
-            warnings.append(.tooManyMPFEntries(offset: list.valueOffset, count: count, limit: options.maxMPFEntries))
+            warnings.warn(.tooManyMPFEntries(offset: list.valueOffset, count: count, limit: options.maxMPFEntries))
             count = options.maxMPFEntries
         }
         let order = reader.byteOrder
@@ -151,10 +151,10 @@ enum MPFIndex {
                                                                    options: options) {
                     (width, height) = (frame.width, frame.height)
                 } else {
-                    warnings.append(.badMPF(offset: offset, reason: "image \(i + 1) has no readable JPEG frame header"))
+                    warnings.warn(.badMPF(offset: offset, reason: "image \(i + 1) has no readable JPEG frame header"))
                 }
             } else {
-                warnings.append(.badMPF(offset: list.valueOffset + at, reason: "image \(i + 1) lies outside the file"))
+                warnings.warn(.badMPF(offset: list.valueOffset + at, reason: "image \(i + 1) lies outside the file"))
             }
             entries.append(MPFEntry(index: i, attribute: long(at), offset: offset, length: length,
                                     dependentImage1: short(at + 12), dependentImage2: short(at + 14),

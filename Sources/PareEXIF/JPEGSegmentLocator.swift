@@ -25,6 +25,13 @@ struct JPEGSegmentLocator {
     /// with SOI; anything later ends the walk with a warning.
     init<Source: ByteSource>(_ source: Source, start: Int, end: Int, options: EXIFOptions,
                              stopAtFrame: Bool = false) throws(EXIFError) {
+        // The walk fills the fields in place: returning from an init's loop copied the
+        // whole walker out at the end.
+        try walk(source, start: start, end: end, options: options, stopAtFrame: stopAtFrame)
+    }
+
+    private mutating func walk<Source: ByteSource>(_ source: Source, start: Int, end: Int, options: EXIFOptions,
+                                                   stopAtFrame: Bool) throws(EXIFError) {
         guard start >= 0, end >= start, let slice = try? ByteSourceSlice(source, offset: start, count: end - start),
               var stream = try? ByteStream(source: slice, ledger: MemoryLedger(), windowSize: Self.windowSize),
               (try? MarkerReader.readSOI(&stream)) == true else { throw .notJPEG(offset: start) }

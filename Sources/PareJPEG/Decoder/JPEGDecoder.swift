@@ -490,10 +490,10 @@ struct TableSet {
     mutating func apply(marker: FoundMarker, bytes: [UInt8]) throws(JPEGError) -> Bool {
         switch marker.code {
         case Marker.dqt:
-            for (id, table) in try QuantizationTable.parse(bytes, offset: marker.offset) { quantization[id] = table }
+            try QuantizationTable.parse(bytes, offset: marker.offset) { id, table in quantization[id] = table }
             return true
         case Marker.dht:
-            for (tableClass, id, table) in try HuffmanTable.parse(bytes, offset: marker.offset) {
+            try HuffmanTable.parse(bytes, offset: marker.offset) { tableClass, id, table in
                 if tableClass == 0 { dc[id] = table } else { ac[id] = table }
             }
             return true

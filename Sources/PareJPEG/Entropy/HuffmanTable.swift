@@ -33,8 +33,8 @@ struct HuffmanTable: Sendable {
 
     /// Every table a DHT segment defines, as (class, destination, table); class 0 is DC,
     /// 1 is AC.
-    static func parse(_ bytes: [UInt8], offset: Int) throws(JPEGError) -> [(tableClass: Int, id: Int, table: HuffmanTable)] {
-        var result: [(tableClass: Int, id: Int, table: HuffmanTable)] = []
+    static func parse(_ bytes: [UInt8], offset: Int,
+                      _ each: (_ tableClass: Int, _ id: Int, _ table: HuffmanTable) -> Void) throws(JPEGError) {
         var index = 0
         while index < bytes.count {
             let tableClass = Int(bytes[index] >> 4), id = Int(bytes[index] & 15)
@@ -50,10 +50,9 @@ struct HuffmanTable: Sendable {
                 throw .invalidSegment(marker: Marker.dht, offset: offset, reason: "HUFFVAL cut short")
             }
             let symbols = Array(bytes[index + 17 ..< index + 17 + total])
-            result.append((tableClass, id, try HuffmanTable(counts: counts, symbols: symbols, offset: offset)))
+            each(tableClass, id, try HuffmanTable(counts: counts, symbols: symbols, offset: offset))
             index += 17 + total
         }
-        return result
     }
 
     /// The symbols of an AC table of T.81 K.3.2 (Tables K.5 and K.6), in HUFFVAL order. Both

@@ -235,14 +235,18 @@ extension JPEGStructure {
                 sawFrame = true
                 record.content = .frame(frame)
             case Marker.dqt:
-                record.content = .quantizationTables(try QuantizationTable.parse(bytes, offset: found.offset).map {
-                    JPEGQuantizationRecord(id: $0.id, bits: $0.table.sixteenBit ? 16 : 8, values: $0.table.values)
-                })
+                var tables: [JPEGQuantizationRecord] = []
+                try QuantizationTable.parse(bytes, offset: found.offset) { id, table in
+                    tables.append(JPEGQuantizationRecord(id: id, bits: table.sixteenBit ? 16 : 8, values: table.values))
+                }
+                record.content = .quantizationTables(tables)
             case Marker.dht:
-                record.content = .huffmanTables(try HuffmanTable.parse(bytes, offset: found.offset).map {
-                    JPEGHuffmanRecord(tableClass: $0.tableClass, id: $0.id, counts: $0.table.counts.map { Int($0) },
-                                      symbols: $0.table.symbols)
-                })
+                var tables: [JPEGHuffmanRecord] = []
+                try HuffmanTable.parse(bytes, offset: found.offset) { tableClass, id, table in
+                    tables.append(JPEGHuffmanRecord(tableClass: tableClass, id: id, counts: table.counts.map { Int($0) },
+                                                    symbols: table.symbols))
+                }
+                record.content = .huffmanTables(tables)
             case Marker.dri:
                 restartInterval = try MarkerParameters.restartInterval(bytes, marker: found)
                 record.content = .restartInterval(restartInterval)

@@ -8,9 +8,10 @@ struct QuantizationTable: Sendable {
     /// Pq = 1: the table was sent with 16-bit values (allowed only for 12-bit frames).
     var sixteenBit = false
 
-    /// Every table a DQT segment defines, as (destination, table).
-    static func parse(_ bytes: [UInt8], offset: Int) throws(JPEGError) -> [(id: Int, table: QuantizationTable)] {
-        var result: [(id: Int, table: QuantizationTable)] = []
+    /// Every table a DQT segment defines, handed to `each` with its destination in the
+    /// segment's order (as they come: no array of them is made).
+    static func parse(_ bytes: [UInt8], offset: Int,
+                      _ each: (_ id: Int, _ table: QuantizationTable) -> Void) throws(JPEGError) {
         var index = 0
         let order = ZigZag.naturalOrder
         while index < bytes.count {
@@ -30,10 +31,9 @@ struct QuantizationTable: Sendable {
                     : UInt16(bytes[index + 1 + 2 * k]) << 8 | UInt16(bytes[index + 2 + 2 * k])
                 values[order[k]] = value
             }
-            result.append((id, QuantizationTable(values: values, sixteenBit: precision == 1)))
+            each(id, QuantizationTable(values: values, sixteenBit: precision == 1))
             index += 1 + size
         }
-        return result
     }
 }
 

@@ -131,7 +131,16 @@ public struct JPEGDecoder<Source: ByteSource> {
         let header = RowStreamHeader(width: plan.outputWidth, height: plan.outputHeight, format: outputFormat)
         try core { () throws(CoreError) in try sink.begin(header) }
         rewind(to: scanStart)
+        try decodeFrame(store: store, streaming: streaming, plan: plan, buffers: &buffers, scratch: scratch,
+                        output: &output, into: &sink, log: &log)
+    }
 
+    /// The scans of the frame, by its kind (see `decode`), into the output stage.
+    @inline(never) // once per decode: one error path in `decode` instead of one per kind
+    mutating func decodeFrame<Sink: RowSink>(store: CoefficientStore?, streaming: Bool, plan: ScalePlan,
+                                             buffers: inout [ComponentBuffer], scratch: ScanScratch,
+                                             output: inout OutputStage, into sink: inout Sink,
+                                             log: inout WarningLog) throws(JPEGError) {
         if let store {
             try decodeScans(into: store, log: &log)
             repeatedRows = try reconstruct(store, plan: plan, buffers: &buffers, scratch: scratch, output: &output,

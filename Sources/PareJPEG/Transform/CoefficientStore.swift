@@ -96,15 +96,9 @@ final class CoefficientStore {
 
         /// The natural indices an IDCT of `size` reads (exact), or its size×size corner.
         static func positions(size: Int, exact: Bool) -> [Int] {
-            let used: [Bool]
-            switch size {
-            case 8: used = [true, true, true, true, true, true, true, true]
-            case 4: used = exact ? [true, true, true, true, false, true, true, true] : [true, true, true, true, false, false, false, false]
-            case 2: used = exact ? [true, true, false, true, false, true, false, true] : [true, true, false, false, false, false, false, false]
-            default: used = [true, false, false, false, false, false, false, false]
-            }
+            let mask = InverseDCT.frequencyMask(size: size, exact: exact)
             var result: [Int] = []
-            for natural in 0 ..< 64 where used[natural >> 3] && used[natural & 7] { result.append(natural) }
+            for natural in 0 ..< 64 where InverseDCT.reads(natural, mask: mask) { result.append(natural) }
             return result
         }
 

@@ -447,6 +447,24 @@ enum InverseDCT {
                   output: output, stride: stride)
     }
 
+    /// The frequencies of one axis that the transform of `size` reads, bit u for frequency u:
+    /// all eight at 8; with `exact`, those `transform4` (all but 4) and `transform2` (0, 1, 3,
+    /// 5, 7) read, else only the size × size corner.
+    static func frequencyMask(size: Int, exact: Bool) -> Int {
+        switch size {
+        case 8: return 0xFF
+        case 4: return exact ? 0b1110_1111 : 0b0000_1111
+        case 2: return exact ? 0b1010_1011 : 0b0000_0011
+        default: return 0b0000_0001
+        }
+    }
+
+    /// Whether the transform with frequency mask `mask` (`frequencyMask`) reads the
+    /// coefficient at `natural` (row-major index u + 8·v).
+    static func reads(_ natural: Int, mask: Int) -> Bool {
+        (mask >> (natural & 7)) & (mask >> (natural >> 3)) & 1 != 0
+    }
+
     // Constants of the reduced transforms (see `transform4`, `transform2`), round(x · 2^13).
     // Pair means: 2√2·cos(kπ/16)·cos(kπ/8) and 2√2·cos(kπ/16)·cos(3kπ/8), k = 1, 3, 5, 7.
     static let pairEven1 = 20995, pairEven3 = 7373, pairEven5 = -4926, pairEven7 = -4176

@@ -32,14 +32,12 @@ final class ScanScratch {
         }
         keep = try core { () throws(CoreError) in try ledger.allocate(Int32.self, count: 3 * 80, initialValue: 64) }
         let order = ZigZag.naturalOrder
-        // Frequencies each transform reads, per axis (see InverseDCT.transform4/transform2).
-        let used: [[Bool]] = [[true, true, true, true, true, true, true, true],
-                              [true, true, true, true, false, true, true, true],
-                              [true, true, false, true, false, true, false, true]]
+        // One row per transform size, 8, 4, 2: the coefficients each reads.
         for row in 0 ..< 3 {
+            let mask = InverseDCT.frequencyMask(size: 8 >> row, exact: true)
             for k in 0 ..< 80 {
                 let natural = k < 64 ? order[k] : 63
-                if used[row][natural & 7] && used[row][natural >> 3] {
+                if InverseDCT.reads(natural, mask: mask) {
                     keep[row * 80 + k] = Int32(natural) | KeepEntry.stored | (natural >= 8 ? KeepEntry.belowFirstRow : 0)
                 }
             }

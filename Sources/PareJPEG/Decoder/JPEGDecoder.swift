@@ -180,14 +180,14 @@ public struct JPEGDecoder<Source: ByteSource> {
         var restartInterval = info.restartInterval
         var scanHeader = firstScan
         var number = 1
-        var coded = [Bool](repeating: false, count: frame.components.count)
+        var coded = 0 // bit c: some scan coded frame component c (at most four: JPEGFrameRecord)
         while true {
             // Planes start mid-gray: once the data is spent, a scan over components no earlier
             // scan wrote has nothing left to change.
-            let fresh = scanHeader.components.allSatisfy { !coded[$0.index] }
+            let fresh = scanHeader.components.allSatisfy { coded & 1 << $0.index == 0 }
             try decodeSeparateScan(scanHeader, number: number, tables: tables, restartInterval: restartInterval,
                                    fresh: fresh, plan: plan, buffers: buffers, scratch: scratch, log: &log)
-            for component in scanHeader.components { coded[component.index] = true }
+            for component in scanHeader.components { coded |= 1 << component.index }
             guard let next = try scanAfter(&number, tables: &tables, restartInterval: &restartInterval,
                                            log: &log) else { break }
             scanHeader = next
@@ -296,10 +296,10 @@ public struct JPEGDecoder<Source: ByteSource> {
         return next
     }
 
-    /// Once the scans are done: a warning for each frame component no scan coded (it decodes
-    /// as mid-level, as in libjpeg).
-    func reportUncoded(_ coded: [Bool], log: inout WarningLog) throws(JPEGError) {
-        for (c, wasCoded) in coded.enumerated() where !wasCoded {
+    /// Once the scans are done: a warning for each frame component no scan coded (bit c of
+    /// `coded` clear; it decodes as mid-level, as in libjpeg).
+    func reportUncoded(_ coded: Int, log: inout WarningLog) throws(JPEGError) {
+        for c in 0 ..< frame.components.count where coded & 1 << c == 0 {
             try log.add(.componentNotCoded(id: frame.components[c].id, offset: reader.stream.position))
         }
     }

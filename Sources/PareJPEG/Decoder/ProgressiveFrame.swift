@@ -15,10 +15,10 @@ extension JPEGDecoder {
         var restartInterval = info.restartInterval
         var header = firstScan
         var number = 1
-        var coded = [Bool](repeating: false, count: frame.components.count)
+        var coded = 0 // bit c: some scan coded frame component c (at most four: JPEGFrameRecord)
         while true {
             try store.latchQuantizers(header, frame: frame, tables: tables)
-            for component in header.components { coded[component.index] = true }
+            for component in header.components { coded |= 1 << component.index }
             store.noteScan(header)
             if store.needs(header) {
                 let lastGoodRow = try runProgressiveScan(header, number: number, tables: tables,

@@ -29,8 +29,9 @@ struct BlockSmoothing {
         var bitsBefore: [Int]
         /// Quantisers of the ten coefficients (1 … 65535: DQT's 8- or 16-bit values, zero refused).
         var quantizers: [Int]
-        /// Which of the ten the store keeps (the others are never read by the IDCT).
-        var kept: [Bool]
+        /// Which of the ten the store keeps, bit k for zig-zag k (the others are never read by
+        /// the IDCT).
+        var kept: Int
     }
 
     let components: [Component]
@@ -54,7 +55,9 @@ struct BlockSmoothing {
             for k in 1 ..< 10 where plane.scanBits[k] != 0 { useful = true }
             let before = store.scansSeen > 1 ? plane.bitsBeforeLastScan : [Int](repeating: -1, count: 10)
             components.append(Component(bits: plane.scanBits, bitsBefore: before, quantizers: quantizers,
-                                        kept: Self.natural.map { plane.positions.contains($0) }))
+                                        kept: (0 ..< 10).reduce(0) {
+                                            plane.positions.contains(Self.natural[$1]) ? $0 | 1 << $1 : $0
+                                        }))
         }
         guard useful else { return nil }
         self.components = components
@@ -144,11 +147,11 @@ struct BlockSmoothing {
         let q00 = info.quantizers[0]
         for k in 1 ..< first + kernels.count / 25 {
             let al = bits[k], n = Self.natural[k]
-            guard al != 0, info.kept[k], coefficients[n] == 0 else { continue }
+            guard al != 0, info.kept & 1 << k != 0, coefficients[n] == 0 else { continue }
             coefficients[n] = Int16(truncatingIfNeeded: Self.estimate(kernels, k - first, dc, q00, info.quantizers[k],
                                                                       cap: al))
         }
-        if dcOnly && info.kept[0] {
+        if dcOnly && info.kept & 1 != 0 {
             coefficients[0] = Int16(truncatingIfNeeded: Self.estimate(kernels, 0, dc, q00, q00, cap: 0))
         }
     }

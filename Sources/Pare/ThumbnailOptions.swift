@@ -62,9 +62,14 @@ public struct ThumbnailOptions: Sendable {
     /// `JPEGOptions()`, its `progressiveFidelity` is `.preview`: a progressive photo too large
     /// for exact coefficients at its reduced scale is shrunk further by the resampler, which
     /// the last refinement bits of its AC coefficients hardly survive, so they are not read.
+    /// And its `maxExactCoefficientBytes` is 2 MiB, not 8: a 12 MP 4:2:0 photo's exact sets at
+    /// 1/8 (luma DC with the AC coefficients block smoothing reads, chroma 2×2 exact sets) take
+    /// about 6 MB, its preview corners about 1.1 MB, so a thumbnail of a photo past about
+    /// 4 MP takes the corners; smaller photos still decode exactly as djpeg does.
     public var jpeg: JPEGOptions = {
         var options = JPEGOptions()
         options.progressiveFidelity = .preview
+        options.maxExactCoefficientBytes = 2 << 20
         return options
     }()
     /// Limits applied to the PNG decoder. Unlike a plain `PNGOptions()`, its

@@ -46,6 +46,26 @@ import TestSupport
             + "\(exact.ledgerPeakBytes) B), against the exact thumbnail \(comparison)")
     }
 
+    /// The same picture to 256, which comes from the 1/8 decode: its exact sets there (luma DC
+    /// with the AC coefficients block smoothing reads, about 6 MB) fit a plain decoder's 8 MiB
+    /// but not the thumbnail's 2 MiB, so the store keeps the preview corners.
+    @Test func progressive12MegapixelTo256FitsInThreeMebibytes() throws {
+        let bytes = try Self.photoLikeProgressive(width: 4000, height: 3000)
+        let result = try ThumbnailProbe.run(bytes, size: 256)
+        #expect(result.thumbnail.source == .mainImage(.eighth))
+        let peak = result.thumbnail.ledgerPeakBytes
+        #expect(peak <= 3 * 1024 * 1024, "ledger peak \(peak)")
+        var options = ThumbnailOptions(maxPixelSize: 256)
+        options.embedded = .never
+        options.jpeg.maxExactCoefficientBytes = 8 << 20
+        let exact = try ImageSource(bytes: bytes).thumbnail(options: options)
+        #expect(exact.ledgerPeakBytes > 5_000_000)
+        let comparison = Comparison.between(result.thumbnail.image.pixels, exact.image.pixels)
+        #expect(comparison.psnr >= 40, "\(comparison)")
+        print("progressive JPEG 4000×3000 4:2:0 → 256: ledger peak \(peak) B (exact coefficients: "
+            + "\(exact.ledgerPeakBytes) B), against the exact thumbnail \(comparison)")
+    }
+
     /// Gradients, a texture of a few cycles per block and a little noise, encoded by Pare's
     /// own progressive encoder (libjpeg's default scan script) at quality 90.
     static func photoLikeProgressive(width: Int, height: Int) throws -> [UInt8] {

@@ -21,48 +21,32 @@ import TestSupport
     }
 
     /// A 12 MP photo-like picture, written progressive with libjpeg's default script (AC
-    /// bands first sent with Al = 1 or 2, then refined), to 300 (256 would come from the 1/8
-    /// decode): decoded at 1/4, where the exact sets (18.6 MB) do not fit, so the thumbnail
-    /// path's `.preview` store keeps 2×2 corners and never reads the refinements. Its
-    /// thumbnail stays within 40 dB of the one made from exact coefficients.
-    @Test func progressive12MegapixelTo300NeedsNoRefinements() throws {
+    /// bands first sent with Al = 1 or 2, then refined), to 300 and to 256. At 300 it is
+    /// decoded at 1/4, where the exact sets (18.6 MB) do not fit; at 256 at 1/8, where they
+    /// (luma DC with the AC coefficients block smoothing reads, about 6 MB) would fit a plain
+    /// decoder's 8 MiB but not the thumbnail's 2 MiB. Either way the thumbnail path's
+    /// `.preview` store keeps 2×2 corners (luma DC alone at 1/8) and never reads the
+    /// refinements, and the thumbnail stays within 40 dB of the one made from exact
+    /// coefficients.
+    @Test(arguments: [(300, JPEGScale.quarter, 18_000_000), (256, JPEGScale.eighth, 5_000_000)])
+    func progressive12MegapixelFitsInThreeMebibytes(size: Int, scale: JPEGScale, exactPeakAbove: Int) throws {
         let bytes = try Self.photoLikeProgressive(width: 4000, height: 3000)
-        let result = try ThumbnailProbe.run(bytes, size: 300)
-        #expect(result.thumbnail.source == .mainImage(.quarter))
+        let result = try ThumbnailProbe.run(bytes, size: size)
+        #expect(result.thumbnail.source == .mainImage(scale))
         let peak = result.thumbnail.ledgerPeakBytes
         #expect(peak <= 3 * 1024 * 1024, "ledger peak \(peak)")
         if let growth = result.heapPeakGrowth {
             #expect(growth <= peak + peak / 10 + 64 * 1024, "heap grew \(growth) B, ledger peak \(peak) B")
         }
-        var options = ThumbnailOptions(maxPixelSize: 300)
+        var options = ThumbnailOptions(maxPixelSize: size)
         options.embedded = .never
         options.jpeg.progressiveFidelity = .exact
         options.jpeg.maxExactCoefficientBytes = 64 << 20
         let exact = try ImageSource(bytes: bytes).thumbnail(options: options)
-        #expect(exact.ledgerPeakBytes > 18_000_000)
+        #expect(exact.ledgerPeakBytes > exactPeakAbove)
         let comparison = Comparison.between(result.thumbnail.image.pixels, exact.image.pixels)
         #expect(comparison.psnr >= 40, "\(comparison)")
-        print("progressive JPEG 4000×3000 4:2:0 → 300: ledger peak \(peak) B (exact coefficients: "
-            + "\(exact.ledgerPeakBytes) B), against the exact thumbnail \(comparison)")
-    }
-
-    /// The same picture to 256, which comes from the 1/8 decode: its exact sets there (luma DC
-    /// with the AC coefficients block smoothing reads, about 6 MB) fit a plain decoder's 8 MiB
-    /// but not the thumbnail's 2 MiB, so the store keeps the preview corners.
-    @Test func progressive12MegapixelTo256FitsInThreeMebibytes() throws {
-        let bytes = try Self.photoLikeProgressive(width: 4000, height: 3000)
-        let result = try ThumbnailProbe.run(bytes, size: 256)
-        #expect(result.thumbnail.source == .mainImage(.eighth))
-        let peak = result.thumbnail.ledgerPeakBytes
-        #expect(peak <= 3 * 1024 * 1024, "ledger peak \(peak)")
-        var options = ThumbnailOptions(maxPixelSize: 256)
-        options.embedded = .never
-        options.jpeg.maxExactCoefficientBytes = 8 << 20
-        let exact = try ImageSource(bytes: bytes).thumbnail(options: options)
-        #expect(exact.ledgerPeakBytes > 5_000_000)
-        let comparison = Comparison.between(result.thumbnail.image.pixels, exact.image.pixels)
-        #expect(comparison.psnr >= 40, "\(comparison)")
-        print("progressive JPEG 4000×3000 4:2:0 → 256: ledger peak \(peak) B (exact coefficients: "
+        print("progressive JPEG 4000×3000 4:2:0 → \(size): ledger peak \(peak) B (exact coefficients: "
             + "\(exact.ledgerPeakBytes) B), against the exact thumbnail \(comparison)")
     }
 

@@ -175,22 +175,20 @@ extension JPEGDecoder {
                 }
             }
         } else {
-            var tables = self.tables
-            var restartInterval = info.restartInterval
-            var header = firstScan
-            var number = 1
+            var walk = startScanWalk()
             var latched = [Bool](repeating: false, count: frame.components.count)
-            while true {
+            repeat {
+                let header = walk.header
                 for component in header.components where !latched[component.index] {
                     let tq = frame.components[component.index].quantizationTable
-                    guard let q = tables.quantization[tq] else {
+                    guard let q = walk.tables.quantization[tq] else {
                         throw .missingTable(kind: "quantization", id: tq, offset: header.offset)
                     }
                     for i in 0 ..< 64 { quantizers[component.index][i] = Int32(q.values[i]) }
                     latched[component.index] = true
                 }
-                var scan = try PlainBlockReader(header: header, number: number, tables: tables,
-                                                restartInterval: restartInterval, ledger: ledger, reader: reader)
+                var scan = try PlainBlockReader(header: header, number: walk.number, tables: walk.tables,
+                                                restartInterval: walk.restartInterval, ledger: ledger, reader: reader)
                 var block = [Int16](repeating: 0, count: 64)
                 let interleaved = header.components.count > 1
                 let mcuColumns = interleaved ? (frame.width + 8 * frame.maxHorizontal - 1) / (8 * frame.maxHorizontal)
@@ -220,10 +218,7 @@ extension JPEGDecoder {
                     }
                 }
                 reader = scan.reader
-                guard let next = try scanAfter(&number, tables: &tables, restartInterval: &restartInterval,
-                                               log: &log) else { break }
-                header = next
-            }
+            } while try advance(&walk, log: &log)
         }
         var components: [JPEGCoefficientSnapshot.Component] = []
         for (c, info) in frame.components.enumerated() {

@@ -176,34 +176,25 @@ public struct JPEGDecoder<Source: ByteSource> {
     mutating func decodeSeparateScans<Sink: RowSink>(plan: ScalePlan, buffers: inout [ComponentBuffer],
                                                      scratch: ScanScratch, output: inout OutputStage,
                                                      into sink: inout Sink, log: inout WarningLog) throws(JPEGError) {
-        var tables = self.tables
-        var restartInterval = info.restartInterval
-        var scanHeader = firstScan
-        var number = 1
-        var coded = 0 // bit c: some scan coded frame component c (at most four: JPEGFrameRecord)
-        while true {
-            // Planes start mid-gray: once the data is spent, a scan over components no earlier
-            // scan wrote has nothing left to change.
-            let fresh = scanHeader.components.allSatisfy { coded & 1 << $0.index == 0 }
-            try decodeSeparateScan(scanHeader, number: number, tables: tables, restartInterval: restartInterval,
-                                   fresh: fresh, plan: plan, buffers: buffers, scratch: scratch, log: &log)
-            for component in scanHeader.components { coded |= 1 << component.index }
-            guard let next = try scanAfter(&number, tables: &tables, restartInterval: &restartInterval,
-                                           log: &log) else { break }
-            scanHeader = next
-        }
-        try reportUncoded(coded, log: &log)
+        var walk = startScanWalk()
+        repeat {
+            try decodeSeparateScan(walk, plan: plan, buffers: buffers, scratch: scratch, log: &log)
+            walk.noteCoded()
+        } while try advance(&walk, log: &log)
+        try reportUncoded(walk, log: &log)
         output.emit(buffers, availableThrough: nil, into: &sink)
     }
 
-    /// One scan of `decodeSeparateScans`, into its components' planes; `fresh` when no earlier
-    /// scan wrote them.
+    /// One scan of `decodeSeparateScans`, the walk's current one, into its components' planes.
     @inline(never) // once per scan: its scan decoder is never live in the loop over the scans
-    mutating func decodeSeparateScan(_ header: ScanHeader, number: Int, tables: TableSet, restartInterval: Int,
-                                     fresh: Bool, plan: ScalePlan, buffers: [ComponentBuffer], scratch: ScanScratch,
-                                     log: inout WarningLog) throws(JPEGError) {
-        var scan = try makeScan(header, number: number, tables: tables, restartInterval: restartInterval,
-                                plan: plan, buffers: buffers, scratch: scratch)
+    mutating func decodeSeparateScan(_ walk: ScanWalk, plan: ScalePlan, buffers: [ComponentBuffer],
+                                     scratch: ScanScratch, log: inout WarningLog) throws(JPEGError) {
+        let header = walk.header
+        // Planes start mid-gray: once the data is spent, a scan over components no earlier
+        // scan wrote has nothing left to change.
+        let fresh = walk.isFresh
+        var scan = try makeScan(header, number: walk.number, tables: walk.tables,
+                                restartInterval: walk.restartInterval, plan: plan, buffers: buffers, scratch: scratch)
         if header.components.count == 1 {
             let c = header.components[0].index
             let component = frame.components[c], p = plan.components[c]
@@ -282,26 +273,6 @@ public struct JPEGDecoder<Source: ByteSource> {
             output.keepContextRows(buffers)
         }
         return 0
-    }
-
-    /// The header of scan `number + 1` of a frame with several scans (see `nextScan`),
-    /// counted against `options.maxScans`; nil when no scan follows.
-    mutating func scanAfter(_ number: inout Int, tables: inout TableSet, restartInterval: inout Int,
-                            log: inout WarningLog) throws(JPEGError) -> ScanHeader? {
-        guard let next = try nextScan(tables: &tables, restartInterval: &restartInterval, log: &log) else { return nil }
-        number += 1
-        guard number <= options.maxScans else {
-            throw .limitExceeded(what: "scan count", value: number, limit: options.maxScans, offset: next.offset)
-        }
-        return next
-    }
-
-    /// Once the scans are done: a warning for each frame component no scan coded (bit c of
-    /// `coded` clear; it decodes as mid-level, as in libjpeg).
-    func reportUncoded(_ coded: Int, log: inout WarningLog) throws(JPEGError) {
-        for c in 0 ..< frame.components.count where coded & 1 << c == 0 {
-            try log.add(.componentNotCoded(id: frame.components[c].id, offset: reader.stream.position))
-        }
     }
 
     /// Throws `.core(.cancelled)` when `cancellation` says the job should stop.

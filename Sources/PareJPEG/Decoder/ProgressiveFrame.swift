@@ -11,18 +11,14 @@
 extension JPEGDecoder {
     /// Runs every scan from the first one to EOI (or the end of the data) into `store`.
     mutating func decodeScans(into store: CoefficientStore, log: inout WarningLog) throws(JPEGError) {
-        var tables = self.tables
-        var restartInterval = info.restartInterval
-        var header = firstScan
-        var number = 1
-        var coded = 0 // bit c: some scan coded frame component c (at most four: JPEGFrameRecord)
+        var walk = startScanWalk()
         while true {
-            try store.latchQuantizers(header, frame: frame, tables: tables)
-            for component in header.components { coded |= 1 << component.index }
+            let header = walk.header
+            try store.latchQuantizers(header, frame: frame, tables: walk.tables)
+            walk.noteCoded()
             store.noteScan(header)
             if store.needs(header) {
-                let lastGoodRow = try runProgressiveScan(header, number: number, tables: tables,
-                                                         restartInterval: restartInterval, store: store, log: &log)
+                let lastGoodRow = try runProgressiveScan(walk, store: store, log: &log)
                 let rows = interleavedMCUs.rows
                 store.record(header)
                 store.lastGoodRow = lastGoodRow < rows - 1 ? lastGoodRow : nil
@@ -40,9 +36,8 @@ extension JPEGDecoder {
                         // MCU rows `BlockSmoothing` treats as having no AC data: decode it
                         // for that alone (it stores nothing the chosen scale keeps).
                         reader.stream.seek(to: dataStart)
-                        let lastGoodRow = try runProgressiveScan(header, number: number, tables: tables,
-                                                                 restartInterval: restartInterval, store: store,
-                                                                 locating: true, log: &log)
+                        let lastGoodRow = try runProgressiveScan(walk, store: store, locating: true,
+                                                                 log: &log)
                         store.lastGoodRow = lastGoodRow < interleavedMCUs.rows - 1 ? lastGoodRow : nil
                     }
                 }
@@ -51,22 +46,18 @@ extension JPEGDecoder {
                 store.stoppedEarly = true
                 break
             }
-            guard let next = try scanAfter(&number, tables: &tables, restartInterval: &restartInterval,
-                                           log: &log) else { break }
-            header = next
+            guard try advance(&walk, log: &log) else { break }
         }
-        try reportUncoded(coded, log: &log)
+        try reportUncoded(walk, log: &log)
         for plane in store.planes { plane.settleFirstScans() }
     }
 
     /// Decodes one scan from the reader's position into `store` (see `makeProgressiveScan` for
     /// `locating`); returns the last MCU row its data reached.
     @inline(never) // called from two places; its scan decoder is never live in `decodeScans`
-    mutating func runProgressiveScan(_ header: ScanHeader, number: Int, tables: TableSet, restartInterval: Int,
-                                     store: CoefficientStore, locating: Bool = false,
+    mutating func runProgressiveScan(_ walk: ScanWalk, store: CoefficientStore, locating: Bool = false,
                                      log: inout WarningLog) throws(JPEGError) -> Int {
-        var scan = try makeProgressiveScan(header, number: number, tables: tables, restartInterval: restartInterval,
-                                           store: store, locating: locating)
+        var scan = try makeProgressiveScan(walk, store: store, locating: locating)
         let mcus = interleavedMCUs
         try scan.run(mcusPerLine: mcus.columns, mcuRows: mcus.rows, cancellation: cancellation, log: &log)
         reader = scan.reader
@@ -83,12 +74,14 @@ extension JPEGDecoder {
     /// Prepares a progressive scan: the Huffman tables its kind of scan reads (none for DC
     /// refinement), and the nonzero maps that refinement of an AC band will need (not when
     /// `locating`: the scan is decoded only to see how far its data reaches).
-    func makeProgressiveScan(_ header: ScanHeader, number: Int, tables: TableSet, restartInterval: Int,
-                             store: CoefficientStore, locating: Bool = false) throws(JPEGError) -> ProgressiveScanDecoder {
+    @inline(__always) // its one caller, which keeps the scan decoder it makes
+    func makeProgressiveScan(_ walk: ScanWalk, store: CoefficientStore,
+                             locating: Bool = false) throws(JPEGError) -> ProgressiveScanDecoder {
+        let header = walk.header
         // Progressive scans decode symbol by symbol: no fast-path parts.
         var huffman = HuffmanTableCache(fastPath: false)
         func table(_ tableClass: Int, _ id: Int) throws(JPEGError) -> HuffmanPointers {
-            try huffman.pointers(tableClass, id, tables: tables, ledger: ledger, offset: header.offset)
+            try huffman.pointers(tableClass, id, tables: walk.tables, ledger: ledger, offset: header.offset)
         }
         let isDC = header.band.spectralStart == 0
         let single = frame.components.count == 1
@@ -109,8 +102,8 @@ extension JPEGDecoder {
                                                      horizontal: single ? 1 : info.horizontal,
                                                      vertical: single ? 1 : info.vertical))
         }
-        return ProgressiveScanDecoder(reader: reader, header: header, number: number,
-                                      restartInterval: restartInterval, units: units, tables: huffman.built)
+        return ProgressiveScanDecoder(reader: reader, header: header, number: walk.number,
+                                      restartInterval: walk.restartInterval, units: units, tables: huffman.built)
     }
 
     /// Transforms the stored blocks MCU row by MCU row (dequantisation fused into the IDCT,

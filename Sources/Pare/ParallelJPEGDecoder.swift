@@ -285,10 +285,7 @@ final class BandJob<Source: ByteSource & SendableMetatype>: @unchecked Sendable 
         self.headerWarnings = headerWarnings
         self.headerDropped = headerDropped
         ready = bands.map { _ in DispatchSemaphore(value: 0) }
-        // Created empty and then filled: libdispatch refuses to free a semaphore whose count
-        // is below its initial value, as `slots` is when a failed band stops the job early.
-        slots = DispatchSemaphore(value: 0)
-        for _ in buffers { slots.signal() }
+        slots = .pool(of: buffers.count)
         results = .allocate(capacity: bands.count)
         results.initialize(repeating: false)
         helperPeaks = .allocate(capacity: max(1, helpers))

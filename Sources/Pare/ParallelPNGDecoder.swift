@@ -86,14 +86,15 @@ public enum ParallelPNGDecoder {
         // allocation left, zlib's window, comes in the helper's first inflate call, while this
         // thread waits for the first slot and so does not touch the ledger.
         var stage = try decoder.beginImageData(ledger: ledger)
-        let job = InflationJob(decoder: decoder, stage: stage, ring: ring.baseAddress, stride: stride,
-                               rowsPerSlot: rowsPerSlot, rows: order.count)
+        let job = InflationJob(decoder: decoder, stage: stage,
+                               ring: ScanlineRing(base: ring.baseAddress, stride: stride, rowsPerSlot: rowsPerSlot),
+                               rows: order.count)
         // The IDAT CRCs are this thread's (`crcCheck`): the helper only reads and inflates.
         job.decoder.checksImageDataCRC = false
         guard let helper = WorkerThread({ job.run() }) else {
             // No thread to be had: the serial loop, through two scanlines of the ring.
-            return try decoder.decodeRows(&rows, inflating: &stage, lines: (job.line(slot: 0, row: 0),
-                                                                            job.line(slot: 1, row: 0)), into: &sink)
+            return try decoder.decodeRows(&rows, inflating: &stage, lines: (job.ring.line(slot: 0, row: 0),
+                                                                            job.ring.line(slot: 1, row: 0)), into: &sink)
         }
         var outcome: Result<Void, PNGError> = .success(())
         var slot = 0, delivered = 0
@@ -108,8 +109,8 @@ public enum ParallelPNGDecoder {
                     outcome = .failure(.core(.cancelled))
                     break consuming
                 }
-                let line = job.line(slot: slot, row: i)
-                let offset = job.offsets[slot * rowsPerSlot + i]
+                let line = job.ring.line(slot: slot, row: i)
+                let offset = job.offsets[job.ring.index(slot: slot, row: i)]
                 do throws(PNGError) {
                     try crcCheck.check(upTo: offset)
                     try rows.reconstruct(line, previous: rows.startsPass ? UnsafePointer(zeros.baseAddress) : previous,
@@ -171,13 +172,10 @@ public enum ParallelPNGDecoder {
 final class InflationJob<Source: ByteSource & SendableMetatype>: @unchecked Sendable {
     var decoder: PNGDecoder<Source>
     var stage: ImageDataInflation?
-    let ring: UnsafeMutablePointer<UInt8>
-    let stride: Int
-    let rowsPerSlot: Int
+    let ring: ScanlineRing
     let rows: Int
-    /// Slots the helper may fill; created empty and then signalled, since libdispatch
-    /// refuses to free a semaphore whose count is below its initial value.
-    let free = DispatchSemaphore(value: 0)
+    /// Slots the helper may fill.
+    let free = DispatchSemaphore.pool(of: ParallelPNGDecoder.slotCount)
     /// Slots filled (the last one possibly short, ending with `failure`).
     let filled = DispatchSemaphore(value: 0)
     /// Signalled once every scanline was inflated and the rest of the image data read.
@@ -190,28 +188,20 @@ final class InflationJob<Source: ByteSource & SendableMetatype>: @unchecked Send
     var failurePosition = 0
     private let stopped = Atomic<Bool>(false)
 
-    init(decoder: PNGDecoder<Source>, stage: ImageDataInflation, ring: UnsafeMutablePointer<UInt8>, stride: Int,
-         rowsPerSlot: Int, rows: Int) {
+    init(decoder: PNGDecoder<Source>, stage: ImageDataInflation, ring: ScanlineRing, rows: Int) {
         self.decoder = decoder
         self.stage = stage
         self.ring = ring
-        self.stride = stride
-        self.rowsPerSlot = rowsPerSlot
         self.rows = rows
         rowCounts = .allocate(capacity: ParallelPNGDecoder.slotCount)
         rowCounts.initialize(repeating: 0)
-        offsets = .allocate(capacity: ParallelPNGDecoder.slotCount * rowsPerSlot)
+        offsets = .allocate(capacity: ring.index(slot: ParallelPNGDecoder.slotCount, row: 0))
         offsets.initialize(repeating: 0)
-        for _ in 0 ..< ParallelPNGDecoder.slotCount { free.signal() }
     }
 
     deinit {
         rowCounts.deallocate()
         offsets.deallocate()
-    }
-
-    func line(slot: Int, row: Int) -> UnsafeMutablePointer<UInt8> {
-        ring + (slot * rowsPerSlot + row) * stride
     }
 
     /// Keeps the helper from filling another slot and wakes it if it waits for one.
@@ -232,13 +222,13 @@ final class InflationJob<Source: ByteSource & SendableMetatype>: @unchecked Send
             free.wait()
             if stopped.load(ordering: .acquiring) { return }
             var count = 0
-            while count < rowsPerSlot && row < rows {
+            while count < ring.rowsPerSlot && row < rows {
                 do {
-                    try decoder.inflateScanline(&stage, into: line(slot: slot, row: count))
+                    try decoder.inflateScanline(&stage, into: ring.line(slot: slot, row: count))
                 } catch {
                     return end(slot: slot, rows: count, failure: error)
                 }
-                offsets[slot * rowsPerSlot + count] = decoder.position
+                offsets[ring.index(slot: slot, row: count)] = decoder.position
                 count += 1
                 row += 1
             }
@@ -251,7 +241,7 @@ final class InflationJob<Source: ByteSource & SendableMetatype>: @unchecked Send
         free.wait()
         if stopped.load(ordering: .acquiring) { return }
         do {
-            try decoder.finishImageData(&stage, scratch: line(slot: slot, row: 0), count: stride)
+            try decoder.finishImageData(&stage, scratch: ring.line(slot: slot, row: 0), count: ring.stride)
         } catch {
             failure = error
             failurePosition = decoder.position
@@ -266,4 +256,19 @@ final class InflationJob<Source: ByteSource & SendableMetatype>: @unchecked Send
         rowCounts[slot] = count
         filled.signal()
     }
+}
+
+/// The ring the helper inflates into: `ParallelPNGDecoder.slotCount` slots of `rowsPerSlot`
+/// scanlines of `stride` bytes each, one after another in one buffer.
+struct ScanlineRing {
+    let base: UnsafeMutablePointer<UInt8>
+    let stride: Int
+    let rowsPerSlot: Int
+
+    /// The place of scanline `row` of `slot` among the ring's scanlines (and in any table kept
+    /// per scanline, such as the job's `offsets`).
+    func index(slot: Int, row: Int) -> Int { slot * rowsPerSlot + row }
+
+    /// Scanline `row` of `slot`.
+    func line(slot: Int, row: Int) -> UnsafeMutablePointer<UInt8> { base + index(slot: slot, row: row) * stride }
 }

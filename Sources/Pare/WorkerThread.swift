@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Dispatch
 
 /// A POSIX thread running one closure, joined explicitly.
 ///
@@ -60,5 +61,19 @@ struct WorkerThread {
         #else
         pthread_join(thread, nil)
         #endif
+    }
+}
+
+extension DispatchSemaphore {
+    /// A semaphore counting a pool of `count` buffers, all free at the start: how the parallel
+    /// decoders hand buffers between their threads.
+    ///
+    /// Made with a count of zero and then signalled `count` times, because libdispatch refuses
+    /// to free a semaphore whose count is below the value it was made with, as a pool's is
+    /// when a job stops early with buffers taken.
+    static func pool(of count: Int) -> DispatchSemaphore {
+        let semaphore = DispatchSemaphore(value: 0)
+        for _ in 0 ..< count { semaphore.signal() }
+        return semaphore
     }
 }

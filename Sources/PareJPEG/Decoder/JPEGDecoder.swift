@@ -124,7 +124,7 @@ public struct JPEGDecoder<Source: ByteSource> {
         let progressive = frame.process == .progressive
         // A progressive frame is reconstructed from its coefficient store one MCU row at a time.
         let streaming = progressive || firstScan.components.count == frame.components.count
-        var buffers = try makeBuffers(plan: plan, streaming: streaming)
+        var buffers = try Self.makeBuffers(plan: plan, streaming: streaming, ledger: ledger)
         let scratch = try ScanScratch(ledger: ledger)
         var output = try OutputStage(plan: plan, colorSpace: info.colorSpace, format: outputFormat, ledger: ledger)
         let store = progressive ? try CoefficientStore(frame: frame, plan: plan, options: options, ledger: ledger) : nil
@@ -181,7 +181,7 @@ public struct JPEGDecoder<Source: ByteSource> {
             try decodeSeparateScan(walk, plan: plan, buffers: buffers, scratch: scratch, log: &log)
             walk.noteCoded()
         } while try advance(&walk, log: &log)
-        try reportUncoded(walk, log: &log)
+        try walk.reportUncoded(frame: frame, offset: reader.stream.position, log: &log)
         output.emit(buffers, availableThrough: nil, into: &sink)
     }
 
@@ -234,6 +234,7 @@ public struct JPEGDecoder<Source: ByteSource> {
     }
 
     /// What every decode ends with, however it ends: its repairs and how far it read.
+    @inline(never) // deferred: one call on each of the decode's exits instead of a copy
     mutating func finishDecode(_ log: WarningLog) {
         warnings = log.warnings
         droppedWarnings = log.dropped
@@ -315,8 +316,8 @@ public struct JPEGDecoder<Source: ByteSource> {
     }
 
     /// One sample buffer per component: one MCU row plus a context row when streaming, else
-    /// the whole plane.
-    func makeBuffers(plan: ScalePlan, streaming: Bool) throws(JPEGError) -> [ComponentBuffer] {
+    /// the whole plane. Static: the mutating decodes would hand a method a copy of the decoder.
+    static func makeBuffers(plan: ScalePlan, streaming: Bool, ledger: MemoryLedger) throws(JPEGError) -> [ComponentBuffer] {
         var buffers: [ComponentBuffer] = []
         for p in plan.components {
             let rows = (streaming ? p.rowsPerMCURow : p.totalRows) + 1
@@ -329,10 +330,11 @@ public struct JPEGDecoder<Source: ByteSource> {
     }
 
     /// Prepares a scan: each component's quantisers (latched now, T.81 B.2.4.1), its
-    /// Huffman tables in decoding form, its IDCT size and buffer.
+    /// Huffman tables in decoding form, its IDCT size and buffer. Mutating only so that the
+    /// decodes, which are, pass the decoder by reference instead of a copy of it.
     @inline(never) // set-up, called from three places: one copy
-    func makeScan(_ header: ScanHeader, number: Int, tables: TableSet, restartInterval: Int, plan: ScalePlan,
-                  buffers: [ComponentBuffer], scratch: ScanScratch) throws(JPEGError) -> ScanDecoder {
+    mutating func makeScan(_ header: ScanHeader, number: Int, tables: TableSet, restartInterval: Int, plan: ScalePlan,
+                           buffers: [ComponentBuffer], scratch: ScanScratch) throws(JPEGError) -> ScanDecoder {
         var units: [ScanUnit] = []
         var quantizerBuffers: [LedgerBuffer<Int32>] = []
         let blocksPerMCU = header.components.reduce(0) {

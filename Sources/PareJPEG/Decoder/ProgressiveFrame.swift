@@ -18,11 +18,9 @@ extension JPEGDecoder {
             walk.noteCoded()
             store.noteScan(header)
             if store.needs(header) {
-                let lastGoodRow = try runProgressiveScan(walk, store: store, log: &log)
-                let rows = interleavedMCUs.rows
+                let rowsReached = try runProgressiveScan(walk, store: store, log: &log)
                 store.record(header)
-                store.lastGoodRow = lastGoodRow < rows - 1 ? lastGoodRow : nil
-                store.rowsReached = max(store.rowsReached, store.lastGoodRow.map { $0 + 1 } ?? rows)
+                store.rowsReached = max(store.rowsReached, rowsReached)
             } else {
                 skippedScans += 1
                 reader.discardBits()
@@ -36,9 +34,7 @@ extension JPEGDecoder {
                         // MCU rows `BlockSmoothing` treats as having no AC data: decode it
                         // for that alone (it stores nothing the chosen scale keeps).
                         reader.stream.seek(to: dataStart)
-                        let lastGoodRow = try runProgressiveScan(walk, store: store, locating: true,
-                                                                 log: &log)
-                        store.lastGoodRow = lastGoodRow < interleavedMCUs.rows - 1 ? lastGoodRow : nil
+                        try runProgressiveScan(walk, store: store, locating: true, log: &log)
                     }
                 }
             }
@@ -48,27 +44,30 @@ extension JPEGDecoder {
             }
             guard try advance(&walk, log: &log) else { break }
         }
-        try reportUncoded(walk, log: &log)
+        try walk.reportUncoded(frame: frame, offset: reader.stream.position, log: &log)
         for plane in store.planes { plane.settleFirstScans() }
     }
 
     /// Decodes one scan from the reader's position into `store` (see `makeProgressiveScan` for
-    /// `locating`); returns the last MCU row its data reached.
+    /// `locating`) and sets the store's `lastGoodRow` from the last MCU row its data reached;
+    /// returns how many MCU rows from the top it reached.
     @inline(never) // called from two places; its scan decoder is never live in `decodeScans`
+    @discardableResult
     mutating func runProgressiveScan(_ walk: ScanWalk, store: CoefficientStore, locating: Bool = false,
                                      log: inout WarningLog) throws(JPEGError) -> Int {
         var scan = try makeProgressiveScan(walk, store: store, locating: locating)
-        let mcus = interleavedMCUs
-        try scan.run(mcusPerLine: mcus.columns, mcuRows: mcus.rows, cancellation: cancellation, log: &log)
-        reader = scan.reader
-        return scan.lastGoodRow
-    }
-
-    /// MCUs per line and MCU rows of an interleaved scan (T.81 A.2.3).
-    var interleavedMCUs: (columns: Int, rows: Int) {
+        // MCUs per line and MCU rows of an interleaved scan (T.81 A.2.3). Worked out from
+        // `frame` alone: a getter on the decoder would be handed a copy of the whole decoder.
+        let frame = self.frame
         let single = frame.components.count == 1
         let hMax = single ? 1 : frame.maxHorizontal, vMax = single ? 1 : frame.maxVertical
-        return ((frame.width + 8 * hMax - 1) / (8 * hMax), (frame.height + 8 * vMax - 1) / (8 * vMax))
+        let rows = (frame.height + 8 * vMax - 1) / (8 * vMax)
+        try scan.run(mcusPerLine: (frame.width + 8 * hMax - 1) / (8 * hMax), mcuRows: rows,
+                     cancellation: cancellation, log: &log)
+        reader = scan.reader
+        let last = scan.lastGoodRow
+        store.lastGoodRow = last < rows - 1 ? last : nil
+        return last < rows - 1 ? last + 1 : rows
     }
 
     /// Prepares a progressive scan: the Huffman tables its kind of scan reads (none for DC

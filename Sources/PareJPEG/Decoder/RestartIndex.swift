@@ -149,9 +149,9 @@ extension JPEGDecoder {
     /// its first MCU (predictors zero, T.81 F.2.1.3.1), and overwrites every buffer row it
     /// reads: the context row above its first MCU row is decoded first when the upsampler
     /// needs it.
-    func makeBandSetup(scale: JPEGScale) throws(JPEGError) -> BandSetup {
+    mutating func makeBandSetup(scale: JPEGScale) throws(JPEGError) -> BandSetup {
         let plan = try ScalePlan(frame: frame, scale: scale, offset: firstScan.offset)
-        let buffers = try makeBuffers(plan: plan, streaming: true)
+        let buffers = try Self.makeBuffers(plan: plan, streaming: true, ledger: ledger)
         let scratch = try ScanScratch(ledger: ledger)
         let output = try OutputStage(plan: plan, colorSpace: info.colorSpace, format: outputFormat, ledger: ledger)
         let scan = try makeScan(firstScan, number: 1, tables: tables, restartInterval: info.restartInterval,

@@ -24,6 +24,14 @@ struct ScanWalk {
     mutating func noteCoded() {
         for component in header.components { coded |= 1 << component.index }
     }
+
+    /// Once the walk is done: a warning for each frame component no scan coded (it decodes as
+    /// mid-level, as in libjpeg), at `offset`, where reading stopped.
+    func reportUncoded(frame: JPEGFrameRecord, offset: Int, log: inout WarningLog) throws(JPEGError) {
+        for c in 0 ..< frame.components.count where coded & 1 << c == 0 {
+            try log.add(.componentNotCoded(id: frame.components[c].id, offset: offset))
+        }
+    }
 }
 
 extension JPEGDecoder {
@@ -44,13 +52,5 @@ extension JPEGDecoder {
         }
         walk.header = next
         return true
-    }
-
-    /// Once the walk is done: a warning for each frame component no scan coded (it decodes as
-    /// mid-level, as in libjpeg).
-    func reportUncoded(_ walk: ScanWalk, log: inout WarningLog) throws(JPEGError) {
-        for c in 0 ..< frame.components.count where walk.coded & 1 << c == 0 {
-            try log.add(.componentNotCoded(id: frame.components[c].id, offset: reader.stream.position))
-        }
     }
 }

@@ -56,36 +56,39 @@ public struct EXIFMetadata: Sendable {
     /// IFD0 Orientation (0x0112), `.up` when absent or outside 1…8.
     public var orientation: Orientation { Orientation(exifValue: rawOrientation ?? 1) }
     /// The Orientation value as stored, when there is one.
-    public var rawOrientation: Int? { ifd("IFD0")?.integer(0x0112) }
+    public var rawOrientation: Int? { ifd0.integer(0x0112) }
     #if !hasFeature(Embedded)
     // The text fields are read as `String` (not under Embedded Swift, where `IFDEntry.value`
     // holds their bytes: `String` and its Unicode code would be most of a firmware's
     // standard library).
-    public var make: String? { ifd("IFD0")?.entry(0x010F)?.string }
-    public var model: String? { ifd("IFD0")?.entry(0x0110)?.string }
-    public var software: String? { ifd("IFD0")?.entry(0x0131)?.string }
+    public var make: String? { ifd0.entry(0x010F)?.string }
+    public var model: String? { ifd0.entry(0x0110)?.string }
+    public var software: String? { ifd0.entry(0x0131)?.string }
     /// IFD0 DateTime (0x0132), "YYYY:MM:DD HH:MM:SS".
-    public var dateTime: String? { ifd("IFD0")?.entry(0x0132)?.string }
+    public var dateTime: String? { ifd0.entry(0x0132)?.string }
     /// ExifIFD DateTimeOriginal (0x9003).
-    public var dateTimeOriginal: String? { ifd("ExifIFD")?.entry(0x9003)?.string }
+    public var dateTimeOriginal: String? { exifIFD?.entry(0x9003)?.string }
     #endif
     /// ExifIFD PixelXDimension/PixelYDimension (0xA002/0xA003).
-    public var pixelWidth: Int? { ifd("ExifIFD")?.integer(0xA002) }
-    public var pixelHeight: Int? { ifd("ExifIFD")?.integer(0xA003) }
+    public var pixelWidth: Int? { exifIFD?.integer(0xA002) }
+    public var pixelHeight: Int? { exifIFD?.integer(0xA003) }
     /// IFD0 ImageWidth/ImageLength (0x0100/0x0101): the size of the image IFD0 describes,
     /// which in a TIFF file is the main image (TIFF 6.0 §3, baseline fields).
-    public var imageWidth: Int? { ifd("IFD0")?.integer(0x0100) }
-    public var imageHeight: Int? { ifd("IFD0")?.integer(0x0101) }
+    public var imageWidth: Int? { ifd0.integer(0x0100) }
+    public var imageHeight: Int? { ifd0.integer(0x0101) }
     /// IFD0 XResolution/YResolution (0x011A/0x011B); nil for a zero denominator.
-    public var xResolution: Double? { ifd("IFD0")?.entry(0x011A)?.double() }
-    public var yResolution: Double? { ifd("IFD0")?.entry(0x011B)?.double() }
+    public var xResolution: Double? { ifd0.entry(0x011A)?.double() }
+    public var yResolution: Double? { ifd0.entry(0x011B)?.double() }
     /// The GPS IFD's position, when it has any of latitude, longitude or altitude.
     public var gps: GPSPosition? { ifd("GPS").flatMap(Self.position) }
     /// The IFD1 thumbnail, when its offset and length are present, non-zero and inside
     /// the block.
     public var thumbnail: EmbeddedImage?
     /// Every IFD read, in reading order: IFD0, ExifIFD, GPS, InteropIFD, IFD1, IFD2…
-    public var ifds: [IFD]
+    public private(set) var ifds: [IFD]
+    /// Where ExifIFD is in `ifds`, noted while reading: the accessors go straight to it
+    /// (IFD0 is always first) instead of comparing every IFD's name on each call.
+    private let exifIndex: Int?
     /// What was wrong but did not stop the reading.
     public var warnings: [EXIFError]
 
@@ -93,20 +96,26 @@ public struct EXIFMetadata: Sendable {
     public func ifd(_ name: MessageText) -> IFD? {
         ifds.first { $0.isNamed(name) }
     }
+
+    /// IFD0, which every reading has (it fails without one).
+    private var ifd0: IFD { ifds[0] }
+    private var exifIFD: IFD? { exifIndex.map { ifds[$0] } }
 }
 
 /// The thumbnail, found once from IFD1 (Exif 2.32 Tables 4–8), since it checks the place
 /// against the block and warns.
 extension EXIFMetadata {
-    init<Source: ByteSource>(ifds: [IFD], block: TIFFBlock<Source>, byteOrder: ByteOrder,
-                             options: EXIFOptions, warnings: [EXIFError]) {
+    /// `ifds` starts with IFD0; `exifIndex` and `ifd1Index` say where ExifIFD and IFD1 are.
+    init<Source: ByteSource>(ifds: [IFD], exifIndex: Int?, ifd1Index: Int?, block: TIFFBlock<Source>,
+                             byteOrder: ByteOrder, options: EXIFOptions, warnings: [EXIFError]) {
         self.byteOrder = byteOrder
         tiffHeaderOffset = block.absoluteBase
         self.ifds = ifds
+        self.exifIndex = exifIndex
         self.warnings = warnings
         thumbnail = nil
-        if let ifd1 = ifd("IFD1") {
-            thumbnail = thumbnailImage(ifd1, block: block, options: options)
+        if let ifd1Index {
+            thumbnail = thumbnailImage(ifds[ifd1Index], block: block, options: options)
         }
     }
 

@@ -140,15 +140,19 @@ public enum EXIFReader {
                 return nil
             }
         }
+        var exifIndex: Int?
         if let exif = follow(ifd0, 0x8769, "ExifIFD") {
+            exifIndex = ifds.count - 1
             _ = follow(exif, 0xA005, "InteropIFD")
         }
         _ = follow(ifd0, 0x8825, "GPS")
+        var ifd1Index: Int?
         var next = ifd0.nextIFD
         var number = 1
         while next != 0 {
             do {
                 let ifd = try reader.readIFD(at: next, name: "IFD\(number)")
+                if number == 1 { ifd1Index = ifds.count }
                 ifds.append(ifd)
                 next = ifd.nextIFD
                 number += 1
@@ -157,7 +161,7 @@ public enum EXIFReader {
                 break
             }
         }
-        return EXIFMetadata(ifds: ifds, block: block, byteOrder: reader.byteOrder, options: options,
-                            warnings: reader.warnings)
+        return EXIFMetadata(ifds: ifds, exifIndex: exifIndex, ifd1Index: ifd1Index, block: block,
+                            byteOrder: reader.byteOrder, options: options, warnings: reader.warnings)
     }
 }

@@ -88,7 +88,8 @@ struct IFDReader<Source: ByteSource> {
     private(set) var byteOrder: ByteOrder = .bigEndian
     private(set) var layout = TIFFLayout.classic
     private(set) var warnings: [EXIFError] = []
-    private var visited: [UInt64] = []
+    /// The offsets of the IFDs read (each inside the block, so an `Int`).
+    private var visited: [Int] = []
     private var valueBytes = 0
 
     init(block: TIFFBlock<Source>, options: EXIFOptions) {
@@ -149,13 +150,14 @@ struct IFDReader<Source: ByteSource> {
     /// warning; values over the size limits are kept as entries without a value.
     mutating func readIFD(at offset: UInt64, name: MessageText) throws(EXIFError) -> IFD {
         let absolute = block.absolute(pointer: offset)
-        if visited.contains(offset) { throw .ifdLoop(ifd: name, offset: absolute) }
+        // Clamping keeps the comparison exact: every visited offset is below `Int.max`.
+        if visited.contains(Int(clamping: offset)) { throw .ifdLoop(ifd: name, offset: absolute) }
         guard visited.count < options.maxIFDs else { throw .tooManyIFDs(offset: absolute, limit: options.maxIFDs) }
         guard block.contains(offset, length: UInt64(layout.entryCountSize)) else {
             throw .ifdOutOfBounds(ifd: name, offset: absolute)
         }
-        visited.append(offset)
         let start = Int(offset)
+        visited.append(start)
         let count = unsigned(try block.bytes(at: start, count: layout.entryCountSize), 0, layout.entryCountSize)
         guard count <= UInt64(options.maxEntriesPerIFD) else {
             throw .tooManyEntries(ifd: name, offset: absolute, count: Int(clamping: count), limit: options.maxEntriesPerIFD)

@@ -77,7 +77,7 @@ public enum EXIFReader {
         // Made once, at the end: filled in place, the whole struct was copied out.
         var result = JPEGMetadata(exif: exif, mpf: [], mpfIndex: nil, exifSegmentOffset: walk.exif?.marker.offset,
                                   mpfSegmentOffset: walk.mpf?.marker.offset,
-                                  iccChunks: walk.iccChunks.map { ($0.payloadOffset, $0.payloadLength) },
+                                  iccChunks: walk.iccChunks,
                                   jfxxThumbnail: jfxxThumbnail, width: walk.frameWidth, height: walk.frameHeight,
                                   warnings: warnings, mpfSegment: walk.mpf)
         #if !hasFeature(Embedded)

@@ -10,8 +10,9 @@ struct JPEGSegmentLocator {
     /// The segments found, their offsets in the whole source.
     var exif: MarkerSegment?
     var mpf: MarkerSegment?
-    /// APP2 "ICC_PROFILE\0" segments in file order (ICC.1 B.4), for PareICC to join.
-    var iccChunks: [MarkerSegment] = []
+    /// Where the payloads of the APP2 "ICC_PROFILE\0" segments are, in file order (ICC.1
+    /// B.4), for PareICC to join: kept as `JPEGMetadata` hands them on, one array type.
+    var iccChunks: [(offset: Int, length: Int)] = []
     /// A JFXX extension whose code is 0x10, "thumbnail coded using JPEG".
     var jfxx: MarkerSegment?
     var frameWidth: Int?
@@ -74,7 +75,7 @@ struct JPEGSegmentLocator {
                 } else if marker.code == JPEGMarker.app2, mpf == nil, signature.starts(with: Self.mpfIdentifier) {
                     mpf = found
                 } else if marker.code == JPEGMarker.app2, signature == Self.iccIdentifier {
-                    iccChunks.append(found)
+                    iccChunks.append((found.payloadOffset, found.payloadLength))
                 } else if marker.code == JPEGMarker.app0, jfxx == nil, signature.starts(with: Self.jfxxJPEGIdentifier) {
                     jfxx = found
                 }

@@ -57,29 +57,32 @@ struct ScalePlan {
     var upsampledWidth: Int
 
     init(frame: JPEGFrameRecord, scale: JPEGScale, offset: Int) throws(JPEGError) {
+        // Wrapping arithmetic throughout: the frame's sizes are 16-bit, its sampling factors
+        // 1…4 (JPEGFrameRecord(parsing:marker:)) and k ≤ 8, so every product stays below 2^22.
         let k = scale.blockSize
         let single = frame.components.count == 1
         let hMax = single ? 1 : frame.maxHorizontal, vMax = single ? 1 : frame.maxVertical
-        outputWidth = (frame.width * k + 7) / 8
-        outputHeight = (frame.height * k + 7) / 8
-        mcusPerLine = (frame.width + 8 * hMax - 1) / (8 * hMax)
-        mcuRows = (frame.height + 8 * vMax - 1) / (8 * vMax)
-        var components: [Component] = []
+        outputWidth = (frame.width &* k &+ 7) / 8
+        outputHeight = (frame.height &* k &+ 7) / 8
+        let mcuWidth = 8 &* hMax, mcuHeight = 8 &* vMax
+        mcusPerLine = (frame.width &+ mcuWidth &- 1) / mcuWidth
+        mcuRows = (frame.height &+ mcuHeight &- 1) / mcuHeight
+        let mcusPerLine = mcusPerLine, mcuRows = mcuRows
         var upsampledWidth = outputWidth
-        for info in frame.components {
+        components = try frame.components.map { (info) throws(JPEGError) in
             let h = single ? 1 : info.horizontal, v = single ? 1 : info.vertical
             var size = k
-            while size < 8, (hMax * k) % (h * size * 2) == 0, (vMax * k) % (v * size * 2) == 0 {
-                size *= 2
+            while size < 8, (hMax &* k) % (h &* size &* 2) == 0, (vMax &* k) % (v &* size &* 2) == 0 {
+                size &*= 2
             }
-            let hIn = h * size / k, vIn = v * size / k
+            let hIn = h &* size / k, vIn = v &* size / k
             guard hMax % hIn == 0, vMax % vIn == 0 else {
                 throw .unsupportedFeature(feature: "fractional sampling ratio \(hMax)/\(hIn) x \(vMax)/\(vIn)",
                                           offset: offset)
             }
             let hf = hMax / hIn, vf = vMax / vIn
-            let width = (frame.width * h * size + hMax * 8 - 1) / (hMax * 8)
-            let height = (frame.height * v * size + vMax * 8 - 1) / (vMax * 8)
+            let width = (frame.width &* h &* size &+ mcuWidth &- 1) / mcuWidth
+            let height = (frame.height &* v &* size &+ mcuHeight &- 1) / mcuHeight
             let fancy = k > 1
             let method: Method
             switch (hf, vf) {
@@ -89,13 +92,11 @@ struct ScalePlan {
             case (2, 2): method = fancy && width > 2 ? .fancyH2V2 : .replicate
             default: method = .replicate
             }
-            upsampledWidth = max(upsampledWidth, width * hf)
-            components.append(Component(blockSize: size, horizontal: h, vertical: v, horizontalFactor: hf,
-                                        verticalFactor: vf, method: method, width: width, height: height,
-                                        rowsPerMCURow: v * size, stride: mcusPerLine * h * size,
-                                        totalRows: mcuRows * v * size))
+            upsampledWidth = max(upsampledWidth, width &* hf)
+            return Component(blockSize: size, horizontal: h, vertical: v, horizontalFactor: hf, verticalFactor: vf,
+                             method: method, width: width, height: height, rowsPerMCURow: v &* size,
+                             stride: mcusPerLine &* h &* size, totalRows: mcuRows &* v &* size)
         }
-        self.components = components
         self.upsampledWidth = upsampledWidth
     }
 

@@ -168,9 +168,10 @@ final class CoefficientStore {
     init(frame: JPEGFrameRecord, plan: ScalePlan, options: JPEGOptions, ledger: MemoryLedger) throws(JPEGError) {
         // Exact sets for every component when they all fit the budget, else corners for all:
         // one rule for the whole picture, so chroma never differs in kind between components.
+        // Wrapping arithmetic on sizes: the frame's are 16-bit and its sampling factors 1…4.
         var total = 0
         for p in plan.components {
-            let blocks = Plane.blockCount(plan.mcusPerLine * p.horizontal, plan.mcuRows * p.vertical)
+            let blocks = Plane.blockCount(plan.mcusPerLine &* p.horizontal, plan.mcuRows &* p.vertical)
             let (bytes, o1) = blocks.multipliedReportingOverflow(by: 2 * Plane.positions(size: p.blockSize, exact: true).count)
             let (sum, o2) = total.addingReportingOverflow(bytes)
             total = o1 || o2 ? Int.max : sum
@@ -179,22 +180,21 @@ final class CoefficientStore {
         var k = 8
         for p in plan.components { k = min(k, p.blockSize) }
         preview = !exact && options.progressiveFidelity == .preview && k < 8
-        var planes: [Plane] = []
-        for (c, p) in plan.components.enumerated() {
-            let component = frame.components[c]
+        let preview = preview
+        planes = try plan.components.indices.map { (c) throws(JPEGError) in
+            let p = plan.components[c], component = frame.components[c]
             let single = frame.components.count == 1
             let hMax = single ? component.horizontal : frame.maxHorizontal
             let vMax = single ? component.vertical : frame.maxVertical
-            let width = (frame.width * component.horizontal + hMax - 1) / hMax
-            let height = (frame.height * component.vertical + vMax - 1) / vMax
-            planes.append(try Plane(size: p.blockSize,
-                                    positions: Plane.positions(size: preview ? min(p.blockSize, max(k, 2)) : p.blockSize,
-                                                               exact: exact),
-                                    blocksWide: plan.mcusPerLine * p.horizontal, blocksHigh: plan.mcuRows * p.vertical,
-                                    codedWide: (width + 7) / 8, codedHigh: (height + 7) / 8,
-                                    firstScansOnly: preview, ledger: ledger))
+            let width = (frame.width &* component.horizontal &+ hMax &- 1) / hMax
+            let height = (frame.height &* component.vertical &+ vMax &- 1) / vMax
+            return try Plane(size: p.blockSize,
+                             positions: Plane.positions(size: preview ? min(p.blockSize, max(k, 2)) : p.blockSize,
+                                                        exact: exact),
+                             blocksWide: plan.mcusPerLine &* p.horizontal, blocksHigh: plan.mcuRows &* p.vertical,
+                             codedWide: (width &+ 7) / 8, codedHigh: (height &+ 7) / 8,
+                             firstScansOnly: preview, ledger: ledger)
         }
-        self.planes = planes
     }
 
     /// True when no later scan can change a kept coefficient.

@@ -66,17 +66,26 @@ public final class MemoryLedger {
     /// A buffer of `count` elements, each set to `value`, counted until it is released.
     /// Inlinable so that callers in other modules fill the buffer with specialised code (a
     /// memset for bytes), not element by element through generic witnesses.
-    @inlinable
+    @inlinable @inline(never)
     public func allocate<Element: BitwiseCopyable>(
         _ type: Element.Type, count: Int, initialValue value: Element
     ) throws(CoreError) -> LedgerBuffer<Element> {
-        guard count >= 0 else { throw .sizeOverflow }
-        let (bytes, overflow) = count.multipliedReportingOverflow(by: MemoryLayout<Element>.stride)
-        if overflow { throw .sizeOverflow }
-        try reserve(bytes: bytes)
+        let bytes = try reserve(count: count, stride: MemoryLayout<Element>.stride)
         let buffer = LedgerBuffer(ledger: self, count: count, byteCount: bytes, initialValue: value)
         noteAllocated()
         return buffer
+    }
+
+    /// Records `count` elements of `stride` bytes as `reserve(bytes:)` does, returning the
+    /// bytes: the part of `allocate` that does not depend on the element type, out of line
+    /// so that each element type's copy of `allocate` is only the buffer's creation.
+    @usableFromInline @inline(never)
+    func reserve(count: Int, stride: Int) throws(CoreError) -> Int {
+        guard count >= 0 else { throw .sizeOverflow }
+        let (bytes, overflow) = count.multipliedReportingOverflow(by: stride)
+        if overflow { throw .sizeOverflow }
+        try reserve(bytes: bytes)
+        return bytes
     }
 }
 
@@ -91,7 +100,7 @@ public final class LedgerBuffer<Element: BitwiseCopyable> {
     @usableFromInline let byteCount: Int
     @usableFromInline let ledger: MemoryLedger
 
-    @inlinable
+    @inlinable @inline(__always)
     init(ledger: MemoryLedger, count: Int, byteCount: Int, initialValue: Element) {
         self.ledger = ledger
         self.count = count

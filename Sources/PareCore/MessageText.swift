@@ -18,7 +18,7 @@ public struct StaticMessage: Sendable, Equatable, ExpressibleByStringInterpolati
         /// are sizes, counts, offsets and values of small fields, and a 32-bit target then
         /// prints them without the C library's 64-bit division.
         case number(negative: Bool, magnitude: UInt)
-        /// Upper-case hexadecimal, `digits` wide (leading zeros; at most a word's digits).
+        /// Upper-case hexadecimal, at least `digits` wide (leading zeros; at most a word's digits).
         case hex(UInt, digits: Int)
     }
 
@@ -76,24 +76,29 @@ public struct StaticMessage: Sendable, Equatable, ExpressibleByStringInterpolati
     /// Appends the message's bytes (ASCII) to `bytes`.
     public func append(to bytes: inout [UInt8]) {
         for piece in pieces {
+            let value: UInt, base: UInt, width: Int
             switch piece {
             case let .text(text):
                 text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+                continue
             case let .number(negative, magnitude):
                 if negative { bytes.append(UInt8(ascii: "-")) }
-                // From the highest digit down: the power of ten just below the number first.
-                var divisor: UInt = 1
-                while magnitude / divisor >= 10 { divisor *= 10 }
-                repeat {
-                    bytes.append(UInt8(ascii: "0") + UInt8(magnitude / divisor % 10))
-                    divisor /= 10
-                } while divisor > 0
-            case let .hex(value, digits):
-                let alphabet: StaticString = "0123456789ABCDEF"
-                for digit in stride(from: digits - 1, through: 0, by: -1) {
-                    bytes.append(alphabet.utf8Start[Int((value >> UInt(4 * digit)) & 0xF)])
-                }
+                (value, base, width) = (magnitude, 10, 1)
+            case let .hex(hexValue, digits):
+                (value, base, width) = (hexValue, 16, digits)
             }
+            // From the highest digit down: the power of the base just below the number (or
+            // the width's, for leading zeros) first.
+            var divisor: UInt = 1, count = 1
+            while value / divisor >= base || count < width {
+                divisor *= base
+                count += 1
+            }
+            let alphabet: StaticString = "0123456789ABCDEF"
+            repeat {
+                bytes.append(alphabet.utf8Start[Int(value / divisor % base)])
+                divisor /= base
+            } while divisor > 0
         }
     }
 

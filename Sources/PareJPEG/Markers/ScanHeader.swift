@@ -32,7 +32,7 @@ struct ScanHeader {
         var blocksInMCU = 0
         for component in record.components {
             let id = component.id
-            guard let index = frame.components.indices.first(where: { frame.components[$0].id == id }) else {
+            guard let index = frame.components.firstIndex(where: { $0.id == id }) else {
                 throw invalid("component \(id) is not in the frame")
             }
             guard !components.contains(where: { $0.index == index }) else {
@@ -41,7 +41,8 @@ struct ScanHeader {
             let dc = component.dcTable, ac = component.acTable
             guard dc <= 3, ac <= 3 else { throw invalid("Huffman table selector out of range") }
             components.append(Component(index: index, dcTable: dc, acTable: ac))
-            blocksInMCU += frame.components[index].horizontal * frame.components[index].vertical
+            // Sampling factors are 1…4 (JPEGFrameRecord(parsing:marker:)) and Ns ≤ 4: no overflow.
+            blocksInMCU &+= frame.components[index].horizontal &* frame.components[index].vertical
         }
         let count = components.count
         // T.81 B.2.3: an interleaved MCU holds at most 10 blocks.

@@ -15,13 +15,14 @@ struct HuffmanTable: Sendable {
     /// produce one), which also catches every over-subscribed table.
     init(counts: [UInt8], symbols: [UInt8], offset: Int) throws(JPEGError) {
         guard counts.count == 16 else { throw .invalidHuffmanTable(offset: offset, reason: "BITS must have 16 entries") }
-        let total = counts.reduce(0) { $0 + Int($1) }
+        // 16 counts of at most 255: the sums below stay small.
+        let total = counts.reduce(0) { $0 &+ Int($1) }
         guard total <= 256, total == symbols.count else {
             throw .invalidHuffmanTable(offset: offset, reason: "\(total) codes for \(symbols.count) symbols")
         }
         var code = 0
         for length in 1 ... 16 {
-            code += Int(counts[length - 1])
+            code &+= Int(counts[length &- 1])
             guard code < 1 << length else {
                 throw .invalidHuffmanTable(offset: offset, reason: "over-subscribed at code length \(length)")
             }
@@ -45,7 +46,7 @@ struct HuffmanTable: Sendable {
                 throw .invalidSegment(marker: Marker.dht, offset: offset, reason: "BITS cut short")
             }
             let counts = Array(bytes[index + 1 ..< index + 17])
-            let total = counts.reduce(0) { $0 + Int($1) }
+            let total = counts.reduce(0) { $0 &+ Int($1) }
             guard bytes.count - index - 17 >= total else {
                 throw .invalidSegment(marker: Marker.dht, offset: offset, reason: "HUFFVAL cut short")
             }
@@ -182,21 +183,23 @@ final class HuffmanDecodingTable {
         let base = storage.baseAddress
         let lookaheadTable = base + Layout.lookahead, maxCode = base + Layout.maxCode
         let valueOffset = base + Layout.valueOffset, values = base + Layout.values
+        // Wrapping arithmetic: `HuffmanTable.init` proved the codes a prefix code (code <
+        // 2^length at every length) of at most 256 symbols.
         var code = 0, k = 0
         for length in 1 ... 16 {
-            let n = Int(table.counts[length - 1])
-            valueOffset[length] = Int32(k - code)
+            let n = Int(table.counts[length &- 1])
+            valueOffset[length] = Int32(truncatingIfNeeded: k &- code)
             if n > 0 {
                 for _ in 0 ..< n {
                     if length <= Self.lookaheadBits {
-                        let shift = Self.lookaheadBits - length
-                        let entry = Int32(length << 8) | Int32(table.symbols[k])
+                        let shift = Self.lookaheadBits &- length
+                        let entry = Int32(truncatingIfNeeded: length << 8) | Int32(table.symbols[k])
                         for fill in 0 ..< (1 << shift) { lookaheadTable[(code << shift) | fill] = entry }
                     }
-                    code += 1
-                    k += 1
+                    code &+= 1
+                    k &+= 1
                 }
-                maxCode[length] = Int32(code - 1)
+                maxCode[length] = Int32(truncatingIfNeeded: code &- 1)
             } else {
                 maxCode[length] = -1
             }

@@ -165,25 +165,22 @@ public struct MarkerReader: Sendable {
     public mutating func next(_ stream: inout ByteStream) throws(MarkerError) -> FoundMarker? {
         let start = stream.position
         var discarded = 0
+        // One byte at a time, remembering whether the bytes before were 0xFF: a stray byte
+        // counts one, fill bytes nothing, a 0xFF 0x00 pair two.
+        var afterFF = false
         while true {
-            guard var byte = try nextByte(&stream, start: start) else { return nil }
-            while byte != 0xFF {
-                discarded += 1
-                guard let b = try nextByte(&stream, start: start) else { return nil }
-                byte = b
-            }
-            var code: UInt8 = 0xFF
-            while code == 0xFF {
-                guard let b = try nextByte(&stream, start: start) else { return nil }
-                code = b
-            }
-            if code != 0 {
-                let marker = FoundMarker(code: code, offset: stream.position - 2, discarded: discarded)
+            guard let byte = try nextByte(&stream, start: start) else { return nil }
+            if !afterFF {
+                if byte == 0xFF { afterFF = true } else { discarded += 1 }
+            } else if byte == 0 {
+                discarded += 2
+                afterFF = false
+            } else if byte != 0xFF {
+                let marker = FoundMarker(code: byte, offset: stream.position - 2, discarded: discarded)
                 skippedBytes += marker.offset - start
                 try count(marker)
                 return marker
             }
-            discarded += 2
         }
     }
 

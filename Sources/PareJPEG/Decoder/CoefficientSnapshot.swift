@@ -217,7 +217,7 @@ extension JPEGDecoder {
                         }
                     }
                 }
-                reader = scan.reader
+                swap(&reader, &scan.reader)
             } while try advance(&walk, log: &log)
         }
         var components: [JPEGCoefficientSnapshot.Component] = []
@@ -251,8 +251,8 @@ struct PlainBlockReader {
         var huffman = HuffmanTableCache(fastPath: true)
         var dc: [HuffmanPointers] = [], ac: [HuffmanPointers] = []
         for component in header.components {
-            dc.append(try huffman.pointers(0, component.dcTable, tables: tables, ledger: ledger, offset: header.offset))
-            ac.append(try huffman.pointers(1, component.acTable, tables: tables, ledger: ledger, offset: header.offset))
+            dc.append(try huffman.pointers(0, component.dcTable, skips: false, tables: tables, ledger: ledger, offset: header.offset))
+            ac.append(try huffman.pointers(1, component.acTable, skips: false, tables: tables, ledger: ledger, offset: header.offset))
         }
         self.huffman = huffman
         self.dc = dc

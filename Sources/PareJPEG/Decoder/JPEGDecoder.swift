@@ -167,7 +167,7 @@ public struct JPEGDecoder<Source: ByteSource> {
         try scan.finish(log: &log)
         decodedMCUs = scan.decodedMCUs
         coefficientDigest = scan.coefficientDigest
-        reader = scan.reader
+        swap(&reader, &scan.reader)
     }
 
     /// The scans of a frame whose components come in separate scans (T.81 A.2.2): each scan
@@ -205,7 +205,7 @@ public struct JPEGDecoder<Source: ByteSource> {
             for blockRow in 0 ..< (height + 7) / 8 {
                 try checkCancellation()
                 scan.units[0].rowStart = 1 + blockRow * p.blockSize
-                try scan.decodeRow(columns: (width + 7) / 8, log: &log)
+                try scan.decodeRow(columns: (width + 7) / 8, from: 0, log: &log)
                 if fresh && scan.isSpent { break }
             }
         } else {
@@ -214,14 +214,14 @@ public struct JPEGDecoder<Source: ByteSource> {
                 for i in 0 ..< header.components.count {
                     scan.units[i].rowStart = 1 + mcuRow * plan.components[header.components[i].index].rowsPerMCURow
                 }
-                try scan.decodeRow(columns: plan.mcusPerLine, log: &log)
+                try scan.decodeRow(columns: plan.mcusPerLine, from: 0, log: &log)
                 if fresh && scan.isSpent { break }
             }
         }
         try scan.finish(log: &log)
         decodedMCUs += scan.decodedMCUs
         coefficientDigest = coefficientDigest &* 31 &+ scan.coefficientDigest
-        reader = scan.reader
+        swap(&reader, &scan.reader)
     }
 
     /// What every decode of the scans starts with: a warning log that holds the header's

@@ -18,7 +18,7 @@ extension JPEGDecoder {
             walk.noteCoded()
             store.noteScan(header)
             if store.needs(header) {
-                let rowsReached = try runProgressiveScan(walk, store: store, log: &log)
+                let rowsReached = try runProgressiveScan(walk, store: store, locating: false, log: &log)
                 store.record(header)
                 store.rowsReached = max(store.rowsReached, rowsReached)
             } else {
@@ -53,7 +53,7 @@ extension JPEGDecoder {
     /// returns how many MCU rows from the top it reached.
     @inline(never) // called from two places; its scan decoder is never live in `decodeScans`
     @discardableResult
-    mutating func runProgressiveScan(_ walk: ScanWalk, store: CoefficientStore, locating: Bool = false,
+    mutating func runProgressiveScan(_ walk: ScanWalk, store: CoefficientStore, locating: Bool,
                                      log: inout WarningLog) throws(JPEGError) -> Int {
         var scan = try makeProgressiveScan(walk, store: store, locating: locating)
         // MCUs per line and MCU rows of an interleaved scan (T.81 A.2.3). Worked out from
@@ -64,7 +64,7 @@ extension JPEGDecoder {
         let rows = (frame.height + 8 * vMax - 1) / (8 * vMax)
         try scan.run(mcusPerLine: (frame.width + 8 * hMax - 1) / (8 * hMax), mcuRows: rows,
                      cancellation: cancellation, log: &log)
-        reader = scan.reader
+        swap(&reader, &scan.reader)
         let last = scan.lastGoodRow
         store.lastGoodRow = last < rows - 1 ? last : nil
         return last < rows - 1 ? last + 1 : rows
@@ -80,7 +80,7 @@ extension JPEGDecoder {
         // Progressive scans decode symbol by symbol: no fast-path parts.
         var huffman = HuffmanTableCache(fastPath: false)
         func table(_ tableClass: Int, _ id: Int) throws(JPEGError) -> HuffmanPointers {
-            try huffman.pointers(tableClass, id, tables: walk.tables, ledger: ledger, offset: header.offset)
+            try huffman.pointers(tableClass, id, skips: false, tables: walk.tables, ledger: ledger, offset: header.offset)
         }
         let isDC = header.band.spectralStart == 0
         let single = frame.components.count == 1

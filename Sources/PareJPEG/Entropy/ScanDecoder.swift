@@ -107,7 +107,7 @@ struct ScanDecoder {
     #if hasFeature(Embedded)
     @inline(never)
     #endif
-    mutating func decodeRow(columns: Int, from first: Int = 0, log: inout WarningLog) throws(JPEGError) {
+    mutating func decodeRow(columns: Int, from first: Int, log: inout WarningLog) throws(JPEGError) {
         let decodedBefore = decodedMCUs
         defer { lastRowWasFlat = decodedMCUs == decodedBefore }
         for column in first ..< max(first, columns) {

@@ -106,7 +106,7 @@ struct HuffmanTableCache {
     /// decoded at 1/8 scale uses the table, which then needs its `skips` part.
     // Once per component of a scan's set-up: one copy, not one at each call.
     @inline(never)
-    mutating func pointers(_ tableClass: Int, _ id: Int, skips: Bool = false, tables: TableSet, ledger: MemoryLedger,
+    mutating func pointers(_ tableClass: Int, _ id: Int, skips: Bool, tables: TableSet, ledger: MemoryLedger,
                            offset: Int) throws(JPEGError) -> HuffmanPointers {
         let key = tableClass * 4 + id
         if let index = keys.firstIndex(of: key) {

@@ -87,27 +87,27 @@ struct OutputStage {
             // a colour one three or four).
             let count = buffers.count
             let a = componentRow(0, y, buffers)
-            if count == 1 {
-                sink.consume(UnsafeBufferPointer(start: a, count: width), at: RowPlacement(y: y, width: width))
-                nextRow += 1
-                continue
-            }
-            let b = componentRow(1, y, buffers), c = componentRow(2, y, buffers)
-            if count == 3 {
-                if colorSpace == .rgb {
-                    ColorConverter.interleave(a, b, c, count: width, output: out)
+            // One call to the sink for both kinds of row: it is inlined here.
+            var made = UnsafeBufferPointer(start: a, count: width)
+            if count > 1 {
+                let b = componentRow(1, y, buffers), c = componentRow(2, y, buffers)
+                if count == 3 {
+                    if colorSpace == .rgb {
+                        ColorConverter.interleave(a, b, c, count: width, output: out)
+                    } else {
+                        ColorConverter.yCbCrToRGB(a, b, c, count: width, output: out)
+                    }
                 } else {
-                    ColorConverter.yCbCrToRGB(a, b, c, count: width, output: out)
+                    let d = componentRow(3, y, buffers)
+                    if colorSpace == .ycck {
+                        ColorConverter.ycckToRGB(a, b, c, d, count: width, output: out)
+                    } else {
+                        ColorConverter.cmykToRGB(a, b, c, d, count: width, output: out)
+                    }
                 }
-            } else {
-                let d = componentRow(3, y, buffers)
-                if colorSpace == .ycck {
-                    ColorConverter.ycckToRGB(a, b, c, d, count: width, output: out)
-                } else {
-                    ColorConverter.cmykToRGB(a, b, c, d, count: width, output: out)
-                }
+                made = UnsafeBufferPointer(start: out, count: width * 3)
             }
-            sink.consume(UnsafeBufferPointer(start: out, count: width * 3), at: RowPlacement(y: y, width: width))
+            sink.consume(made, at: RowPlacement(y: y, width: width))
             nextRow += 1
         }
     }

@@ -200,8 +200,6 @@ public struct JPEGDecoder<Source: ByteSource> {
             let component = frame.components[c], p = plan.components[c]
             let width = (frame.width * component.horizontal + frame.maxHorizontal - 1) / frame.maxHorizontal
             let height = (frame.height * component.vertical + frame.maxVertical - 1) / frame.maxVertical
-            scan.units[0].horizontal = 1
-            scan.units[0].vertical = 1
             for blockRow in 0 ..< (height + 7) / 8 {
                 try checkCancellation()
                 scan.units[0].rowStart = 1 + blockRow * p.blockSize
@@ -337,7 +335,9 @@ public struct JPEGDecoder<Source: ByteSource> {
                            buffers: [ComponentBuffer], scratch: ScanScratch) throws(JPEGError) -> ScanDecoder {
         var units: [ScanUnit] = []
         var quantizerBuffers: [LedgerBuffer<Int32>] = []
-        let blocksPerMCU = header.components.reduce(0) {
+        // A scan of one component has one block per MCU (T.81 A.2.2), whatever its sampling.
+        let single = header.components.count == 1
+        let blocksPerMCU = single ? 1 : header.components.reduce(0) {
             $0 + plan.components[$1.index].horizontal * plan.components[$1.index].vertical
         }
         var huffman = HuffmanTableCache(
@@ -359,7 +359,7 @@ public struct JPEGDecoder<Source: ByteSource> {
                                   ac: try table(1, component.acTable, skips: p.blockSize == 1),
                                   quantizers: UnsafePointer(quantizers.baseAddress),
                                   keep: scratch.keepMap(blockSize: p.blockSize), blockSize: p.blockSize,
-                                  horizontal: p.horizontal, vertical: p.vertical,
+                                  horizontal: single ? 1 : p.horizontal, vertical: single ? 1 : p.vertical,
                                   plane: buffers[c].storage.baseAddress, stride: p.stride, rowStart: 1))
         }
         var scan = ScanDecoder(reader: reader, units: units, scanNumber: number, restartInterval: restartInterval,

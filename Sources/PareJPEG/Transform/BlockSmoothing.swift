@@ -27,8 +27,6 @@ struct BlockSmoothing {
         var bits: [Int]
         /// The same before the last scan that coded this component (−1 if there was none).
         var bitsBefore: [Int]
-        /// Quantisers of the ten coefficients (1 … 65535: DQT's 8- or 16-bit values, zero refused).
-        var quantizers: [Int]
         /// Which of the ten the store keeps, bit k for zig-zag k (the others are never read by
         /// the IDCT).
         var kept: Int
@@ -50,11 +48,12 @@ struct BlockSmoothing {
         var components: [Component] = []
         for plane in store.planes {
             guard plane.latched, plane.scanBits[0] >= 0 else { return nil }
-            guard Self.natural.allSatisfy({ plane.quantizers[$0] != 0 }) else { return nil }
-            let quantizers = Self.natural.map { Int(plane.quantizers[$0]) }
+            // `apply` divides by the plane's quantisers of the ten coefficients (1 … 65535:
+            // DQT's 8- or 16-bit values), latched before the first scan and fixed since.
+            for n in Self.natural where plane.quantizers[n] == 0 { return nil }
             for k in 1 ..< 10 where plane.scanBits[k] != 0 { useful = true }
             let before = store.scansSeen > 1 ? plane.bitsBeforeLastScan : [Int](repeating: -1, count: 10)
-            components.append(Component(bits: plane.scanBits, bitsBefore: before, quantizers: quantizers,
+            components.append(Component(bits: plane.scanBits, bitsBefore: before,
                                         kept: (0 ..< 10).reduce(0) {
                                             plane.positions.contains(Self.natural[$1]) ? $0 | 1 << $1 : $0
                                         }))
@@ -144,11 +143,12 @@ struct BlockSmoothing {
         let kernels = dcOnly ? Self.dcOnly : Self.withAC
         // The zig-zag index of the first kernel: `withAC` starts at 1.
         let first = dcOnly ? 0 : 1
-        let q00 = info.quantizers[0]
+        let quantizers = plane.quantizers.baseAddress
+        let q00 = Int(quantizers[0])
         for k in 1 ..< first + kernels.count / 25 {
             let al = bits[k], n = Self.natural[k]
             guard al != 0, info.kept & 1 << k != 0, coefficients[n] == 0 else { continue }
-            coefficients[n] = Int16(truncatingIfNeeded: Self.estimate(kernels, k - first, dc, q00, info.quantizers[k],
+            coefficients[n] = Int16(truncatingIfNeeded: Self.estimate(kernels, k - first, dc, q00, Int(quantizers[n]),
                                                                       cap: al))
         }
         if dcOnly && info.kept & 1 != 0 {

@@ -195,26 +195,25 @@ public struct JPEGDecoder<Source: ByteSource> {
         let fresh = walk.isFresh
         var scan = try makeScan(header, number: walk.number, tables: walk.tables,
                                 restartInterval: walk.restartInterval, plan: plan, buffers: buffers, scratch: scratch)
-        if header.components.count == 1 {
-            let c = header.components[0].index
-            let component = frame.components[c], p = plan.components[c]
+        // A scan of one component is an MCU a block over the component's own blocks (T.81
+        // A.2.2): its rows are block rows, as many as the component's samples need.
+        var rows = plan.mcuRows, columns = plan.mcusPerLine
+        let single = header.components.count == 1
+        if single {
+            let component = frame.components[header.components[0].index]
             let width = (frame.width * component.horizontal + frame.maxHorizontal - 1) / frame.maxHorizontal
             let height = (frame.height * component.vertical + frame.maxVertical - 1) / frame.maxVertical
-            for blockRow in 0 ..< (height + 7) / 8 {
-                try checkCancellation()
-                scan.units[0].rowStart = 1 + blockRow * p.blockSize
-                try scan.decodeRow(columns: (width + 7) / 8, from: 0, log: &log)
-                if fresh && scan.isSpent { break }
+            rows = (height + 7) / 8
+            columns = (width + 7) / 8
+        }
+        for row in 0 ..< rows {
+            try checkCancellation()
+            for i in 0 ..< header.components.count {
+                let p = plan.components[header.components[i].index]
+                scan.units[i].rowStart = 1 + row * (single ? p.blockSize : p.rowsPerMCURow)
             }
-        } else {
-            for mcuRow in 0 ..< plan.mcuRows {
-                try checkCancellation()
-                for i in 0 ..< header.components.count {
-                    scan.units[i].rowStart = 1 + mcuRow * plan.components[header.components[i].index].rowsPerMCURow
-                }
-                try scan.decodeRow(columns: plan.mcusPerLine, from: 0, log: &log)
-                if fresh && scan.isSpent { break }
-            }
+            try scan.decodeRow(columns: columns, from: 0, log: &log)
+            if fresh && scan.isSpent { break }
         }
         try scan.finish(log: &log)
         decodedMCUs += scan.decodedMCUs

@@ -643,25 +643,21 @@ enum InverseDCT {
                                 output: UnsafeMutablePointer<UInt8>, stride: Int,
                                 workspace: UnsafeMutablePointer<Int32>) {
         let shift1 = pass1Shift + 2, round1 = 1 << (shift1 - 1)
-        // Written out column by column: a loop over an array literal costs more than the
-        // transform itself. Most columns of a photo's block are zero and give zeros.
-        @inline(__always) func column(_ column: Int) {
+        // Columns 0, 1, 3, 5 and 7, the ones the second pass reads, by a loop over the range
+        // (one copy of the body; an array literal would cost more than the transform). Most
+        // columns of a photo's block are zero and give zeros.
+        for column in 0 ..< 8 where column == 0 || column & 1 == 1 {
             let c = coefficients + column, q = quantizers + column, w = workspace + column
             guard c[0] | c[8] | c[24] | c[40] | c[56] != 0 else {
                 w[0] = 0
                 w[8] = 0
-                return
+                continue
             }
             @inline(__always) func x(_ k: Int) -> Int { Int(c[8 * k]) &* Int(q[8 * k]) }
             let (y0, y1) = quadMeans(x(0), x(1), x(3), x(5), x(7))
             w[0] = Int32(truncatingIfNeeded: (y0 &+ round1) &>> shift1)
             w[8] = Int32(truncatingIfNeeded: (y1 &+ round1) &>> shift1)
         }
-        column(0)
-        column(1)
-        column(3)
-        column(5)
-        column(7)
         let shift2 = pass2Shift + 2, round2 = 1 << (shift2 - 1)
         for row in 0 ..< 2 {
             let w = workspace + 8 * row, out = output + row * stride

@@ -32,15 +32,13 @@ public struct IFDEntry: Sendable {
     /// a LONG8 or IFD8 above `Int64.max`.
     public func integer(at index: Int = 0) -> Int64? {
         guard let fieldType, fieldType.isInteger, index >= 0, index < valueCount else { return nil }
-        if let unsigned = unsignedInteger(at: index) { return Int64(exactly: unsigned) }
-        let bits = unsigned(index * fieldType.size, fieldType.size)
-        switch fieldType {
-        case .sbyte: return Int64(Int8(truncatingIfNeeded: bits))
-        case .sshort: return Int64(Int16(truncatingIfNeeded: bits))
-        case .slong: return Int64(Int32(truncatingIfNeeded: bits))
-        case .slong8: return Int64(bitPattern: bits)
-        default: return nil
-        }
+        let size = fieldType.size
+        let bits = unsigned(index * size, size)
+        if fieldType.isUnsignedInteger { return Int64(exactly: bits) }
+        // SBYTE, SSHORT, SLONG, SLONG8: two's complement in `size` bytes, widened by
+        // flipping the sign bit and subtracting its weight.
+        let sign = UInt64(1) << (8 * size - 1)
+        return Int64(bitPattern: (bits ^ sign) &- sign)
     }
 
     /// Value `index` of an unsigned integer type (BYTE, SHORT, LONG, IFD, LONG8, IFD8).

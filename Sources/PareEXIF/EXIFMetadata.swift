@@ -137,40 +137,52 @@ extension EXIFMetadata {
     }
 
     /// The IFD1 thumbnail: JPEGInterchangeFormat/Length (0x0201/0x0202), or for
-    /// Compression 1 the strips (0x0111/0x0117) when they are one contiguous run.
+    /// Compression 1 the strips (0x0111/0x0117) when they are one contiguous run. Both are
+    /// a header-relative start and a length, checked against the block in one place.
     private mutating func thumbnailImage<Source: ByteSource>(_ ifd1: IFD, block: TIFFBlock<Source>,
                                                              options: EXIFOptions) -> EmbeddedImage? {
-        if let start = ifd1.integer64(0x0201), let length = ifd1.integer64(0x0202) {
-            guard length > 0 else { return nil }
-            guard start >= 0, block.contains(UInt64(start), length: UInt64(length)) else {
-                warnings.warn(.thumbnailOutOfBounds(offset: block.absolute(pointer: UInt64(clamping: start)),
-                                                      length: Int(clamping: length)))
-                return nil
-            }
-            let from = block.start + Int(start), count = Int(length)
-            let size = JPEGSegmentLocator.frameSize(in: block.source, start: from, end: from + count, options: options)
-            return EmbeddedImage(offset: block.absolute(Int(start)), length: count,
-                                 width: size?.width, height: size?.height, encoding: .jpeg)
+        let start: Int64, length: Int64?, encoding: EmbeddedImageEncoding
+        if let offset = ifd1.integer64(0x0201), let count = ifd1.integer64(0x0202) {
+            guard count > 0 else { return nil }
+            (start, length, encoding) = (offset, count, .jpeg)
+        } else {
+            guard let run = Self.stripRun(ifd1) else { return nil }
+            (start, length, encoding) = (run.first, run.length, .uncompressed)
         }
+        guard let length, length > 0, start >= 0, block.contains(UInt64(start), length: UInt64(length)) else {
+            warnings.warn(.thumbnailOutOfBounds(offset: block.absolute(pointer: UInt64(clamping: start)),
+                                                  length: length.map { Int(clamping: $0) } ?? Int.max))
+            return nil
+        }
+        // Inside the block, so both fit an `Int`.
+        let from = Int(start), count = Int(length)
+        var width: Int?, height: Int?
+        if encoding == .jpeg {
+            let size = JPEGSegmentLocator.frameSize(in: block.source, start: block.start + from,
+                                                    end: block.start + from + count, options: options)
+            (width, height) = (size?.width, size?.height)
+        } else {
+            (width, height) = (ifd1.integer(0x0100), ifd1.integer(0x0101))
+        }
+        return EmbeddedImage(offset: block.absolute(from), length: count, width: width, height: height,
+                             encoding: encoding)
+    }
+
+    /// The first strip's offset and the strips' total length when Compression is 1 and each
+    /// strip starts where the one before ends; a nil length when the total passes `Int64`
+    /// (BigTIFF's LONG8 and SLONG8 strips can), which is out of bounds.
+    private static func stripRun(_ ifd1: IFD) -> (first: Int64, length: Int64?)? {
         guard ifd1.integer64(0x0103) == 1, let offsets = ifd1.entry(0x0111),
               let counts = ifd1.entry(0x0117), offsets.valueCount >= 1, offsets.valueCount == counts.valueCount,
               let first = offsets.integer(at: 0) else { return nil }
-        // BigTIFF's LONG8 and SLONG8 strips can sum past Int64: such a run is out of bounds.
-        var end = first, overflow = false
+        var end = first
         for index in 0 ..< offsets.valueCount {
             guard offsets.integer(at: index) == end, let count = counts.integer(at: index), count >= 0 else { return nil }
-            (end, overflow) = end.addingReportingOverflow(count)
-            if overflow { break }
+            let (sum, overflow) = end.addingReportingOverflow(count)
+            if overflow { return (first, nil) }
+            end = sum
         }
-        let (span, spanOverflow) = end.subtractingReportingOverflow(first)
-        guard !overflow, !spanOverflow, end > first, first >= 0, block.contains(UInt64(first), length: UInt64(span)) else {
-            warnings.warn(.thumbnailOutOfBounds(offset: block.absolute(pointer: UInt64(clamping: first)),
-                                                  length: overflow || spanOverflow ? Int.max : Int(clamping: span)))
-            return nil
-        }
-        return EmbeddedImage(offset: block.absolute(Int(first)), length: Int(span),
-                             width: ifd1.integer(0x0100),
-                             height: ifd1.integer(0x0101),
-                             encoding: .uncompressed)
+        let (span, overflow) = end.subtractingReportingOverflow(first)
+        return (first, overflow ? nil : span)
     }
 }

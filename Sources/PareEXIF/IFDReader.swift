@@ -175,10 +175,9 @@ struct IFDReader<Source: ByteSource> {
         entries.reserveCapacity(declared)
         for index in 0 ..< declared {
             let at = index * layout.entrySize
-            let (entry, trusted) = readEntry(table, at, entryOffset: tableStart + at, ifd: name, names: names)
             // A value pointing outside the block marks the table as corrupt from there on
             // (ExifTool stops at the same place), so later entries are dropped.
-            guard trusted else {
+            guard let entry = readEntry(table, at, entryOffset: tableStart + at, ifd: name, names: names) else {
                 warn(.truncatedIFD(ifd: name, offset: absolute, declared: declared, read: index))
                 break
             }
@@ -192,51 +191,46 @@ struct IFDReader<Source: ByteSource> {
         return IFD(name: name, offset: absolute, entries: entries, nextIFD: next)
     }
 
-    /// The entry, and false when its value lies outside the block.
+    /// The entry; nil when its value lies outside the block. One entry is made at the end:
+    /// made at each of the outcomes, each was a copy of its construction.
     private mutating func readEntry(_ table: [UInt8], _ at: Int, entryOffset: Int, ifd: MessageText,
-                                    names: TagNames.Table) -> (IFDEntry, Bool) {
+                                    names: TagNames.Table) -> IFDEntry? {
         let tag = UInt16(unsigned(table, at, 2)), type = UInt16(unsigned(table, at + 2, 2))
         let count = unsigned(table, at + layout.valueCountField, layout.valueCountSize)
         let valueField = at + layout.valueField
         let absoluteEntry = block.absolute(entryOffset)
-        func entry(_ valueOffset: Int, _ value: [UInt8]?) -> IFDEntry {
-            IFDEntry(tag: tag, type: type, count: count, valueOffset: valueOffset, value: value,
-                     byteOrder: byteOrder, names: names)
-        }
-        guard let fieldType = TIFFFieldType(rawValue: type) else {
+        var valueOffset = block.absolute(entryOffset + layout.valueField)
+        var value: [UInt8]?
+        if let fieldType = TIFFFieldType(rawValue: type) {
+            // A size no TIFF can hold is a damaged count, not a damaged table: skip just it.
+            let (byteCount, overflow) = count.multipliedReportingOverflow(by: UInt64(fieldType.size))
+            if !overflow && byteCount <= UInt64(layout.offsetSize) {
+                value = Array(table[valueField ..< valueField + Int(byteCount)])
+            } else {
+                let pointer = unsigned(table, valueField, layout.offsetSize)
+                valueOffset = block.absolute(pointer: pointer)
+                if overflow || byteCount > UInt64(Int32.max) {
+                    warn(.valueTooLarge(ifd: ifd, tag: tag, offset: absoluteEntry, limit: options.maxValueBytes))
+                } else if !block.contains(pointer, length: byteCount) {
+                    warn(.valueOutOfBounds(ifd: ifd, tag: tag, offset: absoluteEntry))
+                    return nil
+                } else if Int(byteCount) > options.maxValueBytes || Int(byteCount) > options.maxTotalValueBytes - valueBytes {
+                    warn(.valueTooLarge(ifd: ifd, tag: tag, offset: absoluteEntry,
+                                        limit: min(options.maxValueBytes, options.maxTotalValueBytes - valueBytes)))
+                } else {
+                    do {
+                        value = try block.bytes(at: Int(pointer), count: Int(byteCount))
+                        valueBytes += Int(byteCount)
+                    } catch {
+                        warn(error)
+                    }
+                }
+            }
+        } else {
             warn(.unknownFieldType(ifd: ifd, tag: tag, offset: absoluteEntry, type: type))
-            return (entry(block.absolute(entryOffset + layout.valueField), nil), true)
         }
-        // A size no TIFF can hold is a damaged count, not a damaged table: skip just it.
-        let (byteCount, overflow) = count.multipliedReportingOverflow(by: UInt64(fieldType.size))
-        if !overflow && byteCount <= UInt64(layout.offsetSize) {
-            let inline = Array(table[valueField ..< valueField + Int(byteCount)])
-            return (entry(block.absolute(entryOffset + layout.valueField), inline), true)
-        }
-        let pointer = unsigned(table, valueField, layout.offsetSize)
-        let valueOffset = block.absolute(pointer: pointer)
-        guard !overflow, byteCount <= UInt64(Int32.max) else {
-            warn(.valueTooLarge(ifd: ifd, tag: tag, offset: absoluteEntry, limit: options.maxValueBytes))
-            return (entry(valueOffset, nil), true)
-        }
-        guard block.contains(pointer, length: byteCount) else {
-            warn(.valueOutOfBounds(ifd: ifd, tag: tag, offset: absoluteEntry))
-            return (entry(valueOffset, nil), false)
-        }
-        let length = Int(byteCount)
-        guard length <= options.maxValueBytes, length <= options.maxTotalValueBytes - valueBytes else {
-            warn(.valueTooLarge(ifd: ifd, tag: tag, offset: absoluteEntry,
-                                limit: min(options.maxValueBytes, options.maxTotalValueBytes - valueBytes)))
-            return (entry(valueOffset, nil), true)
-        }
-        do {
-            let value = try block.bytes(at: Int(pointer), count: length)
-            valueBytes += length
-            return (entry(valueOffset, value), true)
-        } catch {
-            warn(error)
-            return (entry(valueOffset, nil), true)
-        }
+        return IFDEntry(tag: tag, type: type, count: count, valueOffset: valueOffset, value: value,
+                        byteOrder: byteOrder, names: names)
     }
 
     private func unsigned(_ bytes: [UInt8], _ at: Int, _ size: Int) -> UInt64 {

@@ -125,25 +125,25 @@ public enum EXIFReader {
         let ifd0 = try reader.readIFD(at: first, name: "IFD0")
         var ifds = [ifd0]
         // Out of line: inlined at each of its three calls, it was three copies of the same code.
-        @inline(never) func follow(_ parent: IFD, _ tag: UInt16, _ name: MessageText) -> IFD? {
-            guard let pointer = parent.entry(tag) else { return nil }
+        // True when the IFD was read (it is then the last of `ifds`).
+        @inline(never) func follow(_ parent: IFD, _ tag: UInt16, _ name: MessageText) -> Bool {
+            guard let pointer = parent.entry(tag) else { return false }
             guard pointer.fieldType?.isPointer == true, let value = pointer.unsignedInteger() else {
                 reader.warn(.wrongPointerType(ifd: parent.name, tag: tag, offset: pointer.valueOffset, type: pointer.type))
-                return nil
+                return false
             }
             do {
-                let ifd = try reader.readIFD(at: value, name: name)
-                ifds.append(ifd)
-                return ifd
+                ifds.append(try reader.readIFD(at: value, name: name))
+                return true
             } catch {
                 reader.warn(error)
-                return nil
+                return false
             }
         }
         var exifIndex: Int?
-        if let exif = follow(ifd0, 0x8769, "ExifIFD") {
+        if follow(ifd0, 0x8769, "ExifIFD") {
             exifIndex = ifds.count - 1
-            _ = follow(exif, 0xA005, "InteropIFD")
+            _ = follow(ifds[ifds.count - 1], 0xA005, "InteropIFD")
         }
         _ = follow(ifd0, 0x8825, "GPS")
         var ifd1Index: Int?

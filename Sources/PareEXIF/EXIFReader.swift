@@ -126,14 +126,14 @@ public enum EXIFReader {
         var ifds = [ifd0]
         // Out of line: inlined at each of its three calls, it was three copies of the same code.
         // True when the IFD was read (it is then the last of `ifds`).
-        @inline(never) func follow(_ parent: IFD, _ tag: UInt16, _ name: MessageText) -> Bool {
+        @inline(never) func follow(_ parent: IFD, _ tag: UInt16, _ name: MessageText, _ names: TagNames.Table) -> Bool {
             guard let pointer = parent.entry(tag) else { return false }
             guard pointer.fieldType?.isPointer == true, let value = pointer.unsignedInteger() else {
                 reader.warn(.wrongPointerType(ifd: parent.name, tag: tag, offset: pointer.valueOffset, type: pointer.type))
                 return false
             }
             do {
-                ifds.append(try reader.readIFD(at: value, name: name))
+                ifds.append(try reader.readIFD(at: value, name: name, names: names))
                 return true
             } catch {
                 reader.warn(error)
@@ -141,11 +141,11 @@ public enum EXIFReader {
             }
         }
         var exifIndex: Int?
-        if follow(ifd0, 0x8769, "ExifIFD") {
+        if follow(ifd0, 0x8769, "ExifIFD", .main) {
             exifIndex = ifds.count - 1
-            _ = follow(ifds[ifds.count - 1], 0xA005, "InteropIFD")
+            _ = follow(ifds[ifds.count - 1], 0xA005, "InteropIFD", .interop)
         }
-        _ = follow(ifd0, 0x8825, "GPS")
+        _ = follow(ifd0, 0x8825, "GPS", .gps)
         var ifd1Index: Int?
         var next = ifd0.nextIFD
         var number = 1

@@ -145,10 +145,11 @@ struct IFDReader<Source: ByteSource> {
         }
     }
 
-    /// Reads the IFD at header-relative `offset`. A table that does not fit in the block is
+    /// Reads the IFD at header-relative `offset`, whose tags `names` names. A table that does not fit in the block is
     /// an error; entries after one whose value points outside the block are dropped with a
     /// warning; values over the size limits are kept as entries without a value.
-    mutating func readIFD(at offset: UInt64, name: MessageText) throws(EXIFError) -> IFD {
+    mutating func readIFD(at offset: UInt64, name: MessageText,
+                          names: TagNames.Table = .main) throws(EXIFError) -> IFD {
         let absolute = block.absolute(pointer: offset)
         // Clamping keeps the comparison exact: every visited offset is below `Int.max`.
         if visited.contains(Int(clamping: offset)) { throw .ifdLoop(ifd: name, offset: absolute) }
@@ -170,7 +171,6 @@ struct IFDReader<Source: ByteSource> {
             throw .truncatedIFD(ifd: name, offset: absolute, declared: declared, read: fitting)
         }
         let table = try block.bytes(at: tableStart, count: declared * layout.entrySize)
-        let names = TagNames.Table(ifd: name)
         var entries: [IFDEntry] = []
         entries.reserveCapacity(declared)
         for index in 0 ..< declared {

@@ -109,7 +109,7 @@ enum MPFIndex {
         let index: IFD
         do {
             let first = try reader.readHeader()
-            index = try reader.readIFD(at: first, name: "MPF0")
+            index = try reader.readIFD(at: first, name: "MPF0", names: .mpf)
         } catch {
             warnings.append(contentsOf: reader.warnings)
             warnings.warn(error)

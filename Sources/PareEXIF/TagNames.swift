@@ -3,27 +3,10 @@ import PareCore
 /// Tag names as ExifTool spells them (TIFF 6.0 §8; Exif 2.32 §4.6.3–4.6.7, Tables 4–8;
 /// CIPA DC-007 §5.2.3 for MPF), chosen per IFD because GPS, Interop and MPF reuse numbers.
 enum TagNames {
-    /// Which list names an IFD's tags.
+    /// Which list names an IFD's tags: the reader knows it from where the IFD's pointer was
+    /// (IFD0's GPS and Interop tags, an MPF segment), so it is passed, not found from the name.
     enum Table: Sendable {
         case main, gps, interop, mpf
-
-        /// The list for the IFD named `ifd` (compared as UTF-8 bytes, as `IFD.isNamed`).
-        init(ifd: MessageText) {
-            #if hasFeature(Embedded)
-            func named(_ name: MessageText) -> Bool { ifd == name }
-            #else
-            func named(_ name: String) -> Bool { ifd.utf8.elementsEqual(name.utf8) }
-            #endif
-            if named("GPS") {
-                self = .gps
-            } else if named("InteropIFD") {
-                self = .interop
-            } else if named("MPF0") {
-                self = .mpf
-            } else {
-                self = .main
-            }
-        }
     }
 
     /// The tag's name in an IFD whose tags `table` names. Looked up when asked for, not

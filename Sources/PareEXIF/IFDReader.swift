@@ -106,7 +106,13 @@ struct IFDReader<Source: ByteSource> {
 
     /// The header (byte order, 42 or 43, offset of IFD0); returns IFD0's offset.
     mutating func readHeader() throws(EXIFError) -> UInt64 {
-        let header = try block.bytes(at: 0, count: min(TIFFHeader.bigFirstIFD + 8, block.count))
+        try parseHeader(try block.bytes(at: 0, count: min(TIFFHeader.bigFirstIFD + 8, block.count)))
+    }
+
+    /// The header's fields from its first 16 bytes (fewer in a shorter block). Out of line,
+    /// with the bytes borrowed: inlined, each of its throws released them.
+    @inline(never)
+    private mutating func parseHeader(_ header: [UInt8]) throws(EXIFError) -> UInt64 {
         // A classic header is 8 bytes, a BigTIFF one 16: a shorter block names the whole header.
         func need(_ count: Int) throws(EXIFError) {
             guard header.count >= count else {

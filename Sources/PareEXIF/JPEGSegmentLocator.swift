@@ -74,7 +74,8 @@ struct JPEGSegmentLocator {
                     exif = found
                 } else if marker.code == JPEGMarker.app2, mpf == nil, signature.starts(with: Self.mpfIdentifier) {
                     mpf = found
-                } else if marker.code == JPEGMarker.app2, signature == Self.iccIdentifier {
+                } else if marker.code == JPEGMarker.app2, signature.starts(with: Self.iccIdentifier) {
+                    // (The segment keeps 12 bytes, the identifier's length: the whole signature.)
                     iccChunks.append((found.payloadOffset, found.payloadLength))
                 } else if marker.code == JPEGMarker.app0, jfxx == nil, signature.starts(with: Self.jfxxJPEGIdentifier) {
                     jfxx = found

@@ -121,8 +121,7 @@ public enum EXIFReader {
     static func read<Source: ByteSource>(_ block: TIFFBlock<Source>,
                                          options: EXIFOptions) throws(EXIFError) -> EXIFMetadata {
         var reader = IFDReader(block: block, options: options)
-        let first = try reader.readHeader()
-        let ifd0 = try reader.readIFD(at: first, name: "IFD0")
+        let ifd0 = try reader.readFirstIFD(name: "IFD0")
         var ifds = [ifd0]
         // Out of line: inlined at each of its three calls, it was three copies of the same code.
         // True when the IFD was read (it is then the last of `ifds`).

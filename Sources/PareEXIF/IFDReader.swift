@@ -104,6 +104,12 @@ struct IFDReader<Source: ByteSource> {
         warnings.warn(warning)
     }
 
+    /// The header, then the IFD it points to (IFD0, or an MPF segment's index IFD): one
+    /// call, so that a caller has one `try` to tear down after.
+    mutating func readFirstIFD(name: MessageText, names: TagNames.Table = .main) throws(EXIFError) -> IFD {
+        try readIFD(at: try readHeader(), name: name, names: names)
+    }
+
     /// The header (byte order, 42 or 43, offset of IFD0); returns IFD0's offset.
     mutating func readHeader() throws(EXIFError) -> UInt64 {
         try parseHeader(try block.bytes(at: 0, count: min(TIFFHeader.bigFirstIFD + 8, block.count)))

@@ -108,8 +108,7 @@ enum MPFIndex {
         var reader = IFDReader(block: block, options: options)
         let index: IFD
         do {
-            let first = try reader.readHeader()
-            index = try reader.readIFD(at: first, name: "MPF0", names: .mpf)
+            index = try reader.readFirstIFD(name: "MPF0", names: .mpf)
         } catch {
             warnings.append(contentsOf: reader.warnings)
             warnings.warn(error)

@@ -221,14 +221,16 @@ struct IFDReader<Source: ByteSource> {
             } else {
                 let pointer = unsigned(table, valueField, layout.offsetSize)
                 valueOffset = block.absolute(pointer: pointer)
-                if overflow || byteCount > UInt64(Int32.max) {
-                    warn(.valueTooLarge(ifd: ifd, tag: tag, offset: absoluteEntry, limit: options.maxValueBytes))
-                } else if !block.contains(pointer, length: byteCount) {
+                // A size past 32 bits is too large whatever the limits, and is reported with
+                // the limit on one value; else the smaller of the two limits applies.
+                let huge = overflow || byteCount > UInt64(Int32.max)
+                if !huge && !block.contains(pointer, length: byteCount) {
                     warn(.valueOutOfBounds(ifd: ifd, tag: tag, offset: absoluteEntry))
                     return nil
-                } else if Int(byteCount) > options.maxValueBytes || Int(byteCount) > options.maxTotalValueBytes - valueBytes {
-                    warn(.valueTooLarge(ifd: ifd, tag: tag, offset: absoluteEntry,
-                                        limit: min(options.maxValueBytes, options.maxTotalValueBytes - valueBytes)))
+                }
+                let limit = min(options.maxValueBytes, options.maxTotalValueBytes - valueBytes)
+                if huge || Int(byteCount) > limit {
+                    warn(.valueTooLarge(ifd: ifd, tag: tag, offset: absoluteEntry, limit: huge ? options.maxValueBytes : limit))
                 } else {
                     do {
                         value = try block.bytes(at: Int(pointer), count: Int(byteCount))

@@ -69,8 +69,8 @@ public enum EXIFReader {
         var jfxxThumbnail: EmbeddedImage?
         if let segment = walk.jfxx {
             let start = segment.payloadOffset + 6, length = segment.payloadLength - 6
-            let size = JPEGSegmentLocator.frameSize(in: source, start: start, end: start + length, options: options)
             if length > 0 {
+                let size = JPEGSegmentLocator.frameSize(in: source, start: start, end: start + length, options: options)
                 jfxxThumbnail = EmbeddedImage(offset: start, length: length, width: size?.width, height: size?.height)
             }
         }

@@ -6,8 +6,9 @@
 /// `init(_:marker:options:)`.
 extension JPEGFrameRecord {
     /// Hmax and Vmax (T.81 A.1.1).
-    var maxHorizontal: Int { components.reduce(components.first?.horizontal ?? 1) { max($0, $1.horizontal) } }
-    var maxVertical: Int { components.reduce(components.first?.vertical ?? 1) { max($0, $1.vertical) } }
+    /// (Sampling factors are at least 1, so 1 is where the largest starts.)
+    var maxHorizontal: Int { components.reduce(1) { max($0, $1.horizontal) } }
+    var maxVertical: Int { components.reduce(1) { max($0, $1.vertical) } }
 
     /// Checks a frame header, as `JPEGFrameRecord(parsing:marker:)` read it, for decoding.
     /// Only 8-bit sequential and progressive Huffman frames pass: other processes throw

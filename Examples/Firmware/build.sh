@@ -98,23 +98,27 @@ compile Firmware -enable-experimental-feature Extern "$here"/Sources/*.swift
 
 objects=("$out/Firmware.o" "$out/PareCore.o" "$out/PareJPEG.o" "$out/PareEXIF.o")
 wrap=(-Wl,--wrap=malloc -Wl,--wrap=free -Wl,--wrap=posix_memalign)
-# picolibc's printf without floating point: only the start-up's fault handler prints with it
-# (registers, in hex), and the double formatting behind %g/%f is 6 KB of flash.
+# RISC-V's link: picolibc's printf without floating point (the double formatting behind
+# %g/%f is 6 KB of flash). On the Cortex-M4, board.c's own printf serves the start-up's fault
+# handler, the only caller.
 printf=(-DPICOLIBC_INTEGER_PRINTF_SCANF)
 case "$target" in
 arm)
     # Cortex-M4 with the single-precision FPU and the soft-float calling convention, as Swift
-    # emits for armv7em-none-none-eabi. mps2-an386: code at 0x0 (4 MiB SSRAM standing in for
-    # flash), data at 0x20000000. The heap arena is [end of .bss, __heap_end); the stack
-    # grows down from the top of the 1 MiB of RAM given to the program.
+    # emits for armv7em-none-none-eabi. The memory map is the board's own (Board/mps2-an386.ld:
+    # code at 0x0, RAM at 0x20000000, the heap arena of $heap_bytes after .bss, the stack at
+    # the top of RAM), linked by the toolchain's ld.lld with picolibc's start-up and library.
+    # --icf=safe folds functions whose code came out identical and whose address is never
+    # taken: mostly the standard library's per-element-type array storage methods.
     cflags=(-mcpu=cortex-m4 -mthumb -mfloat-abi=softfp -mfpu=fpv4-sp-d16 -Os --specs=picolibc.specs)
     arm-none-eabi-gcc "${cflags[@]}" -c "$here/Board/board.c" -o "$out/board.o"
-    arm-none-eabi-gcc "${cflags[@]}" --oslib=semihost --crt0=semihost "${printf[@]}" \
-        -Wl,--defsym=__flash=0x0 -Wl,--defsym=__flash_size=0x400000 \
-        -Wl,--defsym=__ram=0x20000000 -Wl,--defsym=__ram_size=0x100000 \
-        -Wl,--defsym=__heap_end=__end+$heap_bytes \
-        "${wrap[@]}" -Wl,--gc-sections -Wl,--no-enum-size-warning -Wl,-Map="$out/firmware.map" \
-        "$out/board.o" "${objects[@]}" -lm -o "$image"
+    multilib=$(arm-none-eabi-gcc "${cflags[@]}" -print-multi-directory)
+    picolibc=/usr/lib/picolibc/arm-none-eabi/lib/$multilib
+    libgcc=$(dirname "$(arm-none-eabi-gcc "${cflags[@]}" -print-libgcc-file-name)")
+    "$(dirname "$toolchain_clang")/ld.lld" -T "$here/Board/mps2-an386.ld" --defsym=HEAP_BYTES="$heap_bytes" \
+        "${wrap[@]/#-Wl,/}" --gc-sections --icf=safe -Map="$out/firmware.map" \
+        "$picolibc/crt0-semihost.o" "$out/board.o" "${objects[@]}" \
+        -L "$picolibc" -L "$libgcc" --start-group -lc -lsemihost -lgcc --end-group -o "$image"
     ;;
 riscv)
     # rv32imac, ilp32 soft-float, as Swift emits for riscv32-none-none-eabi. QEMU virt: the

@@ -3,7 +3,9 @@
 # (code, constants, type metadata) and the initial values of .data, summed by owner (the
 # Swift module named in its mangled name, the standard library split into String and the
 # rest, the C library), with the largest of each; then the string literal sections by object
-# from the linker map. Needs arm-none-eabi-nm and the toolchain's swift-demangle.
+# from the linker map (ld.lld's); last, the JPEG + EXIF core: the whole image less the example's own code,
+# the C library and their literals (padding between functions counts as the core's). Needs
+# arm-none-eabi-nm and the toolchain's swift-demangle.
 #
 #   python3 Examples/Firmware/Tools/flash-table.py .build/firmware/arm/firmware.elf .build/firmware/arm/firmware.map
 import subprocess,re,collections,sys
@@ -51,11 +53,14 @@ for m,v in mods.most_common():
     print(f'{v:7d} {m}: code {cat[(m,"code")]}, constants {cat[(m,"constants")]}')
     big=sorted(top[(m,'code')]+top[(m,'constants')],reverse=True)[:6]
     print('         ', '; '.join(f'{d[:70]} {s}' for s,d in big))
-# string literals from the map
-m=open(mapf).read()
-m=m[m.find('Linker script and memory map'):]  # not the discarded sections listed before it
+# string literals from the map (ld.lld's: one line per input section, `OBJECT:(SECTION)`;
+# the C objects' mergeable strings come merged, as `<internal>`)
 lit=collections.Counter()
 # (.rodata.str1.N: pooled literals; .rodata..L.str.N.TEXT: one literal, as build.sh emits them)
-for mm in re.finditer(r'^ (\.rodata\.(?:str|\.L\.str)[^\n]*?)\s*\n?\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S+)',m,re.M):
-    if int(mm.group(2),16)<0x400000: lit[mm.group(4).split('/')[-1]]+=int(mm.group(3),16)
+for mm in re.finditer(r'^\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+\d+\s+(\S+?):\((\.rodata\.(?:str|\.L\.str)[^\n]*)\)$',
+                      open(mapf).read(), re.M):
+    if int(mm.group(1),16)<0x400000: lit[mm.group(3).split('/')[-1]]+=int(mm.group(2),16)
 print('string literal sections by object', lit.most_common(8))
+core_objects=('PareJPEG.o','PareEXIF.o','PareCore.o')
+outside=mods['C library and libgcc']+mods['Firmware']+sum(v for o,v in lit.items() if o not in core_objects)
+print('core',flash-outside,'(JPEG + EXIF core: flash less the example, the C library and their literals)')

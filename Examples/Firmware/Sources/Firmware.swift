@@ -55,6 +55,7 @@ func scaleNamed(_ text: UnsafePointer<CChar>) -> JPEGScale? {
 
 /// Reads the EXIF orientation and thumbnail. Broken metadata never stops the decode: its
 /// error is printed and the image decoded as stored.
+@inline(never) // not live while the main image decodes
 func readMetadata(_ input: BoardInput) {
     var options = EXIFOptions()
     // The board needs no large values (maker notes, ICC in EXIF): orientation and the
@@ -93,6 +94,7 @@ func readMetadata(_ input: BoardInput) {
 
 /// Decodes the main image at `scale` into the CRC sink and prints the result line.
 /// `heapPeakBefore` is the EXIF stage's, so that the result line has the program's peak.
+@inline(never) // its frame is not live while the metadata is read
 func decodeMain(_ input: BoardInput, scale: JPEGScale, limit: Int?, heapPeakBefore: Int) -> Int32 {
     let ledger = MemoryLedger(limit: limit ?? FirmwareBudget.ledgerLimit())
     var options = JPEGOptions()

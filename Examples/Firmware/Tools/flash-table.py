@@ -3,8 +3,8 @@
 # (code, constants, type metadata) and the initial values of .data, summed by owner (the
 # Swift module named in its mangled name, the standard library split into String and the
 # rest, the C library), with the largest of each; then the string literal sections by object
-# from the linker map (ld.lld's); last, the JPEG + EXIF core: the whole image less the example's own code,
-# the C library and their literals (padding between functions counts as the core's). Needs
+# from the linker map (ld.lld's); last, the Swift program (the core and the example): the
+# whole image less the C library, the start-up and their strings. Needs
 # arm-none-eabi-nm and the toolchain's swift-demangle.
 #
 #   python3 Examples/Firmware/Tools/flash-table.py .build/firmware/arm/firmware.elf .build/firmware/arm/firmware.map
@@ -39,7 +39,8 @@ for (a,s,t,n),d in zip(items,dm):
             mod='stdlib: String and Unicode' if strpat.search(d) else 'stdlib: other (Array, integers, ...)'
     elif n.startswith('swift_') or n.startswith('_swift'): mod='Swift runtime'
     elif n.startswith('OUTLINED_FUNCTION'): mod='machine-outlined sequences'
-    elif n in ('board_open_input','board_read_input','board_write','board_mark','board_stack_peak','board_heap_peak','board_heap_restart_peak','board_heap_in_use','board_heap_allocations','main','paint_stack','heap_count') or n.startswith('__wrap_') or n.startswith('firmware_main'): mod='Firmware'
+    elif n in ('board_open_input','board_read_input','board_write','board_mark','board_stack_peak','board_heap_peak','board_heap_restart_peak','board_heap_in_use','board_heap_allocations','main','paint_stack','heap_count') or n.startswith('__wrap_'): mod='board.c'
+    elif n.startswith('firmware_main'): mod='Firmware'
     else: mod='C library and libgcc'
     kind='constants' if data else 'code'
     cat[(mod,kind)]+=s; top[(mod,kind)].append((s,d))
@@ -53,14 +54,19 @@ for m,v in mods.most_common():
     print(f'{v:7d} {m}: code {cat[(m,"code")]}, constants {cat[(m,"constants")]}')
     big=sorted(top[(m,'code')]+top[(m,'constants')],reverse=True)[:6]
     print('         ', '; '.join(f'{d[:70]} {s}' for s,d in big))
-# string literals from the map (ld.lld's: one line per input section, `OBJECT:(SECTION)`;
-# the C objects' mergeable strings come merged, as `<internal>`)
+# string literals from the map (ld.lld's: one line per input section, `OBJECT:(SECTION)`), by
+# the module their name carries (build.sh names them `.str.MODULE.N…`); the C objects'
+# mergeable strings come merged, as `<internal>`
 lit=collections.Counter()
-# (.rodata.str1.N: pooled literals; .rodata..L.str.N.TEXT: one literal, as build.sh emits them)
 for mm in re.finditer(r'^\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+\d+\s+(\S+?):\((\.rodata\.(?:str|\.L\.str)[^\n]*)\)$',
                       open(mapf).read(), re.M):
-    if int(mm.group(1),16)<0x400000: lit[mm.group(3).split('/')[-1]]+=int(mm.group(2),16)
+    if int(mm.group(1),16)>=0x400000: continue
+    named=re.match(r'\.rodata\.\.L\.str\.([A-Za-z]\w*)\.',mm.group(4))
+    lit[named.group(1)+'.o' if named else mm.group(3).split('/')[-1]]+=int(mm.group(2),16)
 print('string literal sections by object', lit.most_common(8))
-core_objects=('PareJPEG.o','PareEXIF.o','PareCore.o')
-outside=mods['C library and libgcc']+mods['Firmware']+sum(v for o,v in lit.items() if o not in core_objects)
-print('core',flash-outside,'(JPEG + EXIF core: flash less the example, the C library and their literals)')
+# The link optimises the program as one (build.sh: -flto, --lto-O2), and merges core code
+# that has one caller into the example's functions, so symbols cannot split the core from the
+# example: what is told apart is the C library, the start-up and board.c (symbols and strings), and the
+# rest is the Swift program, the core with the example's own code.
+swift_program=flash-mods['C library and libgcc']-mods['board.c']-lit['<internal>']-sum(v for o,v in lit.items() if not o.startswith('Pare') and o!='Firmware.o' and o!='<internal>')
+print('swift',swift_program,'(the Swift program: the JPEG + EXIF core and the example, flash less the C library, the start-up, board.c and their strings)')

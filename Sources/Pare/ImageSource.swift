@@ -115,8 +115,14 @@ public struct ImageProperties: Sendable {
     public var hasGPS: Bool = false
     /// The EXIF IFD1 thumbnail, when it is a JPEG whose size could be read.
     public var exifThumbnail: EmbeddedImageInfo?
-    /// MPF images other than the primary, when their size could be read.
+    /// The MPF images that may stand in for the primary: those of a Large Thumbnail type
+    /// (CIPA DC-007 Table 4, 0x010001–0x010004) whose size could be read. Other entries
+    /// (gain maps, disparity and multi-frame images, "undefined") are in `mpfImages` only.
     public var previews: [EmbeddedImageInfo]
+    /// Every entry of the MP Entry list, the primary's included, whatever its type.
+    public var mpfImages: [MPFEntry] = []
+    /// The gain map of an HDR photo (Ultra HDR, ISO 21496-1, Apple's), nil when there is none.
+    public var gainMap: GainMapInfo?
     /// Why metadata could not be used in full, when it could not (the image itself may
     /// still be fine): the marker walk's, the EXIF block's and the MPF index's problems.
     public var metadataWarnings: [EXIFError] = []
@@ -217,7 +223,10 @@ public final class ImageSource: Sendable {
                     }
                 }
                 properties.colour = SourceColour.jpeg(metadata, in: input, options: options.icc)
-                for entry in metadata.mpf where entry.offset > 0 && entry.length > 0 {
+                properties.mpfImages = metadata.mpf
+                properties.gainMap = metadata.gainMap
+                for entry in metadata.mpf where entry.offset > 0 && entry.length > 0 && entry.kind.isLargeThumbnail {
+                    guard entry.index != metadata.gainMap?.mpfIndex else { continue }
                     guard let width = entry.width, let height = entry.height, width > 0, height > 0 else { continue }
                     properties.previews.append(EmbeddedImageInfo(kind: .mpfPreview(index: entry.index), offset: entry.offset,
                                                                  length: entry.length, width: width, height: height))

@@ -49,6 +49,9 @@ public enum EXIFError: Error, Equatable, Sendable {
     case badMPF(offset: Int, reason: MessageText)
     /// More MP entries than `EXIFOptions.maxMPFEntries`; the first ones were kept.
     case tooManyMPFEntries(offset: Int, count: Int, limit: Int)
+    /// A gain map's metadata cannot be read, or the primary image announces a gain map that
+    /// is not there.
+    case badGainMap(offset: Int, reason: MessageText)
 }
 
 #if !hasFeature(Embedded)
@@ -103,6 +106,8 @@ extension EXIFError {
             return "EXIF: invalid MPF index: \(reason) at byte \(offset)"
         case let .tooManyMPFEntries(offset, count, limit):
             return "EXIF: MPF image count \(count) exceeds the limit \(limit) at byte \(offset)"
+        case let .badGainMap(offset, reason):
+            return "EXIF: gain map: \(reason) at byte \(offset)"
         }
         #endif
     }
@@ -135,6 +140,7 @@ extension EXIFError {
         case let .tooManySegments(offset, limit): return CaseFields("tooManySegments", limit, at: offset)
         case let .badMPF(offset, reason): return CaseFields("badMPF", text: reason, at: offset)
         case let .tooManyMPFEntries(offset, count, limit): return CaseFields("tooManyMPFEntries", count, limit, at: offset)
+        case let .badGainMap(offset, reason): return CaseFields("badGainMap", text: reason, at: offset)
         }
     }
 }
@@ -160,7 +166,8 @@ extension EXIFError {
         case let .core(error): return error.kind
         case .tooManyIFDs, .tooManyEntries, .valueTooLarge, .tooManySegments, .tooManyMPFEntries: return .limit
         case .notTIFF, .badMagic, .badBigTIFFHeader, .ifdOutOfBounds, .ifdLoop, .truncatedIFD, .unknownFieldType, .valueOutOfBounds,
-             .wrongPointerType, .thumbnailOutOfBounds, .notJPEG, .truncatedSegment, .strayBytes, .badMPF:
+             .wrongPointerType, .thumbnailOutOfBounds, .notJPEG, .truncatedSegment, .strayBytes, .badMPF,
+             .badGainMap:
             return .damaged
         }
     }

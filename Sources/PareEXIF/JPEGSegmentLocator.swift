@@ -2,14 +2,18 @@
 
 /// The small part of T.81 Annex B that metadata needs: walk the marker segments from SOI
 /// to SOS with PareCore's `MarkerReader` (B.1.1.2–B.1.1.4), note the APP1 "Exif\0\0", APP2
-/// "MPF\0", APP2 "ICC_PROFILE\0" and APP0 "JFXX\0" segments (Exif 2.32 §4.5.4, CIPA DC-007
-/// §5.1, ICC.1 B.4, JFIF 1.02 §10.1) and the frame size from the first SOFn (B.2.2).
+/// "MPF\0", APP2 "ICC_PROFILE\0", APP0 "JFXX\0", APP1 XMP and APP2 ISO 21496-1 segments
+/// (Exif 2.32 §4.5.4, CIPA DC-007 §5.1, ICC.1 B.4, JFIF 1.02 §10.1, XMP part 3 §1.1.3) and the frame size from the first SOFn (B.2.2).
 /// Segments are read through a small window of the source: only the first bytes of each are
 /// looked at, the rest is passed over.
 struct JPEGSegmentLocator {
     /// The segments found, their offsets in the whole source.
     var exif: MarkerSegment?
     var mpf: MarkerSegment?
+    /// The first APP1 XMP packet and the first APP2 ISO 21496-1 gain-map block: where a
+    /// gain map announces itself (see `GainMapStandard`).
+    var xmp: MarkerSegment?
+    var iso21496: MarkerSegment?
     /// Where the payloads of the APP2 "ICC_PROFILE\0" segments are, in file order (ICC.1
     /// B.4), for PareICC to join: kept as `JPEGMetadata` hands them on, one array type.
     var iccChunks: [(offset: Int, length: Int)] = []
@@ -72,6 +76,10 @@ struct JPEGSegmentLocator {
             case JPEGMarker.app0, JPEGMarker.app1, JPEGMarker.app2:
                 if marker.code == JPEGMarker.app1, exif == nil, signature.starts(with: Self.exifIdentifier) {
                     exif = found
+                } else if marker.code == JPEGMarker.app1, xmp == nil, signature.starts(with: Self.xmpPrefix) {
+                    xmp = found
+                } else if marker.code == JPEGMarker.app2, iso21496 == nil, signature.starts(with: Self.isoPrefix) {
+                    iso21496 = found
                 } else if marker.code == JPEGMarker.app2, mpf == nil, signature.starts(with: Self.mpfIdentifier) {
                     mpf = found
                 } else if marker.code == JPEGMarker.app2, signature.starts(with: Self.iccIdentifier) {
@@ -112,6 +120,10 @@ struct JPEGSegmentLocator {
     static let exifIdentifier: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]
     /// "MPF" and a null byte (CIPA DC-007 §5.1).
     static let mpfIdentifier: [UInt8] = [0x4D, 0x50, 0x46, 0]
+    /// The first twelve bytes of the XMP and ISO 21496-1 identifiers (what a segment keeps;
+    /// the reader of the payload checks the rest).
+    static let xmpPrefix: [UInt8] = Array(GainMapSignature.xmpIdentifier.prefix(12))
+    static let isoPrefix: [UInt8] = Array(GainMapSignature.isoIdentifier.prefix(12))
     /// "ICC_PROFILE" and a null byte.
     static let iccIdentifier: [UInt8] = [0x49, 0x43, 0x43, 0x5F, 0x50, 0x52, 0x4F, 0x46, 0x49, 0x4C, 0x45, 0]
     /// "JFXX", a null byte and the extension code 0x10, a thumbnail coded using JPEG

@@ -34,6 +34,7 @@ func runExif(_ raw: [String]) -> Int32 {
             json.add("format", "jpeg")
             describe(jpeg.exif, into: &json)
             json.add("mpf", .array(jpeg.mpf.map(describe)))
+            json.add("gainMap", jpeg.gainMap.map(describe) ?? .null)
             json.add("warnings", warningList(jpeg.warnings + (jpeg.exif?.warnings ?? [])))
         case .png:
             json.add("format", "png")
@@ -43,12 +44,14 @@ func runExif(_ raw: [String]) -> Int32 {
             }
             describe(metadata, into: &json)
             json.add("mpf", .array([]))
+            json.add("gainMap", .null)
             json.add("warnings", warningList(metadata?.warnings ?? []))
         case .tiff:
             let metadata = try EXIFReader.readTIFFFile(source)
             json.add("format", "tiff")
             describe(metadata, into: &json, sizeFromIFD0: true)
             json.add("mpf", .array([]))
+            json.add("gainMap", .null)
             json.add("warnings", warningList(metadata.warnings))
         }
     } catch {
@@ -133,6 +136,35 @@ private func describe(_ entry: MPFEntry) -> JSONValue {
     object.add("length", entry.length)
     object.add("width", entry.width)
     object.add("height", entry.height)
+    return object.value
+}
+
+/// A gain map: where it is, which standard marks it, and its values (log2 where the
+/// standard's are: min/max boost and HDR capacity), as `GainMapMetadata` names them.
+func describe(_ gainMap: GainMapInfo) -> JSONValue {
+    var object = JSONObjectBuilder()
+    object.add("standard", gainMap.standard.name)
+    object.add("mpfIndex", gainMap.mpfIndex)
+    object.add("offset", gainMap.offset)
+    object.add("length", gainMap.length)
+    object.add("width", gainMap.width)
+    object.add("height", gainMap.height)
+    object.add("xmp", gainMap.hasXMPMetadata)
+    object.add("iso21496", gainMap.hasISOMetadata)
+    if let metadata = gainMap.metadata {
+        func list(_ values: [Double]) -> JSONValue {
+            values.count == 1 ? .double(values[0]) : .array(values.map { .double($0) })
+        }
+        object.add("version", metadata.version)
+        object.add("gainMapMin", list(metadata.gainMapMin))
+        object.add("gainMapMax", list(metadata.gainMapMax))
+        object.add("gamma", list(metadata.gamma))
+        object.add("offsetSDR", list(metadata.offsetSDR))
+        object.add("offsetHDR", list(metadata.offsetHDR))
+        object.add("hdrCapacityMin", metadata.hdrCapacityMin)
+        object.add("hdrCapacityMax", metadata.hdrCapacityMax)
+        object.add("baseRenditionIsHDR", metadata.baseRenditionIsHDR)
+    }
     return object.value
 }
 

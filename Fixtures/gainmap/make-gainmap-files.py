@@ -118,8 +118,16 @@ def app(marker, payload):
 
 
 def xmp_form(data):
+    """A libultrahdr file rewritten with Ultra HDR v1's XMP in place of the ISO blocks."""
     primary, gainmap = split(data)
-    v = iso_values(gainmap)
+    is_iso = lambda m, p: m == 0xE2 and p.startswith(ISO_ID)
+    prim = without(primary, lambda m, p: is_iso(m, p) or (m == 0xE2 and p.startswith(b"MPF\x00")))
+    return assemble(prim, without(gainmap, is_iso), iso_values(gainmap))
+
+
+def assemble(prim, gm, v):
+    """Joins a primary JPEG and a gain-map JPEG (neither with XMP or MPF) with the values v
+    (as iso_values returns them) as Android 14's Ultra HDR v1 writes them."""
     def seq(k):
         values = [c[k] for c in v["ch"]]
         if len(values) == 1:
@@ -136,8 +144,6 @@ def xmp_form(data):
               '<rdf:Description rdf:about="" xmlns:hdrgm="http://ns.adobe.com/hdr-gain-map/1.0/" hdrgm:Version="1.0" '
               + " ".join(attrs) + ' hdrgm:HDRCapacityMin="%.6f" hdrgm:HDRCapacityMax="%.6f" hdrgm:BaseRenditionIsHDR="False">'
               % (v["base"], v["alt"]) + "".join(elems) + "</rdf:Description></rdf:RDF></x:xmpmeta>").encode()
-    is_iso = lambda m, p: m == 0xE2 and p.startswith(ISO_ID)
-    gm = without(gainmap, is_iso)
     gm = gm[:2] + app(0xE1, XMP_ID + gm_xmp) + gm[2:]
     prim_xmp = ('<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
                 '<rdf:Description rdf:about="" xmlns:hdrgm="http://ns.adobe.com/hdr-gain-map/1.0/" '
@@ -148,7 +154,6 @@ def xmp_form(data):
                 '<rdf:li rdf:parseType="Resource"><Container:Item Item:Semantic="GainMap" Item:Mime="image/jpeg" '
                 'Item:Length="%d"/></rdf:li></rdf:Seq></Container:Directory></rdf:Description></rdf:RDF></x:xmpmeta>'
                 % len(gm)).encode()
-    prim = without(primary, lambda m, p: is_iso(m, p) or (m == 0xE2 and p.startswith(b"MPF\x00")))
     head = prim[:2] + app(0xE1, XMP_ID + prim_xmp)
     # The MPF index (CIPA DC-007 5.2): big-endian TIFF header, an IFD of three entries, the
     # two 16-byte MP entries; offsets count from the TIFF header.

@@ -1,5 +1,6 @@
 import PareCore
 import PareJPEG
+@_spi(Codec) import PareEXIF
 import ParePNG
 
 /// The file formats Pare writes.
@@ -100,6 +101,38 @@ public enum ImageEncoding {
 }
 
 extension ImageEncoding {
+    /// A thumbnail's file: its image as `encode(_:as:…)` writes it, declaring the thumbnail's
+    /// colour; with a gain map (`GainMapHandling.keep`) and JPEG output, an HDR JPEG
+    /// (`GainMapContainer`: the gain map JPEG-encoded at quality 95 or the picture's if
+    /// higher, 4:4:4 when it has colour, no profile, behind the picture in an MPF container with the source's
+    /// metadata). Returns what the format could not hold as warnings: a profile in Netpbm,
+    /// a gain map in PNG or Netpbm.
+    public static func encode(_ thumbnail: Thumbnail, as format: ImageFileFormat,
+                              jpeg: JPEGEncoderOptions = .thumbnail, background: BackgroundColour = .white,
+                              ledger: MemoryLedger = MemoryLedger()) throws(PareError) -> (bytes: [UInt8], warnings: [ThumbnailWarning]) {
+        var warnings: [ThumbnailWarning] = []
+        if let dropped = colourDropped(thumbnail.colour, by: format) { warnings.append(dropped) }
+        let picture = try encode(thumbnail.image, as: format, jpeg: jpeg, colour: thumbnail.colour,
+                                 background: background, ledger: ledger)
+        guard let gainMap = thumbnail.gainMap, let metadata = gainMap.source.metadata else { return (picture, warnings) }
+        guard format == .jpeg else {
+            warnings.append(.gainMap(.notCarried(format)))
+            return (picture, warnings)
+        }
+        // The map's errors are multiplied into the HDR rendition (a code of the map is a
+        // step of boost): quality 95 at least, and no chroma subsampling.
+        var options = jpeg
+        options.iccProfile = nil
+        options.sampling = .s444
+        options.quality = max(options.quality, 95)
+        let map = try encode(gainMap.image, as: .jpeg, jpeg: options, ledger: ledger)
+        guard let joined = GainMapContainer.assemble(primary: picture, gainMap: map, metadata: metadata,
+                                                     isoPayload: gainMap.source.isoPayload) else {
+            return (picture, warnings)
+        }
+        return (joined, warnings)
+    }
+
     /// The warning for a file of `format` that cannot declare `colour`: Netpbm has no place
     /// for a profile. Nil when nothing is lost (sRGB is what an untagged file is read as).
     public static func colourDropped(_ colour: OutputColour, by format: ImageFileFormat) -> ThumbnailWarning? {
@@ -146,9 +179,10 @@ extension ImageSource {
                                  jpeg: JPEGEncoderOptions = .thumbnail,
                                  background: BackgroundColour = .white) throws(PareError) -> EncodedThumbnail {
         let ledger = MemoryLedger(limit: options.memoryLimit)
-        let thumbnail = try self.thumbnail(options: options, ledger: ledger)
-        let bytes = try ImageEncoding.encode(thumbnail.image, as: format, jpeg: jpeg, colour: thumbnail.colour,
-                                             background: background, ledger: ledger)
+        var thumbnail = try self.thumbnail(options: options, ledger: ledger)
+        let (bytes, warnings) = try ImageEncoding.encode(thumbnail, as: format, jpeg: jpeg, background: background,
+                                                         ledger: ledger)
+        thumbnail.warnings += warnings
         return EncodedThumbnail(thumbnail: thumbnail, format: format, bytes: bytes)
     }
 }

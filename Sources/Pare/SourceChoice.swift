@@ -80,6 +80,20 @@ enum SourceChooser {
         }
     }
 
+    /// The smallest DCT scale at which a JPEG of this stored size still has a long side of
+    /// `margin` times `target`.
+    static func smallestScale(width: Int, height: Int, reaching target: Int) -> JPEGScale {
+        // A picture less than a block across has every reduced sample mixed with the
+        // encoder's padding beyond its edge (1000×1 at 1/2: 32.9 dB from the full decode).
+        guard min(width, height) >= 8 else { return .full }
+        for scale in [JPEGScale.eighth, .quarter, .half] {
+            let k = scale.rawValue
+            let long = max((width * k + 7) / 8, (height * k + 7) / 8), margin = margin(scale)
+            if long * margin.denominator >= margin.numerator * target { return scale }
+        }
+        return .full
+    }
+
     static func plan(properties: ImageProperties, fileSize: Int, options: ThumbnailOptions) -> SourcePlan {
         let mainWidth = properties.pixelWidth, mainHeight = properties.pixelHeight
         let mainLong = max(mainWidth, mainHeight)
@@ -106,17 +120,6 @@ enum SourceChooser {
             // |w/h − W/H| ≤ 1% of W/H, in integers: |w·H − W·h| · 100 ≤ W·h.
             let lhs = abs(Int64(info.width) * Int64(mainHeight) - Int64(mainWidth) * Int64(info.height)) * 100
             return lhs <= Int64(mainWidth) * Int64(info.height)
-        }
-        func smallestScale(width: Int, height: Int, reaching target: Int) -> JPEGScale {
-            // A picture less than a block across has every reduced sample mixed with the
-            // encoder's padding beyond its edge (1000×1 at 1/2: 32.9 dB from the full decode).
-            guard min(width, height) >= 8 else { return .full }
-            for scale in [JPEGScale.eighth, .quarter, .half] {
-                let k = scale.rawValue
-                let long = max((width * k + 7) / 8, (height * k + 7) / 8), margin = margin(scale)
-                if long * margin.denominator >= margin.numerator * target { return scale }
-            }
-            return .full
         }
         func plan(for info: EmbeddedImageInfo, _ reason: String) -> SourcePlan {
             SourcePlan(source: source(of: info), embedded: info,

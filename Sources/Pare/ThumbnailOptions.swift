@@ -31,6 +31,17 @@ public enum ColourHandling: String, Sendable, CaseIterable {
     case sRGB = "srgb"
 }
 
+/// What a thumbnail does with an HDR photo's gain map (Ultra HDR, ISO 21496-1).
+public enum GainMapHandling: String, Sendable, CaseIterable {
+    /// The thumbnail is the SDR picture alone (the default): what every reader shows.
+    case drop
+    /// The gain map is resampled and oriented with the picture, and a JPEG output carries it
+    /// in an MPF container with the source's metadata (`GainMapContainer`), so that an HDR
+    /// display shows the thumbnail in HDR. PNG and Netpbm outputs cannot hold it: they get
+    /// the plain picture and a warning, as does a source without a gain map.
+    case keep
+}
+
 /// What `ImageSource.thumbnail(options:)` makes: the counterpart of ImageIO's thumbnail
 /// options dictionary. It carries every limit of the pipeline: `memoryLimit` and the
 /// decoders' own (`jpeg`, `png`, `exif`), all listed with their defaults in the README's
@@ -88,6 +99,8 @@ public struct ThumbnailOptions: Sendable {
     /// What happens to colour: `.keep` (the default) leaves the pixels as decoded and
     /// carries the source's profile into the output; `.sRGB` converts them to sRGB.
     public var colour: ColourHandling = .keep
+    /// What happens to an HDR photo's gain map: `.drop` (the default) or `.keep`.
+    public var gainMap: GainMapHandling = .drop
     /// Threads that decode the bands of a JPEG with restart markers (see
     /// `ParallelJPEGDecoder`), the caller's among them; for a PNG, 2 or more inflate on a
     /// helper thread while the caller's unfilters and resamples (`ParallelPNGDecoder`, the

@@ -10,7 +10,8 @@ import PareJPEG
 import PareCore
 
 /// `pare thumbnail IN... --size N [-o OUT | --out-dir DIR] [--recursive] [--format jpeg|png|ppm]
-/// [--quality N] [--background RRGGBB] [--colour keep|srgb] [--embedded auto|never|always] [--filter lanczos3|triangle|area]
+/// [--quality N] [--background RRGGBB] [--colour keep|srgb] [--gain-map drop|keep]
+/// [--embedded auto|never|always] [--filter lanczos3|triangle|area]
 /// [--no-rotate] [--jobs N] [--json] [--stats] [--cache DIR]`.
 ///
 /// The output format is `--format`'s, else OUT's extension (.jpg/.jpeg, .png, .ppm/.pgm/.pam;
@@ -39,7 +40,8 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
     do {
         arguments = try Arguments(
             raw, valued: ["--size", "--output", "--out-dir", "--format", "--embedded", "--jobs", "--filter",
-                          "--quality", "--sampling", "--restart", "--colour", "--cache", "--background"],
+                          "--quality", "--sampling", "--restart", "--colour", "--cache", "--background",
+                          "--gain-map"],
             boolean: ["--no-rotate", "--json", "--stats", "--recursive", "--optimize", "--progressive", "--baseline"],
             aliases: ["-o": "--output", "-s": "--size", "-j": "--jobs", "-r": "--recursive"])
     } catch {
@@ -68,6 +70,10 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
     if let colour = arguments.value("--colour") {
         guard let parsed = ColourHandling(rawValue: colour) else { return usageError("--colour takes keep or srgb") }
         options.colour = parsed
+    }
+    if let handling = arguments.value("--gain-map") {
+        guard let parsed = GainMapHandling(rawValue: handling) else { return usageError("--gain-map takes drop or keep") }
+        options.gainMap = parsed
     }
     let output = arguments.value("--output"), outDir = arguments.value("--out-dir")
     guard (output == nil) != (outDir == nil) else { return usageError("thumbnail needs exactly one of -o OUT and --out-dir DIR") }
@@ -285,14 +291,14 @@ private func makeThumbnail(_ item: WorkItem, format: OutputFormat, options: Thum
             var thumbnail = try ImageSource(path: item.input).thumbnail(options: options)
             made = Made(thumbnail)
             chosen = format.format(for: thumbnail.image)
-            encoded = try ImageEncoding.encode(thumbnail.image, as: chosen, jpeg: jpeg, colour: thumbnail.colour,
-                                               background: background)
-            if let dropped = ImageEncoding.colourDropped(thumbnail.colour, by: chosen) {
-                thumbnail.warnings.append(dropped)
-            }
+            let warnings: [ThumbnailWarning]
+            (encoded, warnings) = try ImageEncoding.encode(thumbnail, as: chosen, jpeg: jpeg, background: background)
+            thumbnail.warnings += warnings
             for warning in thumbnail.warnings {
-                guard case .colour = warning else { continue }
-                printError("pare: warning: \(item.input): \(warning)")
+                switch warning {
+                case .colour, .gainMap: printError("pare: warning: \(item.input): \(warning)")
+                default: continue
+                }
             }
         }
     } catch {
@@ -334,8 +340,7 @@ private func cachedThumbnail(_ input: String, format: OutputFormat, options: Thu
     let thumbnail = try ImageSource(path: input).thumbnail(options: options)
     let chosen = format.format(for: thumbnail.image)
     let stored: ImageFileFormat = chosen == .jpeg ? .jpeg : .png
-    let payload = try ImageEncoding.encode(thumbnail.image, as: stored, jpeg: jpeg, colour: thumbnail.colour,
-                                          background: background)
+    let payload = try ImageEncoding.encode(thumbnail, as: stored, jpeg: jpeg, background: background).bytes
     cache.store(DiskCacheEntry(thumbnail: thumbnail, key: key, encoding: stored == .jpeg ? .jpeg : .png, payload: payload))
     return (Made(thumbnail), chosen, chosen == .netpbm ? NetpbmEncoder.encode(thumbnail.image) : payload)
 }

@@ -142,7 +142,7 @@ extension ThumbnailOptions {
         case .area: filterName = "area"
         }
         var key = "size=\(maxPixelSize)|embedded=\(embedded.rawValue)|orient=\(applyOrientation ? 1 : 0)|filter=\(filterName)"
-            + "|png=\(png.output)|strict=\(jpeg.strict ? 1 : 0)|exact=\(jpeg.maxExactCoefficientBytes)|preview=\(jpeg.progressiveFidelity == .preview ? 1 : 0)|colour=\(colour)"
+            + "|png=\(png.output)|strict=\(jpeg.strict ? 1 : 0)|exact=\(jpeg.maxExactCoefficientBytes)|preview=\(jpeg.progressiveFidelity == .preview ? 1 : 0)|colour=\(colour)|gainMap=\(gainMap.rawValue)"
         if let forcedJPEGScale { key += "|scale=\(forcedJPEGScale.rawValue)" }
         return key
     }

@@ -58,7 +58,7 @@ public enum GainMapWarning: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .absent: return "the source has none; not kept"
-        case let .notCarried(format): return "\(format.rawValue.uppercased()) cannot carry one; dropped"
+        case let .notCarried(format): return "\(format == .netpbm ? "Netpbm" : "PNG") cannot carry one; dropped"
         case let .valuesUnknown(standard): return "the \(standard.name) gain map's values are not readable; dropped"
         case let .unreadable(error): return "\(error); dropped"
         }

@@ -1,0 +1,107 @@
+import PareCore
+import PareEXIF
+import PareJPEG
+import TestSupport
+import Testing
+@testable import Pare
+
+/// HDR photos: the gain map is never a thumbnail's source, and `--gain-map keep` carries it.
+/// The fixtures are 96×64 pictures whose gain map (MPF image 1, type "undefined") is 48×32,
+/// made by libultrahdr (Fixtures/gainmap/make-gainmap-files.py --fixtures).
+@Suite struct GainMapThumbnailTests {
+    static func source(_ name: String) throws -> ImageSource {
+        try ImageSource(path: Corpus.fixtures + "/gainmap/\(name)")
+    }
+
+    /// At 48 px the gain map (48×32, the picture's aspect ratio, a tenth of the bytes) would
+    /// have been the cheapest "preview": the MPF entry's type now keeps it out.
+    @Test(arguments: ["synthetic-iso.jpg", "synthetic-xmp.jpg"])
+    func gainMapIsNeverTheSource(_ name: String) throws {
+        let source = try Self.source(name)
+        let properties = try source.properties()
+        #expect(properties.previews.isEmpty)
+        #expect(properties.mpfImages.map(\.kind) == [.baselinePrimary, .undefined])
+        #expect(properties.gainMap?.mpfIndex == 1)
+        for size in [24, 48, 64] {
+            for embedded in EmbeddedPolicy.allCases {
+                var options = ThumbnailOptions(maxPixelSize: size)
+                options.embedded = embedded
+                let thumbnail = try source.thumbnail(options: options)
+                #expect(thumbnail.source != .mpfPreview(index: 1), "\(size) \(embedded)")
+                #expect(thumbnail.image.format == .rgb8)
+                #expect(thumbnail.image.width == size)
+                #expect(thumbnail.gainMap == nil)
+            }
+        }
+    }
+
+    @Test(arguments: ["synthetic-iso.jpg", "synthetic-xmp.jpg"])
+    func keptGainMapFollowsThePicture(_ name: String) throws {
+        let source = try Self.source(name)
+        var options = ThumbnailOptions(maxPixelSize: 40)
+        options.gainMap = .keep
+        let thumbnail = try source.thumbnail(options: options)
+        #expect(thumbnail.warnings.isEmpty)
+        #expect((thumbnail.image.width, thumbnail.image.height) == (40, 27))
+        let gainMap = try #require(thumbnail.gainMap)
+        // The thumbnail's size: the source's map (48×32) is larger.
+        #expect((gainMap.image.width, gainMap.image.height) == (40, 27))
+        #expect(gainMap.source == (try source.properties().gainMap))
+
+        // Larger than the map: the map keeps its own size.
+        options.maxPixelSize = 96
+        let full = try source.thumbnail(options: options)
+        #expect((full.gainMap?.image.width, full.gainMap?.image.height) == (48, 32))
+
+        let (bytes, warnings) = try ImageEncoding.encode(thumbnail, as: .jpeg)
+        #expect(warnings.isEmpty)
+        let read = try EXIFReader.readJPEG(MemoryByteSource(bytes))
+        let written = try #require(read.gainMap)
+        #expect((written.width, written.height) == (40, 27))
+        #expect(written.isoPayload == gainMap.source.isoPayload)
+        let values = try #require(written.metadata), original = try #require(gainMap.source.metadata)
+        #expect(abs(values.gainMapMax[0] - original.gainMapMax[0]) < 1e-6)
+        // The picture itself is the plain thumbnail's JPEG, a gain map and two segments longer.
+        let plain = try ImageEncoding.encode(thumbnail.image, as: .jpeg, colour: thumbnail.colour)
+        var decoder = try JPEGDecoder(source: MemoryByteSource(Array(bytes[0 ..< written.offset])), ledger: MemoryLedger())
+        var builder = ImageBuilder(ledger: MemoryLedger())
+        try decoder.decode(scale: .full, into: &builder)
+        var plainDecoder = try JPEGDecoder(source: MemoryByteSource(plain), ledger: MemoryLedger())
+        var plainBuilder = ImageBuilder(ledger: MemoryLedger())
+        try plainDecoder.decode(scale: .full, into: &plainBuilder)
+        #expect(builder.image?.pixels == plainBuilder.image?.pixels)
+    }
+
+    @Test func gainMapNotCarriedByPNGOrNetpbm() throws {
+        var options = ThumbnailOptions(maxPixelSize: 32)
+        options.gainMap = .keep
+        let thumbnail = try Self.source("synthetic-iso.jpg").thumbnail(options: options)
+        for format in [ImageFileFormat.png, .netpbm] {
+            let (bytes, warnings) = try ImageEncoding.encode(thumbnail, as: format)
+            // (Netpbm also drops the source's Display P3 profile, with its own warning.)
+            #expect(warnings.last == .gainMap(.notCarried(format)))
+            #expect(warnings.count == (format == .png ? 1 : 2))
+            #expect(bytes == (try ImageEncoding.encode(thumbnail.image, as: format, colour: thumbnail.colour)))
+        }
+    }
+
+    @Test func keepWithoutAGainMapWarns() throws {
+        var options = ThumbnailOptions(maxPixelSize: 32)
+        options.gainMap = .keep
+        let thumbnail = try ImageSource(path: EncodedThumbnailTests.sample).thumbnail(options: options)
+        #expect(thumbnail.gainMap == nil)
+        #expect(thumbnail.warnings.contains(.gainMap(.absent)))
+        #expect(!thumbnail.isDamaged)
+    }
+
+    /// The corpus's MPF photos: the 3DS's second eye (multi-frame disparity) is no preview,
+    /// the LX7's Full-HD Large Thumbnail is.
+    @Test(.requiresCorpus) func corpusMPFEntriesByType() throws {
+        let nintendo = try ImageSource(path: Corpus.path + "/exif/cameras/Nintendo_3DS_frozenpond.jpg").properties()
+        #expect(nintendo.mpfImages.map(\.kind) == [.disparity, .disparity])
+        #expect(nintendo.previews.isEmpty && nintendo.gainMap == nil)
+        let panasonic = try ImageSource(path: Corpus.path + "/exif/cameras/Panasonic_Lumix_DMC-LX7.jpg").properties()
+        #expect(panasonic.previews.map(\.kind) == [.mpfPreview(index: 1)])
+        #expect(panasonic.gainMap == nil)
+    }
+}

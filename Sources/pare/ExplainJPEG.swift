@@ -15,7 +15,7 @@ enum ExplainJPEG {
     static func explain(_ bytes: [UInt8], into page: inout ExplainPage) {
         let source = MemoryByteSource(bytes)
         let structure = JPEGStructure.walk(source, ledger: MemoryLedger())
-        page.spans = spans(structure, fileSize: bytes.count)
+        page.spans = spans(structure, fileSize: bytes.count, metadata: try? EXIFReader.readJPEG(source))
         if let failure = structure.failure { page.fail("\(failure)") }
         page.warnings += structure.warnings.map { "\($0)" }
         let frame = structure.frames.first
@@ -34,7 +34,10 @@ enum ExplainJPEG {
 
     // MARK: byte map
 
-    static func spans(_ structure: JPEGStructure, fileSize: Int) -> [ByteSpan] {
+    /// The file's bytes as spans: each marker segment, each scan's data, then what follows
+    /// EOI, where the MPF images the index points to are named ("MPF image 1: gain map") and
+    /// only the bytes between them are "after EOI".
+    static func spans(_ structure: JPEGStructure, fileSize: Int, metadata: JPEGMetadata?) -> [ByteSpan] {
         var result: [ByteSpan] = []
         for marker in structure.markers {
             let length = marker.length.map { $0 + 2 } ?? 2
@@ -76,9 +79,24 @@ enum ExplainJPEG {
                                    section: section))
         }
         if structure.trailingBytes > 0 {
-            result.append(ByteSpan(offset: fileSize - structure.trailingBytes, length: structure.trailingBytes,
-                                   label: "after EOI", what: "bytes after the end of the image (previews, MPF images, padding)",
-                                   kind: "k-trail", section: "metadata"))
+            var at = fileSize - structure.trailingBytes
+            func trailing(until end: Int) {
+                guard end > at else { return }
+                result.append(ByteSpan(offset: at, length: end - at, label: "after EOI",
+                                       what: "bytes after the end of the image (previews, padding)",
+                                       kind: "k-trail", section: "metadata"))
+            }
+            let images = (metadata?.mpf ?? []).filter { $0.offset >= at && $0.length > 0 && $0.offset + $0.length <= fileSize }
+            for entry in images.sorted(by: { $0.offset < $1.offset }) where entry.offset >= at {
+                trailing(until: entry.offset)
+                let role = entry.index == metadata?.gainMap?.mpfIndex ? "gain map" : entry.kind.name
+                result.append(ByteSpan(offset: entry.offset, length: entry.length, label: "MPF image \(entry.index): \(role)",
+                                       what: "MPF image \(entry.index) (\(role)), a JPEG of its own"
+                                           + (entry.width.map { w in entry.height.map { " \(w)×\($0)" } ?? "" } ?? ""),
+                                       kind: "k-trail", section: "metadata"))
+                at = entry.offset + entry.length
+            }
+            trailing(until: fileSize)
         }
         return result
     }

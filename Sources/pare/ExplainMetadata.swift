@@ -22,7 +22,7 @@ enum ExplainMetadata {
             return
         }
         page.warnings += (metadata?.warnings ?? []).map { "\($0)" } + (metadata?.exif?.warnings ?? []).map { "\($0)" }
-        page.section("metadata", "Metadata", intro: "Cameras write EXIF as a small TIFF file inside APP1: directories (IFDs) of tagged entries, values stored inline or at an offset. IFD0 describes the main image, the Exif IFD the shot, IFD1 a thumbnail. MPF (APP2) indexes further images appended after the main one, such as a large preview. Offsets below are from the start of the file.") { html in
+        page.section("metadata", "Metadata", intro: "Cameras write EXIF as a small TIFF file inside APP1: directories (IFDs) of tagged entries, values stored inline or at an offset. IFD0 describes the main image, the Exif IFD the shot, IFD1 a thumbnail. MPF (APP2) indexes further images appended after the main one, such as a large preview or an HDR photo's gain map (a map of how much brighter each place gets on an HDR display, never a picture to show). Offsets below are from the start of the file.") { html in
             if let exif = metadata?.exif { exifBlock(exif, source: source, into: &html) }
             if let jfxx = metadata?.jfxxThumbnail {
                 html.element("h3", [], "JFXX thumbnail")
@@ -30,12 +30,17 @@ enum ExplainMetadata {
             }
             if let metadata, !metadata.mpf.isEmpty {
                 html.element("h3", [], "MPF images")
+                // The gain map's MPF type is "undefined": its role comes from its own metadata.
+                func role(_ entry: MPFEntry) -> String {
+                    guard entry.index == metadata.gainMap?.mpfIndex, let gainMap = metadata.gainMap else { return entry.kind.name }
+                    return "gain map (\(gainMap.standard.name))"
+                }
                 html.table(["image", "type", "offset", "length", "size"], metadata.mpf.map { entry in
-                    ["\(entry.index)", entry.kind.name, "\(entry.offset)", "\(entry.length)",
+                    ["\(entry.index)", role(entry), "\(entry.offset)", "\(entry.length)",
                      entry.width.map { "\($0)×\(entry.height ?? 0)" } ?? "?"]
                 })
                 for entry in metadata.mpf where entry.offset > 0 {
-                    embedded(entry.image, source: source, caption: "MPF image \(entry.index): \(entry.kind.name), \(entry.length) bytes at offset \(entry.offset)", into: &html)
+                    embedded(entry.image, source: source, caption: "MPF image \(entry.index): \(role(entry)), \(entry.length) bytes at offset \(entry.offset)", into: &html)
                 }
             }
             if !icc.isEmpty { iccFacts(icc, into: &html) }

@@ -35,12 +35,13 @@ enum InspectJPEG {
                     item.add("exif", InspectEXIF.report(exif))
                 }
                 if app.kind == .mpf, marker.offset == metadata.mpfSegmentOffset {
-                    item.add("mpfEntries", .array(metadata.mpf.map(mpfEntry)))
+                    item.add("mpfEntries", .array(metadata.mpf.map { mpfEntry($0, gainMap: metadata.gainMap) }))
                 }
             }
             return item.value
         }))
         object.add("trailingBytes", structure.trailingBytes)
+        object.add("gainMap", metadata?.gainMap.map(describe) ?? .null)
         var warnings: [JSONValue] = structure.warnings.map { .string("\($0)") }
         warnings += (metadata?.warnings ?? []).map { .string("\($0)") }
         warnings += (metadata?.exif?.warnings ?? []).map { .string("\($0)") }
@@ -146,10 +147,12 @@ enum InspectJPEG {
         }
     }
 
-    static func mpfEntry(_ entry: MPFEntry) -> JSONValue {
+    /// An MP entry; the one that holds the gain map says so (its MPF type is "undefined").
+    static func mpfEntry(_ entry: MPFEntry, gainMap: GainMapInfo?) -> JSONValue {
         var object = JSONObjectBuilder()
         object.add("image", entry.index)
         object.add("type", entry.kind.name)
+        if entry.index == gainMap?.mpfIndex, let gainMap { object.add("role", "gain map (\(gainMap.standard.name))") }
         object.add("offset", entry.offset)
         object.add("length", entry.length)
         object.add("width", entry.width)

@@ -1,0 +1,136 @@
+import PareCore
+
+/// Damage in the image data that a decode with `PNGOptions.strict` false survives: the rows
+/// decoded before it are kept, every pixel after it is filled with zeros, and this warning
+/// says where and what.
+///
+/// PNG 3rd ed. §13.1 ("Error handling") leaves a decoder free to present what it could
+/// decode of a datastream whose image data is truncated or corrupt (a transmission error),
+/// as browsers present a PNG cut off in transfer. Only the image data qualifies: an error in
+/// the signature, IHDR, PLTE or any chunk before the first IDAT (a syntax error, §13.1) still
+/// throws, whatever `strict` says, since without them no pixel can be understood.
+///
+/// The fill: pixels that were not decoded are all-zero samples in the decoder's output
+/// format, so transparent where that format has alpha (as a browser shows the missing part
+/// of a cut-off PNG: the page shows through) and black where it has none. Zeros, not a
+/// repeat of the last good row, so that what was missing stays visible and nothing is
+/// invented. For Adam7 (§8.2) the fill is per scanline too: every scanline of the passes
+/// not yet complete, in the order the passes store them, so the pixels the earlier passes
+/// delivered keep their values and the rest of the 8×8 grid is zero.
+public struct PNGWarning: Equatable, Sendable {
+    /// What was wrong: the error a strict decode throws, with its byte offset.
+    public var damage: PNGError
+    /// Scanlines decoded before the damage, counted in the order the image data stores
+    /// them (pass after pass for Adam7).
+    public var scanlinesDecoded: Int
+    /// Scanlines sent as zeros after it; 0 when the damage came after the last scanline
+    /// (a bad CRC on the last IDAT, the file cut before IEND).
+    public var scanlinesFilled: Int
+    /// True when the output format has alpha, so the filled pixels are transparent rather
+    /// than black.
+    public var filledTransparent: Bool
+
+    public init(damage: PNGError, scanlinesDecoded: Int, scanlinesFilled: Int, filledTransparent: Bool) {
+        self.damage = damage
+        self.scanlinesDecoded = scanlinesDecoded
+        self.scanlinesFilled = scanlinesFilled
+        self.filledTransparent = filledTransparent
+    }
+
+    /// The byte offset the damage was found at (see `PNGError` for how each case places it).
+    public var offset: Int { damage.offset ?? 0 }
+}
+
+extension PNGWarning: CustomStringConvertible {
+    /// One line, as the errors': "PNG: zlib data error in image data: invalid distance too
+    /// far back; 120 of 480 scanlines decoded, the rest filled transparent at byte 5021".
+    public var description: String {
+        var reason = damage.description
+        if reason.hasPrefix("PNG: ") { reason = String(reason.dropFirst(5)) }
+        let suffix = " at byte \(offset)"
+        if reason.hasSuffix(suffix) { reason = String(reason.dropLast(suffix.count)) }
+        let total = scanlinesDecoded + scanlinesFilled
+        let rest = scanlinesFilled == 0 ? "after every scanline was decoded"
+            : "\(scanlinesDecoded) of \(total) scanlines decoded, the rest filled \(filledTransparent ? "transparent" : "black")"
+        return "PNG: \(reason); \(rest) at byte \(offset)"
+    }
+}
+
+extension PNGError {
+    /// The byte offset the error names, nil for those that name none (the ledger's, a
+    /// missing signature at byte 0 aside, and the encoder's).
+    public var offset: Int? {
+        switch self {
+        case .core, .unsupportedEncoding: return nil
+        case .badSignature: return 0
+        case let .truncated(offset, _, _), let .invalidChunkType(offset), let .chunkTooLong(_, offset, _, _),
+             let .crcMismatch(_, offset), let .missingIHDR(offset), let .chunkOutOfOrder(_, offset, _),
+             let .invalidIHDR(offset, _), let .invalidPalette(offset, _), let .missingPLTE(offset),
+             let .missingIDAT(offset), let .unknownCriticalChunk(_, offset), let .zlibDataError(offset, _),
+             let .notEnoughImageData(offset, _), let .invalidFilterType(offset, _, _),
+             let .paletteIndexOutOfRange(offset, _, _, _), let .limitExceeded(_, _, _, offset), let .noImage(offset):
+            return offset
+        }
+    }
+
+    /// Whether this error, met once the image data has begun, is damage a non-strict decode
+    /// survives (§13.1's transmission errors): the file ends (`truncated`), the IDAT run or
+    /// the zlib stream ends early (`notEnoughImageData`), zlib refuses the data
+    /// (`zlibDataError`), a CRC does not match (`crcMismatch`, §5.3), a scanline's filter
+    /// type is not 0–4 (`invalidFilterType`, §7.3), or the bytes after an IDAT are no chunk
+    /// (`invalidChunkType`). Limits, the ledger, cancellation and palette indices past PLTE
+    /// stay errors: the first three are no damage, and a bad index is kept as the error it
+    /// has always been (the corpus allows either).
+    var isImageDataDamage: Bool {
+        switch self {
+        case .truncated, .notEnoughImageData, .zlibDataError, .crcMismatch, .invalidFilterType, .invalidChunkType:
+            return true
+        default:
+            return false
+        }
+    }
+}
+
+extension PNGDecoder {
+    /// Ends a decode that met `error` after `beginRows(into:)`: a strict decode, or an error
+    /// that is no image data damage, rethrows it; otherwise every scanline not yet sent
+    /// goes to `sink` as zeros and a `PNGWarning` is added to `warnings`. The chunks after
+    /// the damage are not read (the reader's place in the file is no longer known), so
+    /// metadata after the image data is missing.
+    @_spi(Stages)
+    public mutating func survive<Sink: RowSink>(_ error: PNGError, rows: inout ScanlineReconstruction,
+                                                into sink: inout Sink) throws(PNGError) {
+        guard !options.strict, error.isImageDataDamage else { throw error }
+        let decoded = rows.delivered
+        let filled = try rows.fillRemaining(into: &sink, ledger: ledger)
+        warnings.append(PNGWarning(damage: error, scanlinesDecoded: decoded, scanlinesFilled: filled,
+                                   filledTransparent: outputFormat.hasAlpha))
+    }
+}
+
+extension ScanlineReconstruction {
+    /// Sends every scanline not yet sent as a row of zeros at its place (its pass's origin
+    /// and step for Adam7) and returns how many. The zero row is counted by `ledger`.
+    mutating func fillRemaining<Sink: RowSink>(into sink: inout Sink, ledger: MemoryLedger) throws(PNGError) -> Int {
+        let missing = order.count - delivered
+        guard missing > 0 else { return 0 }
+        let pixelBytes = expander.outputFormat.bytesPerPixel
+        let zeros: LedgerBuffer<UInt8>
+        do {
+            // The widest pass is the image's width (pass 7 of Adam7, or the one pass).
+            let width = order.passes.reduce(0) { max($0, $1.width) }
+            zeros = try ledger.allocate(UInt8.self, count: width * pixelBytes, initialValue: 0)
+        } catch {
+            throw .core(error)
+        }
+        for _ in 0 ..< missing {
+            let pass = order.passes[cursor.passIndex]
+            let y = pass.pass.yOrigin + cursor.row * pass.pass.yStep
+            sink.consume(UnsafeBufferPointer(start: zeros.baseAddress, count: pass.width * pixelBytes),
+                         at: RowPlacement(y: y, xOrigin: pass.pass.xOrigin, xStep: pass.pass.xStep, width: pass.width))
+            cursor.advance(in: order)
+            delivered += 1
+        }
+        return missing
+    }
+}

@@ -39,7 +39,7 @@ import TestSupport
         let partial = try ImageSource(bytes: cutPNG).thumbnail(options: pngOptions)
         #expect(partial.isDamaged)
         #expect(partial.warnings.map(\.description) == ["PNG: unexpected end of file in chunk IDAT (23639 more byte(s) "
-            + "needed); 401 of 480 scanlines decoded, the rest filled black at byte 81920"])
+            + "needed); 400 of 480 scanlines decoded, the rest filled black at byte 81920"])
         // A camera JPEG cut inside its first segment (APP1, 8,424 bytes long).
         let kodak = try #require(FileSystem.read(root + "/exif/cameras/kodak-dc240.jpg"))
         #expect(Self.message(Array(kodak.prefix(300)))

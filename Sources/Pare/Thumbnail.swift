@@ -11,7 +11,7 @@ public enum ThumbnailWarning: Sendable, Equatable {
     case jpeg(JPEGWarning)
     /// Further JPEG repairs, counted but not kept (past `JPEGOptions.maxWarnings`).
     case moreJPEGRepairs(count: Int)
-    /// The PNG's image data was damaged (cut off, a zlib or filter error, a bad IDAT CRC):
+    /// The PNG's image data was damaged (cut off, a zlib data error, a bad IDAT CRC):
     /// the rows before the damage are the file's, the rest transparent, or black without
     /// alpha (`PNGWarning`, `PNGOptions.strict`).
     case png(PNGWarning)

@@ -1,8 +1,9 @@
 import PareCore
 
-/// Damage in the image data that a decode with `PNGOptions.strict` false survives: the rows
-/// decoded before it are kept, every pixel after it is filled with zeros, and this warning
-/// says where and what.
+/// Damage in the image data that a decode with `PNGOptions.strict` false survives (the file
+/// cut off, a zlib data error, a bad IDAT CRC, once at least one scanline was decoded): the
+/// rows decoded before it are kept, every pixel after it is filled with zeros, and this
+/// warning says where and what.
 ///
 /// PNG 3rd ed. §13.1 ("Error handling") leaves a decoder free to present what it could
 /// decode of a datastream whose image data is truncated or corrupt (a transmission error),
@@ -74,16 +75,16 @@ extension PNGError {
     }
 
     /// Whether this error, met once the image data has begun, is damage a non-strict decode
-    /// survives (§13.1's transmission errors): the file ends (`truncated`), the IDAT run or
-    /// the zlib stream ends early (`notEnoughImageData`), zlib refuses the data
-    /// (`zlibDataError`), a CRC does not match (`crcMismatch`, §5.3), a scanline's filter
-    /// type is not 0–4 (`invalidFilterType`, §7.3), or the bytes after an IDAT are no chunk
-    /// (`invalidChunkType`). Limits, the ledger, cancellation and palette indices past PLTE
-    /// stay errors: the first three are no damage, and a bad index is kept as the error it
-    /// has always been (the corpus allows either).
+    /// survives (§13.1's transmission errors): the file ends (`truncated`: cut off in
+    /// transfer), zlib refuses the data (`zlibDataError`, RFC 1950/1951), or an IDAT's CRC
+    /// does not match (`crcMismatch`, §5.3). The rest stay errors: limits, the ledger and
+    /// cancellation are no damage; and an IDAT run that ends, whole, before the last scanline
+    /// (`notEnoughImageData`), a filter type outside 0–4 (§7.3) or a palette index past PLTE
+    /// are what libpng refuses as fatal and the conformance corpus lists as rejected, the
+    /// mark of a broken encoder or a fuzzed file rather than of a transfer cut short.
     var isImageDataDamage: Bool {
         switch self {
-        case .truncated, .notEnoughImageData, .zlibDataError, .crcMismatch, .invalidFilterType, .invalidChunkType:
+        case .truncated, .zlibDataError, .crcMismatch:
             return true
         default:
             return false
@@ -92,15 +93,16 @@ extension PNGError {
 }
 
 extension PNGDecoder {
-    /// Ends a decode that met `error` after `beginRows(into:)`: a strict decode, or an error
-    /// that is no image data damage, rethrows it; otherwise every scanline not yet sent
+    /// Ends a decode that met `error` after `beginRows(into:)`: a strict decode, an error
+    /// that is no image data damage, or damage before the first scanline rethrows it; otherwise every scanline not yet sent
     /// goes to `sink` as zeros and a `PNGWarning` is added to `warnings`. The chunks after
     /// the damage are not read (the reader's place in the file is no longer known), so
     /// metadata after the image data is missing.
     @_spi(Stages)
     public mutating func survive<Sink: RowSink>(_ error: PNGError, rows: inout ScanlineReconstruction,
                                                 into sink: inout Sink) throws(PNGError) {
-        guard !options.strict, error.isImageDataDamage else { throw error }
+        // With no scanline decoded there is nothing to keep: the damage is the whole image.
+        guard !options.strict, error.isImageDataDamage, rows.delivered > 0 else { throw error }
         let decoded = rows.delivered
         let filled = try rows.fillRemaining(into: &sink, ledger: ledger)
         warnings.append(PNGWarning(damage: error, scanlinesDecoded: decoded, scanlinesFilled: filled,

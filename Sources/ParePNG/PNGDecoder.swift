@@ -9,7 +9,7 @@ import PareCore
 /// `metadata` and `outputFormat` are known before any pixel is decoded. `decode(into:)`
 /// then pushes rows into a sink: top to bottom for a sequential image; pass by pass with
 /// each row's x origin and step for an interlaced one. Damage in the image data (the file
-/// cut off, a zlib or filter error, a bad IDAT CRC) throws when `options.strict` is set, the
+/// cut off, a zlib data error, a bad IDAT CRC) throws when `options.strict` is set, the
 /// default; without it the rows before the damage are kept, the rest sent as zeros, and
 /// `warnings` says so (`PNGWarning`, PNG 3rd ed. §13.1). It reads the chunks after the image
 /// data up to IEND, adding their metadata. Memory: two scanlines, one output row, the

@@ -44,13 +44,14 @@ public struct PNGOptions: Sendable, Equatable {
     /// always checked.
     public var verifiesZlibChecksum: Bool = true
     /// Refuse damaged image data (PNG 3rd ed. §13.1): the file cut off inside or right after
-    /// the IDAT run, the IDAT run or zlib stream ending early, a zlib data error, a bad IDAT
-    /// CRC, a filter type outside 0–4. Default: true, so that the decoder used alone rejects
+    /// the IDAT run, a zlib data error, a bad IDAT CRC. Default: true, so that the decoder used alone rejects
     /// what libpng rejects (the conformance corpus's corrupt files) with the `PNGError`
     /// naming the damage. False keeps the scanlines decoded before the damage, sends the
     /// rest as zeros (transparent with alpha, black without) and records a `PNGWarning` in
-    /// `PNGDecoder.warnings`; `ThumbnailOptions` sets false, as for JPEG. Errors before the
-    /// first IDAT (signature, IHDR, PLTE, chunk order) throw either way.
+    /// `PNGDecoder.warnings`; `ThumbnailOptions` sets false, as for JPEG. Damage before the
+    /// first scanline, errors before the first IDAT (signature, IHDR, PLTE, chunk order), an
+    /// IDAT run that ends whole before the last scanline, a bad filter type or palette index
+    /// throw either way (see `PNGError.isImageDataDamage`).
     public var strict: Bool = true
     /// The pixel layout handed out. Default: `.native`.
     public var output: PNGOutput = .native

@@ -15,17 +15,21 @@ import PareCore
 /// format, so transparent where that format has alpha (as a browser shows the missing part
 /// of a cut-off PNG: the page shows through) and black where it has none. Zeros, not a
 /// repeat of the last good row, so that what was missing stays visible and nothing is
-/// invented. For Adam7 (§8.2) the fill is per scanline too: every scanline of the passes
-/// not yet complete, in the order the passes store them, so the pixels the earlier passes
-/// delivered keep their values and the rest of the 8×8 grid is zero.
+/// invented. A sequential image's missing rows are sent to the sink as zero rows, so every
+/// sink sees every row. An Adam7 image's missing scanlines (§8.2) are not sent: the image a
+/// full decode builds is zero where they belong, while the thumbnail's area filter
+/// (`AreaAccumulator`) averages the pixels that did arrive, as it was built to for a stream
+/// cut short, so an image cut in its last passes still gives a fair thumbnail rather than
+/// one darkened by the zeros between its pixels; output cells no pixel reached are zero.
 public struct PNGWarning: Equatable, Sendable {
     /// What was wrong: the error a strict decode throws, with its byte offset.
     public var damage: PNGError
     /// Scanlines decoded before the damage, counted in the order the image data stores
     /// them (pass after pass for Adam7).
     public var scanlinesDecoded: Int
-    /// Scanlines sent as zeros after it; 0 when the damage came after the last scanline
-    /// (a bad CRC on the last IDAT, the file cut before IEND).
+    /// Scanlines missing after it (sent as zeros for a sequential image, left out for
+    /// Adam7); 0 when the damage came after the last scanline (a bad CRC on the last IDAT,
+    /// the file cut before IEND).
     public var scanlinesFilled: Int
     /// True when the output format has alpha, so the filled pixels are transparent rather
     /// than black.
@@ -94,8 +98,9 @@ extension PNGError {
 
 extension PNGDecoder {
     /// Ends a decode that met `error` after `beginRows(into:)`: a strict decode, an error
-    /// that is no image data damage, or damage before the first scanline rethrows it; otherwise every scanline not yet sent
-    /// goes to `sink` as zeros and a `PNGWarning` is added to `warnings`. The chunks after
+    /// that is no image data damage, or damage before the first scanline rethrows it;
+    /// otherwise the scanlines not yet sent are made zero (`fillRemaining`) and a
+    /// `PNGWarning` is added to `warnings`. The chunks after
     /// the damage are not read (the reader's place in the file is no longer known), so
     /// metadata after the image data is missing.
     @_spi(Stages)
@@ -111,11 +116,17 @@ extension PNGDecoder {
 }
 
 extension ScanlineReconstruction {
-    /// Sends every scanline not yet sent as a row of zeros at its place (its pass's origin
-    /// and step for Adam7) and returns how many. The zero row is counted by `ledger`.
+    /// Passes over every scanline not yet sent and returns how many there were; for a
+    /// sequential image each is sent as a row of zeros (see `PNGWarning` for why Adam7's are
+    /// not). The zero row is counted by `ledger`.
     mutating func fillRemaining<Sink: RowSink>(into sink: inout Sink, ledger: MemoryLedger) throws(PNGError) -> Int {
         let missing = order.count - delivered
         guard missing > 0 else { return 0 }
+        // Only the one pass of a sequential image has steps of 1 both ways.
+        guard order.passes.count == 1, order.passes[0].pass.xStep == 1, order.passes[0].pass.yStep == 1 else {
+            delivered = order.count
+            return missing
+        }
         let pixelBytes = expander.outputFormat.bytesPerPixel
         let zeros: LedgerBuffer<UInt8>
         do {

@@ -71,6 +71,27 @@ import TestSupport
         #expect(zero > 0 && kept > 160 * 120 / 4, "kept \(kept), zero \(zero)")
     }
 
+    /// The thumbnail of an interlaced PNG cut in its last pass averages the pixels that
+    /// arrived (the missing scanlines are not sent as zeros), so it stays close to the whole
+    /// file's thumbnail; the full decode of the same cut file is zero between them.
+    @Test func cutInterlacedThumbnailAveragesWhatArrived() throws {
+        let file = SyntheticPNG.make(width: 400, height: 300, channels: 3, interlaced: true)
+        let cut = Array(file.prefix(file.count * 3 / 4))
+        let (partial, warnings) = try Self.decode(cut, strict: false)
+        let warning = try #require(warnings.first)
+        // Cut in pass 7 (the last 150 of 15·7 + … scanlines are its rows).
+        #expect(warning.scanlinesDecoded > warning.scanlinesDecoded + warning.scanlinesFilled - 150)
+        #expect(partial.pixels.filter { $0 == 0 }.count > partial.pixels.count / 8)
+        let options = ThumbnailOptions(maxPixelSize: 40)
+        let whole = try ImageSource(bytes: file).thumbnail(options: options)
+        let thumbnail = try ImageSource(bytes: cut).thumbnail(options: options)
+        #expect(thumbnail.warnings == [.png(warning)])
+        let difference = zip(whole.image.pixels, thumbnail.image.pixels).map { abs(Int($0) - Int($1)) }
+        let mean = Double(difference.reduce(0, +)) / Double(difference.count)
+        print("interlaced cut in pass 7: mean difference from the whole thumbnail \(mean) levels")
+        #expect(mean < 4, "\(mean)")
+    }
+
     /// A bad CRC on the second IDAT: the rows inflated from the first are kept, and the
     /// warning points at the chunk whose CRC failed.
     @Test func badIDATCRCAfterSomeRows() throws {

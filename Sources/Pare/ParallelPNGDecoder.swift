@@ -44,7 +44,7 @@ let runningPNGInflaters = Atomic<Int>(0)
 /// caller's thread. On any error or cancellation the helper is stopped and joined before
 /// this returns: no thread outlives the call. With `PNGOptions.strict` false, damage in the
 /// image data is then survived as the serial decode survives it (`PNGWarning`): the rows
-/// before it were reconstructed, the rest go to the sink as zeros.
+/// before it were reconstructed, the rest are made zero the same way.
 public enum ParallelPNGDecoder {
     /// The ring's size in bytes, in three slots. Slots of one scanline up to 1 MiB rings
     /// timed alike on the 12 MP PNG (Benchmarks/README.md); 128 KiB makes a few scanlines a

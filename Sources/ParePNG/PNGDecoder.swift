@@ -10,7 +10,7 @@ import PareCore
 /// then pushes rows into a sink: top to bottom for a sequential image; pass by pass with
 /// each row's x origin and step for an interlaced one. Damage in the image data (the file
 /// cut off, a zlib data error, a bad IDAT CRC) throws when `options.strict` is set, the
-/// default; without it the rows before the damage are kept, the rest sent as zeros, and
+/// default; without it the rows before the damage are kept, the rest are zero, and
 /// `warnings` says so (`PNGWarning`, PNG 3rd ed. §13.1). It reads the chunks after the image
 /// data up to IEND, adding their metadata. Memory: two scanlines, one output row, the
 /// 64 KiB read window, a 32 KiB input buffer and zlib's state, all counted by the ledger.

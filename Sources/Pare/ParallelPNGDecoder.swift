@@ -42,7 +42,9 @@ let runningPNGInflaters = Atomic<Int>(0)
 /// then, so a mismatch is thrown where the serial decode throws it, even though the helper,
 /// not checking, has read on past it. Cancellation is asked before each scanline on the
 /// caller's thread. On any error or cancellation the helper is stopped and joined before
-/// this returns: no thread outlives the call.
+/// this returns: no thread outlives the call. With `PNGOptions.strict` false, damage in the
+/// image data is then survived as the serial decode survives it (`PNGWarning`): the rows
+/// before it were reconstructed, the rest are made zero the same way.
 public enum ParallelPNGDecoder {
     /// The ring's size in bytes, in three slots. Slots of one scanline up to 1 MiB rings
     /// timed alike on the 12 MP PNG (Benchmarks/README.md); 128 KiB makes a few scanlines a
@@ -156,8 +158,14 @@ public enum ParallelPNGDecoder {
         decoder.checksImageDataCRC = true
         withExtendedLifetime(ring) {}
         withExtendedLifetime(zeros) {}
-        try outcome.get()
-        try decoder.readTrailingChunks()
+        // Damage ends the decode as it ends the serial one (`PNGDecoder.survive`): the same
+        // error after the same scanlines, so a non-strict decode fills the same rows.
+        do throws(PNGError) {
+            try outcome.get()
+            try decoder.readTrailingChunks()
+        } catch {
+            try decoder.survive(error, rows: &rows, into: &sink)
+        }
     }
 }
 

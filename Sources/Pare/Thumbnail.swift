@@ -11,6 +11,10 @@ public enum ThumbnailWarning: Sendable, Equatable {
     case jpeg(JPEGWarning)
     /// Further JPEG repairs, counted but not kept (past `JPEGOptions.maxWarnings`).
     case moreJPEGRepairs(count: Int)
+    /// The PNG's image data was damaged (cut off, a zlib data error, a bad IDAT CRC):
+    /// the rows before the damage are the file's, the rest transparent, or black without
+    /// alpha (`PNGWarning`, `PNGOptions.strict`).
+    case png(PNGWarning)
     /// The metadata (EXIF, MPF, the marker walk that finds them) could not be read in
     /// full; the image is not affected, but the orientation or an embedded preview may be
     /// missing.
@@ -24,7 +28,7 @@ public enum ThumbnailWarning: Sendable, Equatable {
     /// True when the thumbnail's pixels were affected: the input was damaged and repaired.
     public var isDamage: Bool {
         switch self {
-        case .jpeg, .moreJPEGRepairs: return true
+        case .jpeg, .moreJPEGRepairs, .png: return true
         case .metadata, .colour, .gainMap: return false
         }
     }
@@ -36,6 +40,7 @@ extension ThumbnailWarning: CustomStringConvertible {
         switch self {
         case let .jpeg(warning): return "\(warning)"
         case let .moreJPEGRepairs(count): return "JPEG: \(count) more repairs not listed"
+        case let .png(warning): return "\(warning)"
         case let .metadata(error): return "metadata: \(error)"
         case let .colour(what): return "colour: \(what)"
         case let .gainMap(what): return "gain map: \(what)"
@@ -77,7 +82,10 @@ public struct GainMapThumbnail: Sendable {
 /// A finished thumbnail and how it was made. A value: it owns its pixels and can be sent
 /// to other tasks and actors.
 public struct Thumbnail: Sendable {
-    /// Upright (unless orientation was turned off), gray8, rgb8 or rgba8.
+    /// Upright (unless orientation was turned off), 8 bits per sample, in the source's
+    /// channels: gray8, grayAlpha8, rgb8 or rgba8. The resampler writes 8-bit rows only, so
+    /// a 16-bit source gives an 8-bit thumbnail; gray+alpha stays gray+alpha (PNG colour
+    /// type 4 in, type 4 out).
     public var image: Image
     /// Which picture in the file the pixels came from.
     public var source: ThumbnailSource
@@ -99,7 +107,7 @@ public struct Thumbnail: Sendable {
     public var gainMap: GainMapThumbnail?
 
     /// True when the input was damaged and the decoder repaired it, so that some pixels are
-    /// guesses (gray where data was missing). Set `ThumbnailOptions.strict` to get an error
+    /// guesses (gray where a JPEG's data was missing, transparent or black where a PNG's was). Set `ThumbnailOptions.strict` to get an error
     /// instead.
     public var isDamaged: Bool { warnings.contains { $0.isDamage } }
 }
@@ -190,6 +198,7 @@ extension ImageSource {
                 var decoder = try PNGDecoder(source: input, ledger: ledger, options: options.png)
                 try ParallelPNGDecoder.decode(&decoder, ledger: ledger, workers: workers, cancellation: cancellation,
                                               into: &sink)
+                warnings += decoder.warnings.map(ThumbnailWarning.png)
             } catch {
                 throw PareError(error)
             }
@@ -220,21 +229,13 @@ extension ImageSource {
         // The resampled image stays counted (the builder holds it) while the steps below make
         // their own; the job's count falls back to zero when the builder goes, on return.
         do {
-            let decoded = image.format
-            var expanded: ImageBuffer?
-            if image.format == .grayAlpha8 {
-                expanded = try Self.expandGrayAlpha(image, ledger: ledger)
-                image = expanded!.image
-            }
-            let colour = colourStage.outputColour(decoded: decoded, output: image.format, warnings: &warnings)
+            let colour = colourStage.outputColour(decoded: image.format, output: image.format, warnings: &warnings)
             let orientation = options.applyOrientation ? properties.orientation : .up
             if orientation != .up { image = try orientation.apply(to: image, ledger: ledger) }
-            let thumbnail = Thumbnail(image: image, source: plan.source, reason: plan.reason,
-                                      appliedOrientation: orientation, ledgerPeakBytes: ledger.peakBytes,
-                                      allocations: ledger.allocationCount, warnings: warnings, colour: colour,
-                                      gainMap: gainMap)
-            withExtendedLifetime(expanded) {}
-            return thumbnail
+            return Thumbnail(image: image, source: plan.source, reason: plan.reason,
+                             appliedOrientation: orientation, ledgerPeakBytes: ledger.peakBytes,
+                             allocations: ledger.allocationCount, warnings: warnings, colour: colour,
+                             gainMap: gainMap)
         } catch {
             throw PareError(error)
         }
@@ -289,24 +290,5 @@ extension ImageSource {
             throw PareError(error)
         }
         return GainMapThumbnail(image: image, source: info)
-    }
-
-    /// gray+alpha becomes RGBA: thumbnails come out as gray8, rgb8 or rgba8 only.
-    private static func expandGrayAlpha(_ image: Image, ledger: MemoryLedger) throws(CoreError) -> ImageBuffer {
-        let result = try ImageBuffer(width: image.width, height: image.height, format: .rgba8, ledger: ledger)
-        for y in 0 ..< image.height {
-            image.withRow(y) { from in
-                result.withMutableRow(y) { to in
-                    for x in 0 ..< image.width {
-                        let gray = from[2 * x], alpha = from[2 * x + 1]
-                        to[4 * x] = gray
-                        to[4 * x + 1] = gray
-                        to[4 * x + 2] = gray
-                        to[4 * x + 3] = alpha
-                    }
-                }
-            }
-        }
-        return result
     }
 }

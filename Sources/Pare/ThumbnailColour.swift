@@ -126,10 +126,13 @@ public struct ProfileName: Sendable, Equatable, CustomStringConvertible {
         return source.implied == .sRGB ? .sRGB : .untagged
     }
 
+    /// Whether `profile` describes `format`'s colour channels: an alpha channel is no colour
+    /// (PNG 3rd ed. §13.16: alpha is linear coverage, untouched by colour management), so a
+    /// gray profile fits gray+alpha as it fits gray.
     static func fits(_ profile: ICCProfile, _ format: PixelFormat) -> Bool {
         switch profile.header.colourSpace {
         case .rgb: return !format.isGray
-        case .gray: return format.channels == 1
+        case .gray: return format.isGray
         default: return false
         }
     }

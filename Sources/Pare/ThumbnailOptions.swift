@@ -63,11 +63,15 @@ public struct ThumbnailOptions: Sendable {
     public var memoryLimit: Int? = 256 * 1024 * 1024
     /// Refuse damaged input instead of repairing it: a decode that would have repaired
     /// something (and so set `Thumbnail.isDamaged`) throws an error of kind `.damaged`
-    /// instead. The same switch as `jpeg.strict` (PNG and EXIF damage is always an error or a
-    /// metadata warning).
+    /// instead: `JPEGError.strict(warning)` for a JPEG, the `PNGError` naming the damage for
+    /// a PNG. Reads `jpeg.strict` and sets it and `png.strict` together (EXIF damage is
+    /// always a metadata warning). Default: false.
     public var strict: Bool {
         get { jpeg.strict }
-        set { jpeg.strict = newValue }
+        set {
+            jpeg.strict = newValue
+            png.strict = newValue
+        }
     }
     /// Limits applied to the JPEG decoder (main image and embedded ones). Unlike a plain
     /// `JPEGOptions()`, its `progressiveFidelity` is `.preview`: a progressive photo too large
@@ -86,10 +90,13 @@ public struct ThumbnailOptions: Sendable {
     /// Limits applied to the PNG decoder. Unlike a plain `PNGOptions()`, its
     /// `verifiesZlibChecksum` is false: every IDAT's CRC-32 still covers every compressed
     /// byte, and a thumbnail, like a browser, skips zlib's second checksum over every
-    /// inflated byte.
+    /// inflated byte. And its `strict` is false, as `jpeg.strict` is: a PNG cut off or
+    /// damaged in its image data gives the rows before the damage, the rest transparent (or
+    /// black without alpha), with a `ThumbnailWarning.png` (see `PNGWarning`).
     public var png: PNGOptions = {
         var options = PNGOptions()
         options.verifiesZlibChecksum = false
+        options.strict = false
         return options
     }()
     /// Limits applied to EXIF, TIFF and MPF metadata.

@@ -8,7 +8,10 @@ import PareCore
 /// `init` reads the signature, IHDR and every chunk up to the first IDAT, so `header`,
 /// `metadata` and `outputFormat` are known before any pixel is decoded. `decode(into:)`
 /// then pushes rows into a sink: top to bottom for a sequential image; pass by pass with
-/// each row's x origin and step for an interlaced one. It reads the chunks after the image
+/// each row's x origin and step for an interlaced one. Damage in the image data (the file
+/// cut off, a zlib data error, a bad IDAT CRC) throws when `options.strict` is set, the
+/// default; without it the rows before the damage are kept, the rest are zero, and
+/// `warnings` says so (`PNGWarning`, PNG 3rd ed. §13.1). It reads the chunks after the image
 /// data up to IEND, adding their metadata. Memory: two scanlines, one output row, the
 /// 64 KiB read window, a 32 KiB input buffer and zlib's state, all counted by the ledger.
 public struct PNGDecoder<Source: ByteSource> {
@@ -18,6 +21,9 @@ public struct PNGDecoder<Source: ByteSource> {
     public private(set) var header: PNGHeader
     /// What the ancillary chunks say. `decode` adds the chunks that follow the image data.
     public internal(set) var metadata = PNGMetadata()
+    /// Damage in the image data that a decode with `options.strict` false survived (see
+    /// `PNGWarning`): at most one for the image data, whose end it marks.
+    public internal(set) var warnings: [PNGWarning] = []
     /// 256 RGBA entries: PLTE's colours, tRNS's alphas (255 where tRNS is shorter).
     var palette = [UInt8](repeating: 0, count: 1024)
     var colorKey: [Int]?
@@ -178,12 +184,20 @@ public struct PNGDecoder<Source: ByteSource> {
         for _ in 0 ..< order.count {
             if rows.startsPass { previous.update(repeating: 0, count: order.maxLineBytes) }
             if cancellation.isCancelled { throw .core(.cancelled) }
-            try inflateScanline(&stage, into: current)
-            try rows.reconstruct(current, previous: previous, offset: reader.position, into: &sink)
+            do throws(PNGError) {
+                try inflateScanline(&stage, into: current)
+                try rows.reconstruct(current, previous: previous, offset: reader.position, into: &sink)
+            } catch {
+                return try survive(error, rows: &rows, into: &sink)
+            }
             swap(&current, &previous)
         }
-        try finishImageData(&stage, scratch: current, count: order.maxLineBytes)
-        try readTrailingChunks()
+        do throws(PNGError) {
+            try finishImageData(&stage, scratch: current, count: order.maxLineBytes)
+            try readTrailingChunks()
+        } catch {
+            try survive(error, rows: &rows, into: &sink)
+        }
     }
 
     /// §5.6: after the IDAT run only ancillary chunks may come, then IEND. The last step

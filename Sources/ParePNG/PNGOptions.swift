@@ -43,6 +43,16 @@ public struct PNGOptions: Sendable, Equatable {
     /// then goes unreported. Chunks with their own zlib streams (iCCP, zTXt, iTXt) are
     /// always checked.
     public var verifiesZlibChecksum: Bool = true
+    /// Refuse damaged image data (PNG 3rd ed. §13.1): the file cut off inside or right after
+    /// the IDAT run, a zlib data error, a bad IDAT CRC. Default: true, so that the decoder used alone rejects
+    /// what libpng rejects (the conformance corpus's corrupt files) with the `PNGError`
+    /// naming the damage. False keeps the scanlines decoded before the damage, makes the
+    /// rest zero (transparent with alpha, black without; see `PNGWarning` for Adam7) and records a `PNGWarning` in
+    /// `PNGDecoder.warnings`; `ThumbnailOptions` sets false, as for JPEG. Damage before the
+    /// first scanline, errors before the first IDAT (signature, IHDR, PLTE, chunk order), an
+    /// IDAT run that ends whole before the last scanline, a bad filter type or palette index
+    /// throw either way (see `PNGError.isImageDataDamage`).
+    public var strict: Bool = true
     /// The pixel layout handed out. Default: `.native`.
     public var output: PNGOutput = .native
 

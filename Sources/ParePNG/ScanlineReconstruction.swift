@@ -15,6 +15,8 @@ public struct ScanlineReconstruction {
     let outputRow: LedgerBuffer<UInt8>?
     let paletteSize: Int
     var cursor = ScanlineOrder.Cursor()
+    /// Scanlines sent to the sink so far, in `order`.
+    public internal(set) var delivered = 0
 
     /// True when the next scanline is the first of its pass: its previous scanline is then
     /// all zeros (§9.2).
@@ -47,6 +49,7 @@ public struct ScanlineReconstruction {
         sink.consume(UnsafeBufferPointer(start: pixels, count: pass.width * expander.outputFormat.bytesPerPixel),
                      at: RowPlacement(y: y, xOrigin: pass.pass.xOrigin, xStep: pass.pass.xStep, width: pass.width))
         cursor.advance(in: order)
+        delivered += 1
     }
 }
 

@@ -12,7 +12,7 @@ import PareCore
 /// `pare thumbnail IN... --size N [-o OUT | --out-dir DIR] [--recursive] [--format jpeg|png|ppm]
 /// [--quality N] [--background RRGGBB] [--colour keep|srgb] [--gain-map drop|keep]
 /// [--embedded auto|never|always] [--filter lanczos3|triangle|area]
-/// [--no-rotate] [--jobs N] [--json] [--stats] [--cache DIR]`.
+/// [--no-rotate] [--strict] [--jobs N] [--json] [--stats] [--cache DIR]`.
 ///
 /// The output format is `--format`'s, else OUT's extension (.jpg/.jpeg, .png, .ppm/.pgm/.pam;
 /// any other is a usage error); with `--out-dir` and no `--format`, JPEG for an opaque
@@ -24,6 +24,10 @@ import PareCore
 /// profile byte for byte (APP2 chunks, iCCP) and a PNG from a source tagged sRGB gets an
 /// sRGB chunk; Netpbm cannot carry a profile, so dropping one is reported on stderr
 /// ("pare: warning: IN: ..."). `--colour srgb` converts to sRGB and tags the PNG sRGB.
+///
+/// Damaged input (a JPEG or PNG cut off or corrupt in its image data) still gives a
+/// thumbnail, of the pixels decoded before the damage, and a "pare: warning: IN: ..." line
+/// naming it; `--strict` makes it a failure instead (`ThumbnailOptions.strict`).
 ///
 /// Inputs may be files or directories (their image files; `--recursive` descends). Each
 /// input is handled on its own (its own `ImageSource` and ledger), `--jobs` at once. A
@@ -42,7 +46,8 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
             raw, valued: ["--size", "--output", "--out-dir", "--format", "--embedded", "--jobs", "--filter",
                           "--quality", "--sampling", "--restart", "--colour", "--cache", "--background",
                           "--gain-map"],
-            boolean: ["--no-rotate", "--json", "--stats", "--recursive", "--optimize", "--progressive", "--baseline"],
+            boolean: ["--no-rotate", "--json", "--stats", "--recursive", "--optimize", "--progressive", "--baseline",
+                      "--strict"],
             aliases: ["-o": "--output", "-s": "--size", "-j": "--jobs", "-r": "--recursive"])
     } catch {
         return usageError(error.message)
@@ -53,6 +58,7 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
     }
     var options = ThumbnailOptions(maxPixelSize: size)
     options.applyOrientation = !arguments.flag("--no-rotate")
+    options.strict = arguments.flag("--strict")
     if let policy = arguments.value("--embedded") {
         guard let parsed = EmbeddedPolicy(rawValue: policy) else {
             return usageError("--embedded takes auto, never or always")
@@ -296,9 +302,10 @@ private func makeThumbnail(_ item: WorkItem, format: OutputFormat, options: Thum
             thumbnail.warnings += warnings
             for warning in thumbnail.warnings {
                 switch warning {
-                case .colour, .gainMap: printError("pare: warning: \(item.input): \(warning)")
-                default: continue
+                case .colour, .gainMap: break
+                default: if !warning.isDamage { continue }
                 }
+                printError("pare: warning: \(item.input): \(warning)")
             }
         }
     } catch {

@@ -17,12 +17,14 @@ let usage = """
     usage:
       pare thumbnail IN... --size N [-o OUT | --out-dir DIR] [--recursive] [--format jpeg|png|ppm]
                      [--quality N] [--colour keep|srgb] [--embedded auto|never|always]
-                     [--filter lanczos3|triangle|area] [--no-rotate] [--jobs N] [--json] [--stats]
-                     [--cache DIR]
+                     [--filter lanczos3|triangle|area] [--no-rotate] [--strict] [--jobs N] [--json]
+                     [--stats] [--cache DIR]
             IN may be files or directories; with --out-dir, outputs keep their relative paths.
             The format is --format's, else OUT's extension; with --out-dir, JPEG for opaque
             thumbnails and PNG for those with alpha. JPEGs are written at --quality (default 85).
             --cache DIR keeps the thumbnails in DIR for later runs over unchanged inputs.
+            A file cut off or damaged in its image data gives what was decoded, with a
+            warning; --strict makes it a failure.
       pare convert IN -o OUT [--quality N] [--sampling 4:2:0|4:2:2|4:4:4] [--optimize]
                    [--progressive] [--restart N|NB] [--baseline] [--colour keep|srgb]
             decodes IN (JPEG, PNG, PGM/PPM/PAM) at full size and writes the format OUT's

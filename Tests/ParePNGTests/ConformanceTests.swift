@@ -89,6 +89,34 @@ import TestSupport
         #expect(accepted.isEmpty, "accepted: \(accepted)")
     }
 
+    /// With `strict` off (what thumbnails use) only damage in the image data after at least
+    /// one scanline is survived: the two files cut off in their IDAT run and the two whose
+    /// IDAT CRC is wrong (found after their last scanline). Every other corrupt file is still
+    /// refused with the error the strict decode gives: structure before the image data, an
+    /// IDAT run that ends whole before the last scanline, bad filter types, a bad palette index.
+    @Test(.requiresCorpus) func strictOffSurvivesOnlyDamagedImageData() throws {
+        var options = PNGOptions()
+        options.strict = false
+        var survived: [String: [PNGWarning]] = [:]
+        for path in Self.corruptFiles {
+            let bytes = try #require(FileSystem.read(path))
+            var strictError: PNGError?
+            do { _ = try PNGDecoder.decodeImage(bytes, ledger: MemoryLedger()) } catch { strictError = error }
+            do {
+                var decoder = try PNGDecoder(source: MemoryByteSource(bytes), ledger: MemoryLedger(), options: options)
+                _ = try decoder.decodeImage()
+                survived[Self.stem(path)] = decoder.warnings
+                #expect(decoder.warnings.map(\.damage) == [strictError], "\(Self.stem(path))")
+            } catch {
+                #expect(error == strictError, "\(Self.stem(path))")
+            }
+        }
+        #expect(survived.keys.sorted() == ["ipng-x_interlaced_chck", "pil-truncated_end_chunk", "pil-truncated_image",
+                                           "xcsn0g01"])
+        #expect(survived["pil-truncated_image"]?.map(\.scanlinesDecoded) == [400])
+        #expect(survived["xcsn0g01"]?.map(\.scanlinesFilled) == [0])
+    }
+
     /// What some corrupt files must be rejected for.
     static let expectedErrors: [String: @Sendable (PNGError) -> Bool] = [
         "xs1n0g01": { $0 == .badSignature }, "xs2n0g01": { $0 == .badSignature },

@@ -16,6 +16,7 @@ import Testing
         var rows: RowCollector
         var metadata: String
         var error: PNGError?
+        var warnings: [PNGWarning] = []
     }
 
     /// One decode, serial for `workers: 1`; every helper has ended when it returns.
@@ -33,12 +34,20 @@ import Testing
                 outcome.error = error
             }
             outcome.metadata = "\(decoder.metadata)"
+            outcome.warnings = decoder.warnings
         } catch {
             outcome.error = error
         }
         outcome.rows = rows
         #expect(runningPNGInflaters.load(ordering: .acquiring) == 0, "a helper thread outlived the decode")
         return outcome
+    }
+
+    /// Options that survive damage in the image data (`PNGOptions.strict` false).
+    static var surviving: PNGOptions {
+        var options = PNGOptions()
+        options.strict = false
+        return options
     }
 
     /// Serial and threaded decodes of `bytes` agree, with a ring of one scanline per slot
@@ -52,6 +61,7 @@ import Testing
             #expect(threaded.rows.bytes == serial.rows.bytes, "\(what), ring \(ringBytes)")
             #expect(threaded.rows.begins == serial.rows.begins, "\(what), ring \(ringBytes)")
             #expect(threaded.metadata == serial.metadata, "\(what), ring \(ringBytes)")
+            #expect(threaded.warnings == serial.warnings, "\(what), ring \(ringBytes)")
         }
     }
 
@@ -108,9 +118,14 @@ import Testing
             let serial = Self.decode(damaged, workers: 1)
             if let error = serial.error { errors.insert("\(error)".prefix(20).description) }
             Self.expectSame(damaged, "flip at \(at), round \(round)")
+            Self.expectSame(damaged, "flip at \(at), round \(round), not strict", options: Self.surviving)
         }
         Self.expectSame(rebuilt(Array(data.prefix(data.count / 2))), "image data cut in half")
         Self.expectSame(Array(file.prefix(file.count * 2 / 3)), "file cut at two thirds")
+        Self.expectSame(rebuilt(Array(data.prefix(data.count / 2))), "image data cut in half, not strict",
+                        options: Self.surviving)
+        Self.expectSame(Array(file.prefix(file.count * 2 / 3)), "file cut at two thirds, not strict",
+                        options: Self.surviving)
 
         // Filter type 7 on row 250 (§9.2 defines 0–4).
         var raw: [UInt8] = []
@@ -126,6 +141,17 @@ import Testing
             return
         }
         Self.expectSame(badFilter, "filter type 7 on row 250")
+        Self.expectSame(badFilter, "filter type 7 on row 250, not strict", options: Self.surviving)
+        // A bad filter type is no transfer damage: an error with strict off too.
+        let unsurvived = Self.decode(badFilter, workers: 2, options: Self.surviving)
+        #expect(unsurvived.error == serial.error && unsurvived.warnings.isEmpty)
+        // The file cut in half is: rows as far as they go, then zeros, one warning.
+        let survived = Self.decode(Array(file.prefix(file.count / 2)), workers: 2, options: Self.surviving)
+        #expect(survived.error == nil)
+        #expect(survived.rows.ys == Array(0 ..< 400))
+        let decoded = survived.warnings.first?.scanlinesDecoded ?? 0
+        #expect(survived.warnings.count == 1 && decoded > 100 && decoded < 300)
+        #expect(survived.rows.bytes.dropFirst(decoded * 700 * 3).allSatisfy { $0 == 0 })
         #expect(errors.count >= 2, "the flips should reach more than one kind of error: \(errors)")
     }
 
@@ -267,7 +293,8 @@ import Testing
         #expect(fromDamaged.image.pixels == fromClean.image.pixels)
     }
 
-    /// The thumbnail's bytes do not depend on the threads; a damaged file gives the same error.
+    /// The thumbnail's bytes do not depend on the threads; a damaged file gives the same
+    /// partial thumbnail and warning, or with `strict` the same error.
     @Test func thumbnailIsIndependentOfWorkers() throws {
         let file = SyntheticPNG.make(width: 1200, height: 900, channels: 4, interlaced: false)
         var one = ThumbnailOptions(maxPixelSize: 256)
@@ -278,8 +305,16 @@ import Testing
         let b = try ImageSource(bytes: file).thumbnail(options: two)
         #expect(a.image.pixels == b.image.pixels)
         let cut = Array(file.prefix(file.count / 2))
+        // Cut in half: the same partial thumbnail and the same warning on one thread or two.
+        let partialOne = try ImageSource(bytes: cut).thumbnail(options: one)
+        let partialTwo = try ImageSource(bytes: cut).thumbnail(options: two)
+        #expect(partialOne.image.pixels == partialTwo.image.pixels)
+        #expect(partialOne.warnings == partialTwo.warnings)
+        #expect(partialOne.warnings.count == 1 && partialOne.isDamaged)
+        // Strict: the same error.
         var errors: [String] = []
-        for options in [one, two] {
+        for var options in [one, two] {
+            options.strict = true
             #expect(throws: PareError.self) { try ImageSource(bytes: cut).thumbnail(options: options) }
             do {
                 _ = try ImageSource(bytes: cut).thumbnail(options: options)

@@ -143,6 +143,8 @@ extension ThumbnailOptions {
         }
         var key = "size=\(maxPixelSize)|embedded=\(embedded.rawValue)|orient=\(applyOrientation ? 1 : 0)|filter=\(filterName)"
             + "|png=\(png.output)|strict=\(jpeg.strict ? 1 : 0)|exact=\(jpeg.maxExactCoefficientBytes)|preview=\(jpeg.progressiveFidelity == .preview ? 1 : 0)|colour=\(colour)|gainMap=\(gainMap.rawValue)"
+        // `strict` sets both; a PNG setting of its own is named, leaving the usual keys as they were.
+        if png.strict != jpeg.strict { key += "|pngStrict=\(png.strict ? 1 : 0)" }
         if let forcedJPEGScale { key += "|scale=\(forcedJPEGScale.rawValue)" }
         return key
     }

@@ -1,42 +1,43 @@
-@testable import PareICC
-
 /// Builds small profiles for the tests: a header (ICC.1 7.2), a tag table (7.3) and the
-/// tags' data, each tag padded to four bytes. Tests then break one thing at a time.
-struct ProfileBuilder {
-    var colourSpace = "RGB "
-    var connectionSpace = "XYZ "
-    var tags: [(String, [UInt8])] = []
+/// tags' data, each tag padded to four bytes. Tests then break one thing at a time, or make
+/// the profile a thumbnail should carry.
+public struct ProfileBuilder {
+    public var colourSpace = "RGB "
+    public var connectionSpace = "XYZ "
+    public var tags: [(String, [UInt8])] = []
 
-    static func be32(_ v: UInt32) -> [UInt8] {
+    public init() {}
+
+    public static func be32(_ v: UInt32) -> [UInt8] {
         [UInt8(v >> 24), UInt8(truncatingIfNeeded: v >> 16), UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v)]
     }
 
-    static func fixed(_ v: Double) -> [UInt8] { be32(UInt32(bitPattern: Int32((v * 65536).rounded()))) }
+    public static func fixed(_ v: Double) -> [UInt8] { be32(UInt32(bitPattern: Int32((v * 65536).rounded()))) }
 
-    static func xyz(_ x: Double, _ y: Double, _ z: Double) -> [UInt8] {
+    public static func xyz(_ x: Double, _ y: Double, _ z: Double) -> [UInt8] {
         Array("XYZ ".utf8) + [0, 0, 0, 0] + fixed(x) + fixed(y) + fixed(z)
     }
 
-    static func gammaCurve(_ gamma: Double) -> [UInt8] {
+    public static func gammaCurve(_ gamma: Double) -> [UInt8] {
         let g = UInt16(gamma * 256)
         return Array("curv".utf8) + [0, 0, 0, 0] + be32(1) + [UInt8(g >> 8), UInt8(g & 0xFF)]
     }
 
-    static func tableCurve(_ entries: [UInt16]) -> [UInt8] {
+    public static func tableCurve(_ entries: [UInt16]) -> [UInt8] {
         Array("curv".utf8) + [0, 0, 0, 0] + be32(UInt32(entries.count)) + entries.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
     }
 
-    static func para(_ function: UInt16, _ parameters: [Double]) -> [UInt8] {
+    public static func para(_ function: UInt16, _ parameters: [Double]) -> [UInt8] {
         Array("para".utf8) + [0, 0, 0, 0] + [UInt8(function >> 8), UInt8(function & 0xFF), 0, 0]
             + parameters.flatMap(fixed)
     }
 
-    static func desc(_ text: String) -> [UInt8] {
+    public static func desc(_ text: String) -> [UInt8] {
         let ascii = Array(text.utf8) + [0]
         return Array("desc".utf8) + [0, 0, 0, 0] + be32(UInt32(ascii.count)) + ascii + [UInt8](repeating: 0, count: 12 + 67)
     }
 
-    static func mluc(_ records: [(String, String)]) -> [UInt8] {
+    public static func mluc(_ records: [(String, String)]) -> [UInt8] {
         var out = Array("mluc".utf8) + [0, 0, 0, 0] + be32(UInt32(records.count)) + be32(12)
         var strings: [UInt8] = []
         let base = 16 + 12 * records.count
@@ -49,7 +50,7 @@ struct ProfileBuilder {
     }
 
     /// An sRGB-like v4 display profile: D50 colorants of sRGB, the sRGB parametric curve.
-    static func sRGBLike() -> ProfileBuilder {
+    public static func sRGBLike() -> ProfileBuilder {
         let curve = para(3, [2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045])
         var builder = ProfileBuilder()
         builder.tags = [("desc", mluc([("enUS", "test sRGB")])), ("wtpt", xyz(0.9642, 1, 0.8249)),
@@ -59,7 +60,7 @@ struct ProfileBuilder {
     }
 
     /// The profile bytes; `entries` may rewrite the table entries (signature, offset, size).
-    func build(entries rewrite: (([(String, Int, Int)]) -> [(String, Int, Int)])? = nil) -> [UInt8] {
+    public func build(entries rewrite: (([(String, Int, Int)]) -> [(String, Int, Int)])? = nil) -> [UInt8] {
         let tableEnd = 128 + 4 + 12 * tags.count
         var data: [UInt8] = []
         var entries: [(String, Int, Int)] = []

@@ -21,17 +21,30 @@ import glob, os, statistics, subprocess, sys, time
 pare, work, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 files = [f for f in sorted(glob.glob(os.path.join(work, "*-iso.jpg")))
          if any(k in f for k in ("Kodak", "Apple", "Nikon"))]
-print("| file | size | drop ms | keep ms | keep / drop |")
-print("|---|---|---|---|---|")
+def run(args):
+    """Wall and CPU (user + system) seconds of one whole process."""
+    start = time.perf_counter()
+    child = subprocess.Popen(args)
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        sys.exit(f"{args}: exit {child.returncode}")
+    return time.perf_counter() - start, usage.ru_utime + usage.ru_stime
+
+print("| file | size | drop ms | keep ms | keep / drop | drop CPU ms | keep CPU ms | keep / drop (CPU) |")
+print("|---|---|---|---|---|---|---|---|")
 for path in files:
     for size in ("256", "1024"):
-        times = {"drop": [], "keep": []}
+        wall = {"drop": [], "keep": []}
+        cpu = {"drop": [], "keep": []}
         for _ in range(runs):
             for mode in ("drop", "keep"):
-                start = time.perf_counter()
-                subprocess.run([pare, "thumbnail", path, "--size", size, "--gain-map", mode,
-                                "-o", os.path.join(work, "out.jpg")], check=True)
-                times[mode].append(time.perf_counter() - start)
-        drop, keep = statistics.median(times["drop"]) * 1000, statistics.median(times["keep"]) * 1000
-        print(f"| {os.path.basename(path)} | {size} | {drop:.1f} | {keep:.1f} | {keep / drop:.2f} |")
+                w, c = run([pare, "thumbnail", path, "--size", size, "--gain-map", mode,
+                            "-o", os.path.join(work, "out.jpg")])
+                wall[mode].append(w)
+                cpu[mode].append(c)
+        m = {k: statistics.median(v) * 1000 for k, v in wall.items()}
+        c = {k: statistics.median(v) * 1000 for k, v in cpu.items()}
+        print(f"| {os.path.basename(path)} | {size} | {m['drop']:.1f} | {m['keep']:.1f} | {m['keep'] / m['drop']:.2f} "
+              f"| {c['drop']:.1f} | {c['keep']:.1f} | {c['keep'] / c['drop']:.2f} |")
 PY

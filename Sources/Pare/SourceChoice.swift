@@ -81,14 +81,15 @@ enum SourceChooser {
     }
 
     /// The smallest DCT scale at which a JPEG of this stored size still has a long side of
-    /// `margin` times `target`.
-    static func smallestScale(width: Int, height: Int, reaching target: Int) -> JPEGScale {
+    /// `margin` times `target` (with `filterMargin` false, just `target`).
+    static func smallestScale(width: Int, height: Int, reaching target: Int, filterMargin: Bool = true) -> JPEGScale {
         // A picture less than a block across has every reduced sample mixed with the
         // encoder's padding beyond its edge (1000×1 at 1/2: 32.9 dB from the full decode).
         guard min(width, height) >= 8 else { return .full }
         for scale in [JPEGScale.eighth, .quarter, .half] {
             let k = scale.rawValue
-            let long = max((width * k + 7) / 8, (height * k + 7) / 8), margin = margin(scale)
+            let long = max((width * k + 7) / 8, (height * k + 7) / 8)
+            let margin = filterMargin ? margin(scale) : (numerator: 1, denominator: 1)
             if long * margin.denominator >= margin.numerator * target { return scale }
         }
         return .full

@@ -48,37 +48,6 @@ extension ThumbnailWarning: CustomStringConvertible {
     }
 }
 
-/// Why a thumbnail asked to keep its source's gain map has none: the plain picture is made.
-public enum GainMapWarning: Sendable, Equatable, CustomStringConvertible {
-    /// The source has no gain map.
-    case absent
-    /// The output format cannot hold a gain map (only JPEG's MPF container can).
-    case notCarried(ImageFileFormat)
-    /// The gain map's values are not in the file's standard metadata (Apple's are in the
-    /// maker notes): without them no reader could apply it.
-    case valuesUnknown(GainMapStandard)
-    /// The gain map image could not be decoded.
-    case unreadable(PareError)
-
-    public var description: String {
-        switch self {
-        case .absent: return "the source has none; not kept"
-        case let .notCarried(format): return "\(format == .netpbm ? "Netpbm" : "PNG") cannot carry one; dropped"
-        case let .valuesUnknown(standard): return "the \(standard.name) gain map's values are not readable; dropped"
-        case let .unreadable(error): return "\(error); dropped"
-        }
-    }
-}
-
-/// A gain map made to go with a thumbnail: resampled to the thumbnail's size times the
-/// source's gain-map-to-picture ratio, and oriented like the picture.
-public struct GainMapThumbnail: Sendable {
-    /// Gray8 (one channel) or RGB8 (a map per channel), as the source's gain map.
-    public var image: Image
-    /// The source's gain map: its standard and values, which the output carries.
-    public var source: GainMapInfo
-}
-
 /// A finished thumbnail and how it was made. A value: it owns its pixels and can be sent
 /// to other tasks and actors.
 public struct Thumbnail: Sendable {
@@ -241,7 +210,7 @@ extension ImageSource {
         }
     }
 
-    private static func decodeJPEG<S: ByteSource & SendableMetatype, Sink: RowSink>(
+    static func decodeJPEG<S: ByteSource & SendableMetatype, Sink: RowSink>(
         _ source: S, scale: JPEGScale, options: ThumbnailOptions, workers: Int, ledger: MemoryLedger,
         cancellation: CancellationCheck, into sink: inout Sink
     ) throws(PareError) -> [ThumbnailWarning] {
@@ -254,41 +223,5 @@ extension ImageSource {
         } catch {
             throw PareError(error)
         }
-    }
-
-    /// The gain map for a thumbnail of `pictureWidth`×`pictureHeight` (stored orientation)
-    /// made from a main image of `mainWidth`×`mainHeight`: the thumbnail's size, or the
-    /// source map's own where that is smaller. Not the source's fraction of the picture: a
-    /// quarter-size map is there to save bytes on a 12 MP photo, and on a 256-pixel
-    /// thumbnail it would spread each highlight's boost over four pixels (a 64×48 map
-    /// under a 256×192 picture: 30 dB from the source's HDR rendition resized, in PQ, where
-    /// the full-size map gives 35). Decoded at the smallest DCT scale that reaches it, resampled with the picture's filter
-    /// and turned by the picture's orientation. No colour conversion: its values are ratios,
-    /// not colours.
-    private func gainMapThumbnail(_ info: GainMapInfo, pictureWidth: Int, pictureHeight: Int, mainWidth: Int,
-                                  mainHeight: Int, orientation: Orientation, options: ThumbnailOptions, workers: Int,
-                                  ledger: MemoryLedger, cancellation: CancellationCheck) throws(PareError) -> GainMapThumbnail {
-        guard let width = info.width, let height = info.height, width > 0, height > 0, mainWidth > 0, mainHeight > 0
-        else { throw .unsupported("gain map without a readable frame size") }
-        let outWidth = max(1, min(width, pictureWidth)), outHeight = max(1, min(height, pictureHeight))
-        let slice: ByteSourceSlice<InputBytes>
-        do {
-            slice = try ByteSourceSlice(input, offset: info.offset, count: info.length)
-        } catch {
-            throw PareError(error)
-        }
-        let scale = SourceChooser.smallestScale(width: width, height: height, reaching: max(outWidth, outHeight))
-        var sink = Resampler(outputWidth: outWidth, outputHeight: outHeight, filter: options.filter, ledger: ledger,
-                             downstream: ImageBuilder(ledger: ledger))
-        _ = try Self.decodeJPEG(slice, scale: scale, options: options, workers: workers, ledger: ledger,
-                                cancellation: cancellation, into: &sink)
-        sink.finish()
-        guard var image = sink.downstream.image else { throw .unsupported("gain map decoder produced no rows") }
-        do {
-            if orientation != .up { image = try orientation.apply(to: image, ledger: ledger) }
-        } catch {
-            throw PareError(error)
-        }
-        return GainMapThumbnail(image: image, source: info)
     }
 }

@@ -44,8 +44,10 @@ import Testing
         #expect(thumbnail.warnings.isEmpty)
         #expect((thumbnail.image.width, thumbnail.image.height) == (40, 27))
         let gainMap = try #require(thumbnail.gainMap)
-        // The thumbnail's size: the source's map (48×32) is larger.
+        // The thumbnail's size: the source's map (48×32) is larger. One channel of values:
+        // gray, though libultrahdr stored it as YCbCr.
         #expect((gainMap.image.width, gainMap.image.height) == (40, 27))
+        #expect(gainMap.image.format == .gray8)
         #expect(gainMap.source == (try source.properties().gainMap))
 
         // Larger than the map: the map keeps its own size.
@@ -70,6 +72,21 @@ import Testing
         var plainBuilder = ImageBuilder(ledger: MemoryLedger())
         try plainDecoder.decode(scale: .full, into: &plainBuilder)
         #expect(builder.image?.pixels == plainBuilder.image?.pixels)
+    }
+
+    /// JFIF's luma in 16-bit fixed point: white stays white, gray stays itself.
+    @Test func lumaSinkValues() throws {
+        var sink = LumaSink(keepsColour: false, ledger: MemoryLedger(), downstream: ImageBuilder(ledger: MemoryLedger()))
+        try sink.begin(RowStreamHeader(width: 4, height: 1, format: .rgb8))
+        let row: [UInt8] = [255, 255, 255, 0, 0, 0, 100, 150, 200, 77, 77, 77]
+        row.withUnsafeBufferPointer { sink.consume($0, at: RowPlacement(y: 0, width: 4)) }
+        #expect(sink.downstream.image?.format == .gray8)
+        #expect(sink.downstream.image?.pixels == [255, 0, 141, 77])
+
+        var colour = LumaSink(keepsColour: true, ledger: MemoryLedger(), downstream: ImageBuilder(ledger: MemoryLedger()))
+        try colour.begin(RowStreamHeader(width: 4, height: 1, format: .rgb8))
+        row.withUnsafeBufferPointer { colour.consume($0, at: RowPlacement(y: 0, width: 4)) }
+        #expect(colour.downstream.image?.pixels == row)
     }
 
     @Test func gainMapNotCarriedByPNGOrNetpbm() throws {

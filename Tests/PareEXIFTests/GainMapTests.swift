@@ -188,4 +188,29 @@ import TestSupport
         #expect(abs(values.hdrCapacityMax - values0.hdrCapacityMax) < 1e-6)
         #expect(UltraHDRXMP.containerGainMapLength(try #require(read.xmp)) == gainMap.length)
     }
+
+    /// Apple's HDR gain map: an MPF image whose own XMP names the auxiliary type. Made here
+    /// from the sample photo (no gain-map writer here writes Apple's form).
+    @Test func appleAuxiliaryImage() throws {
+        let primary = try #require(FileSystem.read(Corpus.fixtures + "/sample.jpg"))
+        let packet = Array("""
+        <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+        <rdf:Description xmlns:apdi="http://ns.apple.com/pixeldatainfo/1.0/" xmlns:HDRGainMap="http://ns.apple.com/HDRGainMap/1.0/"
+         apdi:AuxiliaryImageType="urn:com:apple:photo:2020:aux:hdrgainmap" HDRGainMap:HDRGainMapVersion="65536"/>
+        </rdf:RDF></x:xmpmeta>
+        """.utf8)
+        let aux = GainMapContainer.inserting(GainMapContainer.segment(0xE1, GainMapSignature.xmpIdentifier + packet),
+                                             into: primary)
+        let at = GainMapContainer.insertionPoint(primary)
+        let primaryLength = primary.count + GainMapContainer.mpfSegmentLength
+        let mpf = GainMapContainer.segment(0xE2, GainMapContainer.mpfPayload(
+            primaryLength: primaryLength, secondaryLength: aux.count, secondaryOffset: primaryLength - (at + 8)))
+        let file = Array(primary[..<at]) + mpf + Array(primary[at...]) + aux
+        let metadata = try EXIFReader.readJPEG(MemoryByteSource(file))
+        let gainMap = try #require(metadata.gainMap)
+        #expect(gainMap.standard == .apple)
+        #expect(gainMap.metadata == nil && !gainMap.hasXMPMetadata && !gainMap.hasISOMetadata)
+        #expect(gainMap.offset == primaryLength && gainMap.length == aux.count)
+        #expect(metadata.warnings.isEmpty)
+    }
 }

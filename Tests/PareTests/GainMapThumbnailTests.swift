@@ -102,6 +102,26 @@ import Testing
         }
     }
 
+    /// The pipeline's disk cache keeps the gain map in its JPEG entry and gives it back.
+    @Test func pipelineDiskCacheKeepsTheGainMap() async throws {
+        let bytes = try #require(FileSystem.read(Corpus.fixtures + "/gainmap/synthetic-iso.jpg"))
+        var options = ThumbnailOptions(maxPixelSize: 40)
+        options.gainMap = .keep
+        let request = ThumbnailRequest(bytes: bytes, key: "hdr", options: options)
+        let directory = PipelineFixtures.temporaryDirectory()
+        let made = try await PipelineFixtures.pipeline { $0.diskCacheDirectory = directory }.thumbnail(request)
+        let second = try PipelineFixtures.pipeline { $0.diskCacheDirectory = directory }
+        let cached = try await second.thumbnail(request)
+        #expect(second.statistics.diskCacheHits == 1 && second.statistics.decodes == 0)
+        let original = try #require(made.gainMap), restored = try #require(cached.gainMap)
+        #expect((restored.image.width, restored.image.height, restored.image.format)
+            == (original.image.width, original.image.height, original.image.format))
+        #expect(restored.source.isoPayload == original.source.isoPayload)
+        // Stored at quality 95: within a few codes of the map that was made.
+        let worst = zip(restored.image.pixels, original.image.pixels).map { abs(Int($0) - Int($1)) }.max() ?? 0
+        #expect(worst <= 4)
+    }
+
     @Test func keepWithoutAGainMapWarns() throws {
         var options = ThumbnailOptions(maxPixelSize: 32)
         options.gainMap = .keep

@@ -1,6 +1,7 @@
 import CZlib
 import PareCore
 import PareJPEG
+import PareEXIF
 import ParePNG
 
 /// One file of the disk cache: an encoded thumbnail with what `Thumbnail` says about it,
@@ -184,11 +185,34 @@ extension DiskCacheEntry {
     /// opaque, PNG where it has alpha.
     static let automaticPolicy = "jpeg-or-png \(JPEGEncoderOptions.thumbnail)"
 
-    /// A thumbnail encoded by `automaticPolicy`.
+    /// A thumbnail encoded by `automaticPolicy` (a gain map kept goes into the JPEG's MPF
+    /// container, and comes back out with `gainMap(ledger:)`).
     init(automatic thumbnail: Thumbnail, key: ThumbnailKey) throws(PareError) {
         let encoding: Encoding = thumbnail.image.format.hasAlpha ? .png : .jpeg
-        let payload = try ImageEncoding.encode(thumbnail.image, as: encoding == .png ? .png : .jpeg)
+        let payload = try ImageEncoding.encode(thumbnail, as: encoding == .png ? .png : .jpeg).bytes
         self.init(thumbnail: thumbnail, key: key, encoding: encoding, payload: payload)
+    }
+
+    /// The gain map a JPEG payload carries (an entry made with `GainMapHandling.keep`),
+    /// decoded, counted by `ledger`; nil when there is none.
+    func gainMap(ledger: MemoryLedger) throws(PareError) -> GainMapThumbnail? {
+        guard encoding == .jpeg, let metadata = try? EXIFReader.readJPEG(MemoryByteSource(payload)),
+              let info = metadata.gainMap, info.metadata != nil else { return nil }
+        var builder = ImageBuilder(ledger: ledger)
+        let slice: ByteSourceSlice<MemoryByteSource>
+        do throws(CoreError) {
+            slice = try ByteSourceSlice(MemoryByteSource(payload), offset: info.offset, count: info.length)
+        } catch {
+            throw PareError(error)
+        }
+        do throws(JPEGError) {
+            var decoder = try JPEGDecoder(source: slice, ledger: ledger)
+            try decoder.decode(scale: .full, into: &builder)
+        } catch {
+            throw PareError(error)
+        }
+        guard let image = builder.image else { return nil }
+        return GainMapThumbnail(image: image, source: info)
     }
 
     /// The payload decoded back to pixels, counted by `ledger`. Fails if it does not decode

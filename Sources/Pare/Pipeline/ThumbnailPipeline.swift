@@ -373,8 +373,10 @@ public final class ThumbnailPipeline: @unchecked Sendable {
         return try await withReservation(estimate: JobCost.estimate(entry: entry.value), memoryLimit: nil, job: job) { ledger throws(PareError) in
             let entry = entry.value
             let image = try entry.image(ledger: ledger)
+            let gainMap = try entry.gainMap(ledger: ledger)
             return Thumbnail(image: image, source: entry.source, reason: entry.reason, appliedOrientation: entry.orientation,
-                             ledgerPeakBytes: ledger.peakBytes, allocations: ledger.allocationCount, warnings: [])
+                             ledgerPeakBytes: ledger.peakBytes, allocations: ledger.allocationCount, warnings: [],
+                             gainMap: gainMap)
         }
     }
 

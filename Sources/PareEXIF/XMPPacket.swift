@@ -80,17 +80,13 @@ public struct XMPPacket: Sendable {
 
     /// The texts of every `<tag …>text</tag>` at any depth, in order.
     func elementTexts(_ tag: [UInt8]) -> [String] {
-        var result: [String] = []
-        var at = 0
-        let open = [0x3C] + tag, close = Array("</".utf8) + tag
-        while let found = find(open, from: at) {
-            at = found + open.count
-            guard at < bytes.count, !Self.isNameByte(bytes[at]), let end = find([0x3E], from: at) else { continue }
-            guard let stop = find(close, from: end) else { break }
-            result.append(Self.unescaped(Array(bytes[(end + 1) ..< stop])).trimmed)
-            at = stop
+        elements(tag).compactMap { fragment in
+            // " <tag …>text</tag>": the text between the first '>' and the last "</".
+            let bytes = fragment.bytes
+            guard let open = bytes.firstIndex(of: 0x3E), bytes[open - 1] != 0x2F,
+                  let close = fragment.lastIndex(of: Array("</".utf8)), close > open else { return nil }
+            return Self.unescaped(Array(bytes[(open + 1) ..< close])).trimmed
         }
-        return result
     }
 
     /// The fragments `<tag …>…</tag>` (or `<tag …/>`), each as a packet of its own: the items
@@ -184,6 +180,15 @@ public struct XMPPacket: Sendable {
         while i <= last {
             if bytes[i] == needle[0], matches(needle, at: i) { return i }
             i += 1
+        }
+        return nil
+    }
+
+    func lastIndex(of needle: [UInt8]) -> Int? {
+        var i = bytes.count - needle.count
+        while i >= 0 {
+            if matches(needle, at: i) { return i }
+            i -= 1
         }
         return nil
     }

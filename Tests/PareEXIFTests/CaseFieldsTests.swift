@@ -16,6 +16,7 @@ import Testing
         .notJPEG(offset: 0), .truncatedSegment(offset: 2, marker: 0xE1), .strayBytes(offset: 20, count: 3),
         .tooManySegments(offset: 900, limit: 100), .badMPF(offset: 70, reason: "image 2 lies outside the file"),
         .tooManyMPFEntries(offset: 80, count: 300, limit: 256),
+        .badGainMap(offset: 90, reason: "ISO 21496-1 denominator 0"),
     ]
 
     @Test func namesAreTheCases() {
@@ -31,5 +32,7 @@ import Testing
         #expect(lines[8] == "EXIF: unknownFieldType IFD0 274 14 at byte 30")
         #expect(lines[14] == "EXIF: truncatedSegment 225 at byte 2")
         #expect(lines[17] == "EXIF: badMPF image 2 lies outside the file at byte 70")
+        #expect(lines[19] == "EXIF: badGainMap ISO 21496-1 denominator 0 at byte 90")
+        #expect("\(Self.errors[19])" == "EXIF: gain map: ISO 21496-1 denominator 0 at byte 90")
     }
 }

@@ -36,6 +36,44 @@ public enum ImageFormat: String, Sendable {
     }
 }
 
+extension ImageFormat {
+    /// The formats Pare knows by their signature but does not decode, named so that a refusal
+    /// says what the file is rather than "not an image": ISO BMFF's `ftyp` box with a HEIF or
+    /// AVIF brand (ISO/IEC 23008-12, AV1 Image File Format), JPEG XL's codestream and
+    /// container signatures (ISO/IEC 18181-2), JPEG 2000's (ISO/IEC 15444-1 and its JP2
+    /// signature box), BMP's "BM", RIFF WebP and GIF. Reads up to 16 bytes of `prefix`.
+    public static func unsupportedName(sniffing prefix: [UInt8]) -> String? {
+        func at(_ offset: Int, _ text: String) -> Bool { prefix.dropFirst(offset).starts(with: Array(text.utf8)) }
+        if at(4, "ftyp") {
+            let brand = String(decoding: prefix.dropFirst(8).prefix(4), as: UTF8.self)
+            if ["avif", "avis"].contains(brand) { return "AVIF" }
+            if ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1", "mif2"].contains(brand) { return "HEIF" }
+            if brand == "jxl " { return "JPEG XL" }
+            if ["jp2 ", "jpx ", "jph "].contains(brand) { return "JPEG 2000" }
+            return nil
+        }
+        if prefix.starts(with: [0xFF, 0x0A]) || prefix.starts(with: [0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) {
+            return "JPEG XL"
+        }
+        if prefix.starts(with: [0, 0, 0, 0x0C, 0x6A, 0x50, 0x20, 0x20, 0x0D, 0x0A, 0x87, 0x0A])
+            || prefix.starts(with: [0xFF, 0x4F, 0xFF, 0x51]) {
+            return "JPEG 2000"
+        }
+        if at(0, "RIFF") && at(8, "WEBP") { return "WebP" }
+        if at(0, "GIF87a") || at(0, "GIF89a") { return "GIF" }
+        if at(0, "BM") && prefix.count >= 14 { return "BMP" }
+        return nil
+    }
+}
+
+extension PareError {
+    /// The refusal of an input whose first bytes are not a format Pare reads: the format
+    /// named when it is one Pare knows ("HEIF image: not supported"), else `.unknownFormat`.
+    public static func unreadable(sniffing prefix: [UInt8]) -> PareError {
+        ImageFormat.unsupportedName(sniffing: prefix).map { .unsupported("\($0) image: not supported") } ?? .unknownFormat
+    }
+}
+
 /// A picture stored inside the file that can stand in for the main image.
 public struct EmbeddedImageInfo: Sendable, Equatable {
     /// Which kind of embedded picture.
@@ -162,17 +200,18 @@ public final class ImageSource: Sendable {
         try self.init(input: InputBytes(unsafeBytes: bytes))
     }
 
-    /// Reads from `input`. Fails with `.unknownFormat` if its first bytes are not those of a
-    /// JPEG, PNG or TIFF file, or with the read's error.
+    /// Reads from `input`. Fails if its first bytes are not those of a JPEG, PNG or TIFF file:
+    /// with `.unsupported` naming the format when Pare knows it (HEIF, AVIF, JPEG XL, JPEG
+    /// 2000, BMP, WebP, GIF), else with `.unknownFormat`; or with the read's error.
     public init(input: InputBytes) throws(PareError) {
         self.input = input
         let prefix: [UInt8]
         do {
-            prefix = try input.bytes(at: 0, count: min(8, input.count))
+            prefix = try input.bytes(at: 0, count: min(16, input.count))
         } catch {
             throw PareError(error)
         }
-        guard let format = ImageFormat(sniffing: prefix) else { throw .unknownFormat }
+        guard let format = ImageFormat(sniffing: prefix) else { throw .unreadable(sniffing: prefix) }
         self.format = format
     }
 

@@ -219,7 +219,7 @@ func decodeFullSize<Sink: RowSink>(input: String, source: InputBytes, ledger: Me
                                    into sink: inout Sink) throws(PareError) {
     let magic: [UInt8]
     do {
-        magic = try source.bytes(at: 0, count: min(4, source.count))
+        magic = try source.bytes(at: 0, count: min(16, source.count))
     } catch {
         throw PareError(error)
     }
@@ -252,6 +252,6 @@ func decodeFullSize<Sink: RowSink>(input: String, source: InputBytes, ledger: Me
     } else if magic.count >= 2, magic[0] == UInt8(ascii: "P"), (UInt8(ascii: "5") ... UInt8(ascii: "7")).contains(magic[1]) {
         try NetpbmDecoder(source: source, ledger: ledger).decode(into: &sink)
     } else {
-        throw .unknownFormat
+        throw .unreadable(sniffing: magic)
     }
 }

@@ -23,7 +23,7 @@ func runExif(_ raw: [String]) -> Int32 {
         return 1
     }
     guard let format = ImageFormat(sniffing: Array(bytes.prefix(8))) else {
-        return reportInputError(input, PareError.unknownFormat)
+        return reportInputError(input, PareError.unreadable(sniffing: Array(bytes.prefix(16))))
     }
     let source = MemoryByteSource(bytes)
     var json = JSONObjectBuilder()

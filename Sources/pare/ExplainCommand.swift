@@ -112,7 +112,7 @@ struct ExplainPage {
             page.format = "TIFF"
             ExplainMetadata.explainTIFF(bytes, into: &page)
         case nil:
-            page.fail("\(PareError.unknownFormat)")
+            page.fail("\(PareError.unreadable(sniffing: Array(bytes.prefix(16))))")
             page.spans = [ByteSpan(offset: 0, length: bytes.count, label: "unknown", what: "bytes of no known format",
                                    kind: "k-bad", section: "error")]
         }

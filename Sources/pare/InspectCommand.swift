@@ -48,7 +48,7 @@ func runInspect(_ raw: [String]) -> Int32 {
         (report, failure) = inspectTIFF(bytes)
     case nil:
         report = .object([("format", .string("unknown")), ("bytes", .int(bytes.count))])
-        failure = "\(PareError.unknownFormat)"
+        failure = "\(PareError.unreadable(sniffing: Array(bytes.prefix(16))))"
     }
     if case let .object(members) = report {
         report = .object([("file", .string(input))] + members + [("iccProfile", InspectICC.report(bytes))])

@@ -11,20 +11,22 @@ import Synchronization
 /// success, 1 when an input is bad (one line on stderr naming the file, offset and reason),
 /// 2 on a usage error.
 
-let usage = """
-    pare \(pareVersion): fast, portable image thumbnails
-
-    usage:
+/// Each command's usage, as `pare CMD --help` prints it and `pare --help` lists them all.
+let commandUsage: [(command: String, text: String)] = [
+    ("thumbnail", """
       pare thumbnail IN... --size N [-o OUT | --out-dir DIR] [--recursive] [--format jpeg|png|ppm]
-                     [--quality N] [--colour keep|srgb] [--embedded auto|never|always]
-                     [--filter lanczos3|triangle|area] [--no-rotate] [--strict] [--jobs N] [--json]
-                     [--stats] [--cache DIR]
+                     [--quality N] [--background RRGGBB] [--colour keep|srgb] [--gain-map drop|keep]
+                     [--embedded auto|never|always] [--filter lanczos3|triangle|area] [--no-rotate]
+                     [--strict] [--jobs N] [--json] [--stats] [--cache DIR]
             IN may be files or directories; with --out-dir, outputs keep their relative paths.
             The format is --format's, else OUT's extension; with --out-dir, JPEG for opaque
             thumbnails and PNG for those with alpha. JPEGs are written at --quality (default 85).
+            --gain-map keep carries an HDR photo's gain map into a JPEG thumbnail.
             --cache DIR keeps the thumbnails in DIR for later runs over unchanged inputs.
             A file cut off or damaged in its image data gives what was decoded, with a
             warning; --strict makes it a failure.
+    """),
+    ("convert", """
       pare convert IN -o OUT [--quality N] [--sampling 4:2:0|4:2:2|4:4:4] [--optimize]
                    [--progressive] [--restart N|NB] [--baseline] [--colour keep|srgb]
             decodes IN (JPEG, PNG, PGM/PPM/PAM) at full size and writes the format OUT's
@@ -32,17 +34,37 @@ let usage = """
             cjpeg's settings (quality 75, 4:2:0, standard tables); --restart N puts a
             restart marker every N MCU rows, NB every N MCUs; the output carries IN's
             ICC profile, or with --colour srgb is converted to sRGB.
+    """),
+    ("decode", """
       pare decode IN [--scale 1/8|1/4|1/2|1] -o OUT
+            the raw decode, no orientation or resampling: JPEG as djpeg -pnm -scale writes
+            it, PNG as PAM.
+    """),
+    ("exif", """
       pare exif IN --json
+            the metadata as one JSON object: orientation, camera, IFD1 thumbnail, MPF
+            images, the ICC profile, an HDR photo's gain map, every IFD.
+    """),
+    ("inspect", """
       pare inspect IN [--json]
             the file's structure, for learning the formats: JPEG markers, tables, scans and
             APPn segments; PNG chunks with CRC status, zlib header and filter types; the
             TIFF/EXIF IFD tree.
+    """),
+    ("explain", """
       pare explain IN -o REPORT.html
             one self-contained page that shows the file stage by stage: a byte map, the
             JPEG tables, scans, decoding stages and blocks, the PNG chunks, filters and
             passes, the metadata, and where a broken file stops.
-      pare --help | --version
+    """),
+]
+
+let usage = """
+    pare \(pareVersion): fast, portable image thumbnails
+
+    usage:
+    \(commandUsage.map(\.text).joined(separator: "\n"))
+      pare --help | --version | CMD --help
     """
 
 /// Runs `body` as a task on the global executor and blocks this thread until it returns.
@@ -74,6 +96,10 @@ guard let command = commandLine.first else {
 }
 let rest = Array(commandLine.dropFirst())
 let status: Int32
+if rest.contains("--help") || rest.contains("-h"), let entry = commandUsage.first(where: { $0.command == command }) {
+    print("usage:\n" + entry.text)
+    exit(0)
+}
 switch command {
 case "--help", "-h", "help":
     print(usage)

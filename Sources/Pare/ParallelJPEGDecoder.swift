@@ -73,9 +73,7 @@ public enum ParallelJPEGDecoder {
     }
 
     /// Cores this process may run on now.
-    public static var activeCores: Int {
-        max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-    }
+    public static var activeCores: Int { UsableCores.count }
 
     /// The largest band buffer, in output bytes, unless two MCU rows are larger.
     public static let defaultMaxBandBytes = 2 * 1024 * 1024

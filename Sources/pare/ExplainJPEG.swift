@@ -318,7 +318,6 @@ enum ExplainJPEG {
         } catch {
             page.fail("\(error)")
         }
-        _ = decoder
 
         page.section("stages", "Decoding stages", intro: "What the picture looks like at each step. Decoding only the DC term of each block gives a picture 1/8 the size; the components (planes) are stored at their own resolution before the chroma planes are upsampled and everything is converted to RGB; and the DCT lets a decoder stop at 1/8, 1/4 or 1/2 of the size by using only the lowest frequencies.") { html in
             if let image = eighth.image {

@@ -25,7 +25,6 @@ enum InverseDCT {
     static let fix0_765366865 = 6270
     static let fix0_899976223 = 7373
     static let fix1_175875602 = 9633
-    static let fix1_306562965 = 10703
     static let fix1_501321110 = 12299
     static let fix1_847759065 = 15137
     static let fix1_961570560 = 16069
@@ -53,11 +52,6 @@ enum InverseDCT {
     @inline(__always)
     static func wrap16(_ x: Int) -> Int {
         Int(Int16(truncatingIfNeeded: x))
-    }
-
-    @inline(__always)
-    static func saturate16(_ x: Int) -> Int32 {
-        Int32(x < -32768 ? -32768 : (x > 32767 ? 32767 : x))
     }
 
     /// The sample a DC-only block decodes to: DC·Q0/8, rounded, plus 128. At size 8 in the

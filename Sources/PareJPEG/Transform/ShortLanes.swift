@@ -58,22 +58,6 @@ enum ShortLanes {
         return low &+ (over & (over &>> 15))       // lanes above 255 become 255
     }
 
-    // Limits written with shifts and masks: the standard library's `clamped`, `pointwiseMin`
-    // and `pointwiseMax` are sometimes left as out-of-line calls too. Exact while the
-    // differences fit in 32 bits, which they do for the values the transforms produce
-    // (sums of 16-bit products, well inside ±2^30).
-    @inline(__always)
-    static func atLeast(_ v: Long, _ bound: Int32) -> Long {
-        let below = v &- Long(repeating: bound)
-        return v &- (below & (below &>> 31))
-    }
-
-    @inline(__always)
-    static func atMost(_ v: Long, _ bound: Int32) -> Long {
-        let room = Long(repeating: bound) &- v
-        return v &+ (room & (room &>> 31))
-    }
-
     /// (a · b) >> 16 of unsigned lanes: the high half of each 32-bit product (x86: pmulhuw;
     /// ARM: umull and a narrowing shift).
     @inline(__always)

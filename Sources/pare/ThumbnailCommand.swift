@@ -12,7 +12,8 @@ import PareCore
 /// `pare thumbnail IN... --size N [-o OUT | --out-dir DIR] [--recursive] [--format jpeg|png|ppm]
 /// [--quality N] [--background RRGGBB] [--colour keep|srgb] [--gain-map drop|keep]
 /// [--embedded auto|never|always] [--filter lanczos3|triangle|area]
-/// [--no-rotate] [--strict] [--jobs N] [--json] [--stats] [--cache DIR]`.
+/// [--no-rotate] [--strict] [--placeholder thumbhash|blurhash[:XxY]] [--jobs N] [--json] [--stats]
+/// [--cache DIR]`.
 ///
 /// The output format is `--format`'s, else OUT's extension (.jpg/.jpeg, .png, .ppm/.pgm/.pam;
 /// any other is a usage error); with `--out-dir` and no `--format`, JPEG for an opaque
@@ -45,7 +46,7 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
         arguments = try Arguments(
             raw, valued: ["--size", "--output", "--out-dir", "--format", "--embedded", "--jobs", "--filter",
                           "--quality", "--sampling", "--restart", "--colour", "--cache", "--background",
-                          "--gain-map"],
+                          "--gain-map", "--placeholder"],
             boolean: ["--no-rotate", "--json", "--stats", "--recursive", "--optimize", "--progressive", "--baseline",
                       "--strict"],
             aliases: ["-o": "--output", "-s": "--size", "-j": "--jobs", "-r": "--recursive"])
@@ -80,6 +81,13 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
     if let handling = arguments.value("--gain-map") {
         guard let parsed = GainMapHandling(rawValue: handling) else { return usageError("--gain-map takes drop or keep") }
         options.gainMap = parsed
+    }
+    var placeholder: PlaceholderKind?
+    if let name = arguments.value("--placeholder") {
+        guard let parsed = placeholderKind(name) else {
+            return usageError("--placeholder takes thumbhash, blurhash or blurhash:XxY (components 1…9)")
+        }
+        placeholder = parsed
     }
     let output = arguments.value("--output"), outDir = arguments.value("--out-dir")
     guard (output == nil) != (outDir == nil) else { return usageError("thumbnail needs exactly one of -o OUT and --out-dir DIR") }
@@ -133,7 +141,7 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
     // Files in parallel already keep the cores busy; one file's restart intervals are
     // spread over them only when it is decoded alone.
     if min(jobs, work.count) > 1 { options.decodeWorkers = 1 }
-    let immutableOptions = options, immutableCache = cache
+    let immutableOptions = options, immutableCache = cache, immutablePlaceholder = placeholder
 
     await withTaskGroup(of: Void.self) { group in
         var next = 0
@@ -142,8 +150,16 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
             let item = work[next]
             next += 1
             group.addTask {
-                let outcome = makeThumbnail(item, format: format, options: immutableOptions, jpeg: jpegOptions, background: background,
+                var outcome = makeThumbnail(item, format: format, options: immutableOptions, jpeg: jpegOptions, background: background,
                                             cache: immutableCache, inFlight: inFlight)
+                if let placeholder = immutablePlaceholder, case .made(var made, let format, let bytes, let milliseconds) = outcome {
+                    do {
+                        made.placeholder = try ImageSource(path: item.input).placeholder(placeholder, options: immutableOptions)
+                        outcome = .made(made, format: format, bytes: bytes, milliseconds: milliseconds)
+                    } catch {
+                        outcome = .failed("placeholder: \(error)")
+                    }
+                }
                 report.record(item, outcome)
             }
         }
@@ -260,6 +276,8 @@ enum Outcome {
 /// What the report says of a thumbnail that was made or taken from the cache.
 struct Made {
     var source: ThumbnailSource
+    /// With `--placeholder`: the hash, printed in the JSON line.
+    var placeholder: Placeholder?
     var width: Int
     var height: Int
     var ledgerPeakBytes: Int
@@ -323,6 +341,17 @@ private func makeThumbnail(_ item: WorkItem, format: OutputFormat, options: Thum
     }
     guard written else { return .failed("cannot write \(item.destination)") }
     return .made(made, format: chosen, bytes: encoded.count, milliseconds: Double(POSIX.now() - start) / 1_000_000)
+}
+
+/// `thumbhash`, `blurhash` (4×3 components) or `blurhash:XxY`.
+func placeholderKind(_ name: String) -> PlaceholderKind? {
+    if name == "thumbhash" { return .thumbHash }
+    if name == "blurhash" { return .blurHash(x: 4, y: 3) }
+    guard name.hasPrefix("blurhash:") else { return nil }
+    let parts = name.dropFirst("blurhash:".count).split(separator: "x")
+    guard parts.count == 2, let x = Int(parts[0]), let y = Int(parts[1]), (1 ... 9).contains(x), (1 ... 9).contains(y)
+    else { return nil }
+    return .blurHash(x: x, y: y)
 }
 
 /// The output bytes from the disk cache, or made and stored there. An entry holds the
@@ -400,6 +429,10 @@ final class BatchReport: @unchecked Sendable {
                     ("ms", fixed(milliseconds, 2)),
                 ]
                 if cache { fields.append(("cached", thumbnail.cached ? "true" : "false")) }
+                if let placeholder = thumbnail.placeholder {
+                    let name = placeholder.kind == .thumbHash ? "thumbhash" : "blurhash"
+                    fields.append((name, JSONValue.quoted(placeholder.text)))
+                }
                 if stats {
                     fields.append(("ledgerPeakBytes", "\(thumbnail.ledgerPeakBytes)"))
                     fields.append(("allocations", "\(thumbnail.allocations)"))

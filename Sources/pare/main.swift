@@ -17,12 +17,14 @@ let commandUsage: [(command: String, text: String)] = [
       pare thumbnail IN... --size N [-o OUT | --out-dir DIR] [--recursive] [--format jpeg|png|ppm]
                      [--quality N] [--background RRGGBB] [--colour keep|srgb] [--gain-map drop|keep]
                      [--embedded auto|never|always] [--filter lanczos3|triangle|area] [--no-rotate]
-                     [--strict] [--jobs N] [--json] [--stats] [--cache DIR]
+                     [--strict] [--placeholder thumbhash|blurhash[:XxY]] [--jobs N] [--json] [--stats]
+                     [--cache DIR]
             IN may be files or directories; with --out-dir, outputs keep their relative paths.
             The format is --format's, else OUT's extension; with --out-dir, JPEG for opaque
             thumbnails and PNG for those with alpha. JPEGs are written at --quality (default 85).
             --gain-map keep carries an HDR photo's gain map into a JPEG thumbnail.
             --cache DIR keeps the thumbnails in DIR for later runs over unchanged inputs.
+            --placeholder adds a ThumbHash (base64) or BlurHash to each --json line.
             A file cut off or damaged in its image data gives what was decoded, with a
             warning; --strict makes it a failure.
     """),
@@ -50,6 +52,13 @@ let commandUsage: [(command: String, text: String)] = [
             the file's structure, for learning the formats: JPEG markers, tables, scans and
             APPn segments; PNG chunks with CRC status, zlib header and filter types; the
             TIFF/EXIF IFD tree.
+    """),
+    ("placeholder", """
+      pare placeholder encode IN [--kind thumbhash|blurhash[:XxY]]
+      pare placeholder decode HASH -o OUT [--size N|WxH] [--kind thumbhash|blurhash]
+            a ThumbHash (base64) or BlurHash of IN, from its cheapest source at about 100
+            pixels; or a hash drawn back to pixels (ThumbHash at 32 pixels on its long side,
+            BlurHash at 32×32, unless --size says otherwise).
     """),
     ("explain", """
       pare explain IN -o REPORT.html
@@ -119,6 +128,8 @@ case "inspect":
     status = runInspect(rest)
 case "explain":
     status = runExplain(rest)
+case "placeholder":
+    status = runPlaceholder(rest)
 default:
     printError("pare: unknown command '\(command)' (see pare --help)")
     status = 2

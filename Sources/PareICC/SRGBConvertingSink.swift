@@ -10,7 +10,7 @@ import PareCore
 /// With no converter, with an sRGB source (`SRGBConverter.isIdentity`) or with rows the
 /// converter does not fit (gray rows for an RGB profile), rows pass through untouched and
 /// nothing is allocated. Otherwise one row of 8-bit samples is held, and the downstream sees
-/// 8-bit rows of the same channels (`PixelFormat.eightBit`).
+/// 8-bit rows of the same channels (`PixelFormat.eightBit`), RGB for CMYK.
 public struct SRGBConvertingSink<Downstream: RowSink>: RowSink {
     public var downstream: Downstream
     let converter: SRGBConverter?
@@ -41,7 +41,7 @@ public struct SRGBConvertingSink<Downstream: RowSink>: RowSink {
             return
         }
         var converted = header
-        converted.format = header.format.eightBit
+        converted.format = converter.outputFormat(for: header.format)
         let (bytes, overflow) = header.width.multipliedReportingOverflow(by: converted.format.bytesPerPixel)
         if overflow { throw .sizeOverflow }
         scratch = try ledger.allocate(UInt8.self, count: bytes, initialValue: 0)
@@ -54,8 +54,9 @@ public struct SRGBConvertingSink<Downstream: RowSink>: RowSink {
             downstream.consume(row, at: placement)
             return
         }
-        let width = min(placement.width, scratch.count / rows.channels)
+        let width = min(placement.width, scratch.count / rows.outputChannels)
         rows.convert(row, into: scratch.buffer, width: width)
-        downstream.consume(UnsafeBufferPointer(start: scratch.baseAddress, count: width * rows.channels), at: placement)
+        downstream.consume(UnsafeBufferPointer(start: scratch.baseAddress, count: width * rows.outputChannels),
+                           at: placement)
     }
 }

@@ -121,7 +121,9 @@ extension ImageSource {
         let outHeight = max(1, (plan.height * outLong + long / 2) / long)
 
         // Colour is converted on the decoded rows, before the resampler (ColourStage).
-        let colourStage = ColourStage(options.colour, source: properties.colour)
+        let colourStage = ColourStage(options.colour, source: properties.colour, cmykProfile: options.cmykProfile)
+        var options = options
+        options.jpeg.cmykSamples = colourStage.wantsCMYKSamples
         var sink = colourStage.sink(ledger: ledger, into: Resampler(
             outputWidth: outWidth, outputHeight: outHeight, filter: options.filter, ledger: ledger,
             downstream: ImageBuilder(ledger: ledger)))
@@ -169,7 +171,8 @@ extension ImageSource {
                 expanded = try Self.expandGrayAlpha(image, ledger: ledger)
                 image = expanded!.image
             }
-            let colour = colourStage.outputColour(decoded: decoded, output: image.format, warnings: &warnings)
+            let colour = colourStage.outputColour(decoded: decoded, output: image.format,
+                                                  convertedCMYK: sink.convertedCMYK, warnings: &warnings)
             let orientation = options.applyOrientation ? properties.orientation : .up
             if orientation != .up { image = try orientation.apply(to: image, ledger: ledger) }
             let thumbnail = Thumbnail(image: image, source: plan.source, reason: plan.reason,

@@ -14,15 +14,20 @@ import PareCore
 public struct SRGBConvertingSink<Downstream: RowSink>: RowSink {
     public var downstream: Downstream
     let converter: SRGBConverter?
+    /// The converter for `cmyk8` rows.
+    let cmyk: SRGBConverter?
     let ledger: MemoryLedger
     var rows: SRGBRowConverter?
     var scratch: LedgerBuffer<UInt8>?
     /// Set by `begin`: true when the rows downstream are sRGB (converted, or sRGB already),
     /// false when there was no converter or it did not fit the rows' format.
     public private(set) var isSRGB = false
+    /// Set by `begin`: true when CMYK rows are converted (`cmyk` took them).
+    public private(set) var convertedCMYK = false
 
-    public init(converter: SRGBConverter?, ledger: MemoryLedger, downstream: Downstream) {
+    public init(converter: SRGBConverter?, cmyk: SRGBConverter? = nil, ledger: MemoryLedger, downstream: Downstream) {
         self.converter = converter
+        self.cmyk = cmyk
         self.ledger = ledger
         self.downstream = downstream
     }
@@ -31,11 +36,13 @@ public struct SRGBConvertingSink<Downstream: RowSink>: RowSink {
         rows = nil
         scratch = nil
         isSRGB = false
-        guard let converter, converter.accepts(header.format) else {
+        convertedCMYK = false
+        guard let converter = header.format == .cmyk8 ? cmyk : self.converter, converter.accepts(header.format) else {
             try downstream.begin(header)
             return
         }
         isSRGB = true
+        convertedCMYK = header.format == .cmyk8
         if converter.isIdentity {
             try downstream.begin(header)
             return

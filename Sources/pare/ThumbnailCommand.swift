@@ -10,7 +10,7 @@ import PareJPEG
 import PareCore
 
 /// `pare thumbnail IN... --size N [-o OUT | --out-dir DIR] [--recursive] [--format jpeg|png|ppm]
-/// [--quality N] [--background RRGGBB] [--colour keep|srgb] [--embedded auto|never|always] [--filter lanczos3|triangle|area]
+/// [--quality N] [--background RRGGBB] [--colour keep|srgb] [--cmyk-profile FILE] [--embedded auto|never|always] [--filter lanczos3|triangle|area]
 /// [--no-rotate] [--jobs N] [--json] [--stats] [--cache DIR]`.
 ///
 /// The output format is `--format`'s, else OUT's extension (.jpg/.jpeg, .png, .ppm/.pgm/.pam;
@@ -39,7 +39,8 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
     do {
         arguments = try Arguments(
             raw, valued: ["--size", "--output", "--out-dir", "--format", "--embedded", "--jobs", "--filter",
-                          "--quality", "--sampling", "--restart", "--colour", "--cache", "--background"],
+                          "--quality", "--sampling", "--restart", "--colour", "--cache", "--background",
+                          "--cmyk-profile"],
             boolean: ["--no-rotate", "--json", "--stats", "--recursive", "--optimize", "--progressive", "--baseline"],
             aliases: ["-o": "--output", "-s": "--size", "-j": "--jobs", "-r": "--recursive"])
     } catch {
@@ -68,6 +69,10 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
     if let colour = arguments.value("--colour") {
         guard let parsed = ColourHandling(rawValue: colour) else { return usageError("--colour takes keep or srgb") }
         options.colour = parsed
+    }
+    switch cmykProfileOption(arguments) {
+    case let .success(profile): options.cmykProfile = profile
+    case let .failure(error): return usageError(error.message)
     }
     let output = arguments.value("--output"), outDir = arguments.value("--out-dir")
     guard (output == nil) != (outDir == nil) else { return usageError("thumbnail needs exactly one of -o OUT and --out-dir DIR") }

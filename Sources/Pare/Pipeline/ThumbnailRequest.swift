@@ -133,6 +133,14 @@ public struct FileIdentity: Sendable, Equatable, CustomStringConvertible {
 }
 
 extension ThumbnailOptions {
+    /// FNV-1a (64 bits) of a profile's bytes, in hex: two profiles are one key only when
+    /// their bytes are, whatever their descriptions say.
+    static func fingerprint(_ bytes: [UInt8]) -> String {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+        return String(hash, radix: 16)
+    }
+
     /// Every option that changes the pixels, as text for the cache key.
     var pixelKey: String {
         let filterName: String
@@ -144,6 +152,7 @@ extension ThumbnailOptions {
         var key = "size=\(maxPixelSize)|embedded=\(embedded.rawValue)|orient=\(applyOrientation ? 1 : 0)|filter=\(filterName)"
             + "|png=\(png.output)|strict=\(jpeg.strict ? 1 : 0)|exact=\(jpeg.maxExactCoefficientBytes)|preview=\(jpeg.progressiveFidelity == .preview ? 1 : 0)|colour=\(colour)"
         if let forcedJPEGScale { key += "|scale=\(forcedJPEGScale.rawValue)" }
+        if let cmykProfile { key += "|cmyk=\(Self.fingerprint(cmykProfile.bytes))" }
         return key
     }
 }

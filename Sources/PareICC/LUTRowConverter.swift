@@ -38,12 +38,19 @@ struct LUTRowConverter: Sendable {
     /// Three curves, `curveEntries` each, or empty for the identity.
     let mCurves: [Float]
     let bCurves: [Float]
-    /// lutAToBType's matrix as columns, and its offsets; nil without one.
-    let matrix: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>, SIMD4<Float>)?
-    /// Lab: L*, a*, b* = value · scale + bias. XYZ: nil.
-    let lab: (scale: SIMD4<Float>, bias: SIMD4<Float>)?
+    /// lutAToBType's matrix as columns, then its offsets (`hasMatrix`; else the identity).
+    let matrix: PostMatrix
+    let hasMatrix: Bool
+    /// Lab (`isLab`): L*, a*, b* = value · scale + bias.
+    let labScale: SIMD4<Float>, labBias: SIMD4<Float>
+    let isLab: Bool
+
+    /// Three columns and an offset, stored flat so that the loop reads them from registers.
+    struct PostMatrix: Sendable {
+        var c0: SIMD4<Float>, c1: SIMD4<Float>, c2: SIMD4<Float>, offset: SIMD4<Float>
+    }
     /// PCS XYZ (in the encoding's units for an XYZ PCS) to linear sRGB, as columns.
-    let toSRGB: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>)
+    let toSRGB: PostMatrix
     /// Gray: the PCS Y in the encoding's units to Y.
     let grayScale: Float
     let encode: [UInt8]
@@ -94,28 +101,26 @@ struct LUTRowConverter: Sendable {
         self.nodes = nodes
         mCurves = Self.table(lut.mCurves)
         bCurves = Self.table(lut.bCurves)
-        if let e = lut.matrix {
-            let f = e.map(Float.init)
-            matrix = (SIMD4(f[0], f[3], f[6], 0), SIMD4(f[1], f[4], f[7], 0), SIMD4(f[2], f[5], f[8], 0),
-                      SIMD4(f[9], f[10], f[11], 0))
-        } else {
-            matrix = nil
-        }
+        let f = (lut.matrix ?? Matrix3.identity + [0, 0, 0]).map(Float.init)
+        matrix = PostMatrix(c0: SIMD4(f[0], f[3], f[6], 0), c1: SIMD4(f[1], f[4], f[7], 0), c2: SIMD4(f[2], f[5], f[8], 0),
+                            offset: SIMD4(f[9], f[10], f[11], 0))
+        hasMatrix = lut.matrix != nil
         var toXYZ = 1.0
+        isLab = lut.pcs != .xyz
+        labBias = SIMD4(0, -128, -128, 0)
         switch lut.pcs {
         case .xyz:
-            lab = nil
             toXYZ = 65535.0 / 32768
+            labScale = .zero
         case .lab:
-            lab = (SIMD4(100, 255, 255, 0), SIMD4(0, -128, -128, 0))
+            labScale = SIMD4(100, 255, 255, 0)
         case .labV2:
-            lab = (SIMD4(Float(65535.0 / 65280 * 100), Float(65535.0 / 256), Float(65535.0 / 256), 0),
-                   SIMD4(0, -128, -128, 0))
+            labScale = SIMD4(Float(65535.0 / 65280 * 100), Float(65535.0 / 256), Float(65535.0 / 256), 0)
         }
         func column(_ c: Int) -> SIMD4<Float> {
             SIMD4(Float(m[c] * toXYZ), Float(m[3 + c] * toXYZ), Float(m[6 + c] * toXYZ), 0)
         }
-        toSRGB = (column(0), column(1), column(2))
+        toSRGB = PostMatrix(c0: column(0), c1: column(1), c2: column(2), offset: .zero)
         grayScale = Float(toXYZ)
         encode = SRGBRowConverter.encodeTable()
     }
@@ -158,50 +163,72 @@ struct LUTRowConverter: Sendable {
                      _ cellTable: UnsafeBufferPointer<Int32>, _ fractionTable: UnsafeBufferPointer<Float>,
                      _ grid: UnsafeBufferPointer<SIMD4<Float>>, _ m: UnsafeBufferPointer<Float>,
                      _ b: UnsafeBufferPointer<Float>, _ e: UnsafeBufferPointer<UInt8>) {
+        let post = Post(converter: self, m: m, b: b)
+        // CMYK rows, 8-bit and without alpha, are what CMYK JPEGs give: a loop of their own.
+        if inputs == 4 && sampleBits == 8 && channels == 4 {
+            let s0 = strides[0], s1 = strides[1], s2 = strides[2], s3 = strides[3]
+            // SAFETY: pixel x's 4 samples and 3 outputs lie within both rows for x < width
+            // (checked by the caller); cell and fraction indices are c·256 + a byte < 1024; a
+            // cell's offset plus one stride per input is at most the last node (lower
+            // indices stop at points − 2); encoding indices are 0…2^14 (`encodeIndex`).
+            for x in 0 ..< width {
+                let p = s + 4 * x
+                let c = Int(p[0]), mm = 256 + Int(p[1]), y = 512 + Int(p[2]), k = 768 + Int(p[3])
+                let o = Int(cellTable[c] &+ cellTable[mm] &+ cellTable[y] &+ cellTable[k])
+                let fm = fractionTable[mm], fy = fractionTable[y], fk = fractionTable[k]
+                let near = Self.tetrahedral(grid, o, s1, s2, s3, fm, fy, fk)
+                let far = Self.tetrahedral(grid, o + s0, s1, s2, s3, fm, fy, fk)
+                let linear = post.linearSRGB(near + (far - near) * fractionTable[c])
+                let q = d + 3 * x
+                q[0] = e[Self.encodeIndex(linear[0])]
+                q[1] = e[Self.encodeIndex(linear[1])]
+                q[2] = e[Self.encodeIndex(linear[2])]
+            }
+            return
+        }
         let outChannels = outputChannels, wide = sampleBits == 16
         let s0 = strides[0], s1 = inputs > 1 ? strides[1] : 0, s2 = inputs > 2 ? strides[2] : 0
         let s3 = inputs > 3 ? strides[3] : 0
-        var code = SIMD4<Int>(repeating: 0)
-        // SAFETY: pixel x's samples lie within both rows for x < width (checked by the
-        // caller); a cell or fraction index is c·256 + a byte < inputs·256; a cell's offset
-        // plus one stride per input is at most the last node (lower indices stop at points − 2);
-        // curve indices are < 4096 + 1 per curve and encoding indices 0…2^14 (clamped).
+        var code = (0, 0, 0, 0)
+        // SAFETY: as above, for `channels` samples of 1 or 2 bytes in and `outChannels` out.
         for x in 0 ..< width {
-            for c in 0 ..< inputs {
+            @inline(__always) func sample(_ c: Int) -> Int {
                 if wide {
                     let at = 2 * (x * channels + c)
-                    code[c] = Int((UInt32(s[at]) << 8 | UInt32(s[at + 1])) &* 255 &+ 32767) / 65535
-                } else {
-                    code[c] = Int(s[x * channels + c])
+                    return Int((UInt32(s[at]) << 8 | UInt32(s[at + 1])) &* 255 &+ 32767) / 65535
                 }
+                return Int(s[x * channels + c])
             }
+            code.0 = sample(0)
+            if inputs > 1 {
+                code.1 = 256 + sample(1)
+                code.2 = 512 + sample(2)
+            }
+            if inputs > 3 { code.3 = 768 + sample(3) }
             var v: SIMD4<Float>
             switch inputs {
             case 1:
-                let o = Int(cellTable[code[0]]), f = fractionTable[code[0]]
+                let o = Int(cellTable[code.0]), f = fractionTable[code.0]
                 v = grid[o] + (grid[o + s0] - grid[o]) * f
             case 3:
-                let o = Int(cellTable[code[0]] &+ cellTable[256 + code[1]] &+ cellTable[512 + code[2]])
-                v = Self.tetrahedral(grid, o, s0, s1, s2, fractionTable[code[0]], fractionTable[256 + code[1]],
-                                     fractionTable[512 + code[2]])
+                let o = Int(cellTable[code.0] &+ cellTable[code.1] &+ cellTable[code.2])
+                v = Self.tetrahedral(grid, o, s0, s1, s2, fractionTable[code.0], fractionTable[code.1],
+                                     fractionTable[code.2])
             default:
-                let o = Int(cellTable[256 + code[1]] &+ cellTable[512 + code[2]] &+ cellTable[768 + code[3]])
-                let base = Int(cellTable[code[0]])
-                let fy = fractionTable[256 + code[1]], fz = fractionTable[512 + code[2]], fk = fractionTable[768 + code[3]]
-                let near = Self.tetrahedral(grid, base + o, s1, s2, s3, fy, fz, fk)
-                let far = Self.tetrahedral(grid, base + s0 + o, s1, s2, s3, fy, fz, fk)
-                v = near + (far - near) * fractionTable[code[0]]
+                let o = Int(cellTable[code.0] &+ cellTable[code.1] &+ cellTable[code.2] &+ cellTable[code.3])
+                let fy = fractionTable[code.1], fz = fractionTable[code.2], fk = fractionTable[code.3]
+                let near = Self.tetrahedral(grid, o, s1, s2, s3, fy, fz, fk)
+                let far = Self.tetrahedral(grid, o + s0, s1, s2, s3, fy, fz, fk)
+                v = near + (far - near) * fractionTable[code.0]
             }
-            let linear = toLinearSRGB(v, m, b)
-            let index = SIMD4<Int32>((linear.clamped(lowerBound: .zero, upperBound: SIMD4(repeating: 1))
-                * Self.encodeSteps + 0.5).rounded(.down))
+            let linear = post.linearSRGB(v)
             let o = x * outChannels
             if inputs == 1 {
-                d[o] = e[Int(index[1])]
+                d[o] = e[Self.encodeIndex(linear[1])]
             } else {
-                d[o] = e[Int(index[0])]
-                d[o + 1] = e[Int(index[1])]
-                d[o + 2] = e[Int(index[2])]
+                d[o] = e[Self.encodeIndex(linear[0])]
+                d[o + 1] = e[Self.encodeIndex(linear[1])]
+                d[o + 2] = e[Self.encodeIndex(linear[2])]
             }
             if outChannels == 2 || outChannels == 4 {
                 let at = x * channels + inputs
@@ -209,6 +236,24 @@ struct LUTRowConverter: Sendable {
                     ? UInt8(((UInt32(s[2 * at]) << 8 | UInt32(s[2 * at + 1])) &* 255 &+ 32767) / 65535) : s[at]
             }
         }
+    }
+
+    /// Linear light to the encoding table's index, 0…2^14. Lane by lane in scalars: the
+    /// generic SIMD conversions and clamps are calls, not instructions.
+    @inline(__always)
+    private static func encodeIndex(_ linear: Float) -> Int {
+        // Clamped first (two compares the compiler turns into min/max), so the conversion
+        // never meets NaN or a value out of range.
+        Int(Int32(clamp01(linear) * encodeSteps + 0.5))
+    }
+
+    @inline(__always)
+    fileprivate static func clamp01(_ v: Float) -> Float { v < 0 ? 0 : (v > 1 ? 1 : v) }
+
+    /// CIE 15's inverse of f: t³ above 6/29, the straight segment below.
+    @inline(__always)
+    fileprivate static func inverseF(_ t: Float) -> Float {
+        t > Float(6.0 / 29) ? t * t * t : (t - Float(4.0 / 29)) * Float(3 * (6.0 / 29) * (6.0 / 29))
     }
 
     /// One tetrahedral step over the cube at `o` with strides a, b, c and fractions x, y, z.
@@ -240,40 +285,59 @@ struct LUTRowConverter: Sendable {
         return c0 + (c1 - c0) * z + (c2 - c1) * y + (c3 - c2) * x
     }
 
-    /// The CLUT's output through M curves, matrix and B curves to the PCS, then linear sRGB
-    /// (lane 1 is the PCS Y for gray).
-    @inline(__always)
-    private func toLinearSRGB(_ clut: SIMD4<Float>, _ m: UnsafeBufferPointer<Float>,
-                              _ b: UnsafeBufferPointer<Float>) -> SIMD4<Float> {
-        var v = clut
-        if !m.isEmpty { v = Self.curves(m, v) }
-        if let (c0, c1, c2, offset) = matrix {
-            v = (c0 * v[0] + c1 * v[1] + c2 * v[2] + offset).clamped(lowerBound: .zero, upperBound: SIMD4(repeating: 1))
+    /// The stages after the CLUT, copied out of the converter once a row so that the loop
+    /// holds them in registers: M curves, matrix and B curves to the PCS, then linear sRGB.
+    struct Post {
+        let m: UnsafeBufferPointer<Float>, b: UnsafeBufferPointer<Float>
+        let matrix: PostMatrix, toSRGB: PostMatrix
+        let hasMatrix: Bool, isLab: Bool, gray: Bool
+        let labScale: SIMD4<Float>, labBias: SIMD4<Float>
+        let grayScale: Float
+
+        init(converter: LUTRowConverter, m: UnsafeBufferPointer<Float>, b: UnsafeBufferPointer<Float>) {
+            self.m = m
+            self.b = b
+            matrix = converter.matrix
+            toSRGB = converter.toSRGB
+            hasMatrix = converter.hasMatrix
+            isLab = converter.isLab
+            gray = converter.inputs == 1
+            labScale = converter.labScale
+            labBias = converter.labBias
+            grayScale = converter.grayScale
         }
-        if !b.isEmpty { v = Self.curves(b, v) }
-        if let (scale, bias) = lab {
-            let l = v * scale + bias
-            let fy = (l[0] + 16) / 116
-            let f = SIMD4<Float>(fy + l[1] / 500, fy, fy - l[2] / 200, 0)
-            let cube = f * f * f
-            let line = (f - 4.0 / 29) * Float(3 * (6.0 / 29) * (6.0 / 29))
-            v = cube.replacing(with: line, where: f .<= Float(6.0 / 29))
-                * SIMD4(Float(ColourPrimaries.d50.x), 1, Float(ColourPrimaries.d50.z), 0)
+
+        /// Lane 1 is the PCS Y for gray.
+        @inline(__always)
+        func linearSRGB(_ clut: SIMD4<Float>) -> SIMD4<Float> {
+            var v = clut
+            if !m.isEmpty { v = LUTRowConverter.curves(m, v) }
+            if hasMatrix {
+                let u = matrix.c0 * v[0] + matrix.c1 * v[1] + matrix.c2 * v[2] + matrix.offset
+                v = SIMD4(LUTRowConverter.clamp01(u[0]), LUTRowConverter.clamp01(u[1]), LUTRowConverter.clamp01(u[2]), 0)
+            }
+            if !b.isEmpty { v = LUTRowConverter.curves(b, v) }
+            if isLab {
+                let l = v * labScale + labBias
+                let fy = (l[0] + 16) / 116
+                v = SIMD4(LUTRowConverter.inverseF(fy + l[1] / 500), LUTRowConverter.inverseF(fy),
+                          LUTRowConverter.inverseF(fy - l[2] / 200), 0)
+                    * SIMD4(Float(ColourPrimaries.d50.x), 1, Float(ColourPrimaries.d50.z), 0)
+            }
+            if gray { return SIMD4(0, v[1] * grayScale, 0, 0) }
+            return toSRGB.c0 * v[0] + toSRGB.c1 * v[1] + toSRGB.c2 * v[2]
         }
-        if inputs == 1 { return SIMD4(0, v[1] * grayScale, 0, 0) }
-        return toSRGB.0 * v[0] + toSRGB.1 * v[1] + toSRGB.2 * v[2]
     }
 
     /// Three lanes through their curve tables, interpolated.
     @inline(__always)
-    private static func curves(_ t: UnsafeBufferPointer<Float>, _ v: SIMD4<Float>) -> SIMD4<Float> {
-        let position = v.clamped(lowerBound: .zero, upperBound: SIMD4(repeating: 1)) * Float(curveEntries - 1)
-        var out = SIMD4<Float>.zero
-        for lane in 0 ..< 3 {
-            let i = min(Int(position[lane]), curveEntries - 2), f = position[lane] - Float(i)
-            let at = lane * curveEntries + i
-            out[lane] = t[at] + (t[at + 1] - t[at]) * f
+    fileprivate static func curves(_ t: UnsafeBufferPointer<Float>, _ v: SIMD4<Float>) -> SIMD4<Float> {
+        @inline(__always) func lane(_ c: Int) -> Float {
+            let position = clamp01(v[c]) * Float(curveEntries - 1)
+            let i = min(Int(position), curveEntries - 2), f = position - Float(i)
+            let at = c * curveEntries + i
+            return t[at] + (t[at + 1] - t[at]) * f
         }
-        return out
+        return SIMD4(lane(0), lane(1), lane(2), 0)
     }
 }

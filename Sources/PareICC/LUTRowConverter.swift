@@ -248,7 +248,7 @@ struct LUTRowConverter: Sendable {
     }
 
     @inline(__always)
-    fileprivate static func clamp01(_ v: Float) -> Float { v < 0 ? 0 : (v > 1 ? 1 : v) }
+    fileprivate static func clamp01(_ v: Float) -> Float { Swift.min(Swift.max(v, 0), 1) }
 
     /// CIE 15's inverse of f: t³ above 6/29, the straight segment below.
     @inline(__always)
@@ -293,6 +293,9 @@ struct LUTRowConverter: Sendable {
         let hasMatrix: Bool, isLab: Bool, gray: Bool
         let labScale: SIMD4<Float>, labBias: SIMD4<Float>
         let grayScale: Float
+        /// The PCS white (D50), by which CIE 15's ratios are scaled, held here rather than
+        /// read from a global in the loop.
+        let white = SIMD4<Float>(Float(ColourPrimaries.d50.x), 1, Float(ColourPrimaries.d50.z), 0)
 
         init(converter: LUTRowConverter, m: UnsafeBufferPointer<Float>, b: UnsafeBufferPointer<Float>) {
             self.m = m
@@ -318,11 +321,12 @@ struct LUTRowConverter: Sendable {
             }
             if !b.isEmpty { v = LUTRowConverter.curves(b, v) }
             if isLab {
+                // CIE 15: f(Y) = (L* + 16) / 116, f(X) = f(Y) + a* / 500, f(Z) = f(Y) − b* / 200,
+                // as products (a division is several times a multiplication's latency).
                 let l = v * labScale + labBias
-                let fy = (l[0] + 16) / 116
-                v = SIMD4(LUTRowConverter.inverseF(fy + l[1] / 500), LUTRowConverter.inverseF(fy),
-                          LUTRowConverter.inverseF(fy - l[2] / 200), 0)
-                    * SIMD4(Float(ColourPrimaries.d50.x), 1, Float(ColourPrimaries.d50.z), 0)
+                let fy = (l[0] + 16) * Float(1.0 / 116)
+                v = SIMD4(LUTRowConverter.inverseF(fy + l[1] * Float(1.0 / 500)), LUTRowConverter.inverseF(fy),
+                          LUTRowConverter.inverseF(fy - l[2] * Float(1.0 / 200)), 0) * white
             }
             if gray { return SIMD4(0, v[1] * grayScale, 0, 0) }
             return toSRGB.c0 * v[0] + toSRGB.c1 * v[1] + toSRGB.c2 * v[2]

@@ -11,13 +11,10 @@
 #   PARE=/path/to/pare RUNS=15 Benchmarks/cmyk-cost.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. Benchmarks/pare-binary.sh
 work=${WORK:-$(mktemp -d)}
 mkdir -p "$work"
 runs=${RUNS:-11}
-if [ -z "${PARE:-}" ]; then
-    swift build -c release --product pare >/dev/null
-    PARE=$(swift build -c release --show-bin-path)/pare
-fi
 [ -f "$work/big-tagged.jpg" ] || /usr/bin/python3 Fixtures/icc/make-cmyk-fixtures.py "$work" --big > /dev/null
 if command -v valgrind > /dev/null; then
     count() { # file; prints the instructions of one thumbnail

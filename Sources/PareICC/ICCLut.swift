@@ -163,24 +163,30 @@ struct ICCCLUT: Sendable {
     /// The cube's corners at offsets 0 and the sums of `s`, split into six tetrahedra by the
     /// order of the fractions; the one holding the point weights its four corners.
     func tetrahedral(_ base: Int, _ s: [Int], _ x: Double, _ y: Double, _ z: Double) -> [Double] {
-        // The path from the cube's lowest corner to its highest, one axis at a time, largest
-        // fraction first: its two middle corners and the three steps' weights.
-        let (first, second, w0, w1, w2): (Int, Int, Double, Double, Double)
-        if x >= y {
-            if y >= z { (first, second, w0, w1, w2) = (s[0], s[0] + s[1], x, y, z) }
-            else if x >= z { (first, second, w0, w1, w2) = (s[0], s[0] + s[2], x, z, y) }
-            else { (first, second, w0, w1, w2) = (s[2], s[0] + s[2], z, x, y) }
-        } else {
-            if x >= z { (first, second, w0, w1, w2) = (s[1], s[0] + s[1], y, x, z) }
-            else if y >= z { (first, second, w0, w1, w2) = (s[1], s[1] + s[2], y, z, x) }
-            else { (first, second, w0, w1, w2) = (s[2], s[1] + s[2], z, y, x) }
-        }
+        let (first, second, w) = Self.tetrahedron(x, y, z, s[0], s[1], s[2])
         let last = s[0] + s[1] + s[2]
         return (0 ..< outputs).map { o in
             let c0 = value(base + o), c1 = value(base + first + o), c2 = value(base + second + o)
             let c3 = value(base + last + o)
-            return c0 + w0 * (c1 - c0) + w1 * (c2 - c1) + w2 * (c3 - c2)
+            return c0 + w.0 * (c1 - c0) + w.1 * (c2 - c1) + w.2 * (c3 - c2)
         }
+    }
+
+    /// The tetrahedron of the unit cube (strides a, b, c along x, y, z) that holds the point
+    /// (x, y, z): the path from the lowest corner to the highest, one axis at a time, largest
+    /// fraction first. Gives its two middle corners' offsets and the three steps' weights.
+    /// Shared by the plain evaluation and `LUTRowConverter`.
+    @inline(__always)
+    static func tetrahedron<T: Comparable>(_ x: T, _ y: T, _ z: T, _ a: Int, _ b: Int,
+                                           _ c: Int) -> (first: Int, second: Int, weights: (T, T, T)) {
+        if x >= y {
+            if y >= z { return (a, a + b, (x, y, z)) }
+            if x >= z { return (a, a + c, (x, z, y)) }
+            return (c, a + c, (z, x, y))
+        }
+        if x >= z { return (b, a + b, (y, x, z)) }
+        if y >= z { return (b, b + c, (y, z, x)) }
+        return (c, b + c, (z, y, x))
     }
 
     /// Every corner of the hypercube weighted by the product of its fractions.

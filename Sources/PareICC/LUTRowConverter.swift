@@ -260,29 +260,9 @@ struct LUTRowConverter: Sendable {
     @inline(__always)
     private static func tetrahedral(_ n: UnsafeBufferPointer<SIMD4<Float>>, _ o: Int, _ a: Int, _ b: Int, _ c: Int,
                                     _ x: Float, _ y: Float, _ z: Float) -> SIMD4<Float> {
-        let c0 = n[o], c3 = n[o + a + b + c]
-        if x >= y {
-            if y >= z {
-                let c1 = n[o + a], c2 = n[o + a + b]
-                return c0 + (c1 - c0) * x + (c2 - c1) * y + (c3 - c2) * z
-            }
-            if x >= z {
-                let c1 = n[o + a], c2 = n[o + a + c]
-                return c0 + (c1 - c0) * x + (c2 - c1) * z + (c3 - c2) * y
-            }
-            let c1 = n[o + c], c2 = n[o + a + c]
-            return c0 + (c1 - c0) * z + (c2 - c1) * x + (c3 - c2) * y
-        }
-        if x >= z {
-            let c1 = n[o + b], c2 = n[o + a + b]
-            return c0 + (c1 - c0) * y + (c2 - c1) * x + (c3 - c2) * z
-        }
-        if y >= z {
-            let c1 = n[o + b], c2 = n[o + b + c]
-            return c0 + (c1 - c0) * y + (c2 - c1) * z + (c3 - c2) * x
-        }
-        let c1 = n[o + c], c2 = n[o + b + c]
-        return c0 + (c1 - c0) * z + (c2 - c1) * y + (c3 - c2) * x
+        let (first, second, w) = ICCCLUT.tetrahedron(x, y, z, a, b, c)
+        let c0 = n[o], c1 = n[o + first], c2 = n[o + second], c3 = n[o + a + b + c]
+        return c0 + (c1 - c0) * w.0 + (c2 - c1) * w.1 + (c3 - c2) * w.2
     }
 
     /// The stages after the CLUT, copied out of the converter once a row so that the loop

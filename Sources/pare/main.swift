@@ -23,6 +23,7 @@ let usage = """
             The format is --format's, else OUT's extension; with --out-dir, JPEG for opaque
             thumbnails and PNG for those with alpha. JPEGs are written at --quality (default 85).
             --cache DIR keeps the thumbnails in DIR for later runs over unchanged inputs.
+            --cmyk-profile FILE: the CMYK profile for untagged CMYK JPEGs (thumbnail, convert).
       pare convert IN -o OUT [--quality N] [--sampling 4:2:0|4:2:2|4:4:4] [--optimize]
                    [--progressive] [--restart N|NB] [--baseline] [--colour keep|srgb]
             decodes IN (JPEG, PNG, PGM/PPM/PAM) at full size and writes the format OUT's

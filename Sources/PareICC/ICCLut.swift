@@ -180,13 +180,13 @@ struct ICCCLUT: Sendable {
     static func tetrahedron<T: Comparable>(_ x: T, _ y: T, _ z: T, _ a: Int, _ b: Int,
                                            _ c: Int) -> (first: Int, second: Int, weights: (T, T, T)) {
         if x >= y {
-            if y >= z { return (a, a + b, (x, y, z)) }
-            if x >= z { return (a, a + c, (x, z, y)) }
-            return (c, a + c, (z, x, y))
+            if y >= z { return (a, a &+ b, (x, y, z)) }
+            if x >= z { return (a, a &+ c, (x, z, y)) }
+            return (c, a &+ c, (z, x, y))
         }
-        if x >= z { return (b, a + b, (y, x, z)) }
-        if y >= z { return (b, b + c, (y, z, x)) }
-        return (c, b + c, (z, y, x))
+        if x >= z { return (b, a &+ b, (y, x, z)) }
+        if y >= z { return (b, b &+ c, (y, z, x)) }
+        return (c, b &+ c, (z, y, x))
     }
 
     /// Every corner of the hypercube weighted by the product of its fractions.

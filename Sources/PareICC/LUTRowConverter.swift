@@ -53,6 +53,9 @@ struct LUTRowConverter: Sendable {
     let toSRGB: PostMatrix
     /// Gray: the PCS Y in the encoding's units to Y.
     let grayScale: Float
+    /// The PCS white (D50), by which CIE 15's ratios are scaled, held here rather than read
+    /// from a global in the loop.
+    let white = SIMD4<Float>(Float(ColourPrimaries.d50.x), 1, Float(ColourPrimaries.d50.z), 0)
     let encode: [UInt8]
 
     /// The samples a pixel gives out: gray stays gray (the PCS Y, as a neutral's R = G = B),
@@ -163,7 +166,6 @@ struct LUTRowConverter: Sendable {
                      _ cellTable: UnsafeBufferPointer<Int32>, _ fractionTable: UnsafeBufferPointer<Float>,
                      _ grid: UnsafeBufferPointer<SIMD4<Float>>, _ m: UnsafeBufferPointer<Float>,
                      _ b: UnsafeBufferPointer<Float>, _ e: UnsafeBufferPointer<UInt8>) {
-        let post = Post(converter: self, m: m, b: b)
         // CMYK rows, 8-bit and without alpha, are what CMYK JPEGs give: a loop of their own.
         if inputs == 4 && sampleBits == 8 && channels == 4 {
             let s0 = strides[0], s1 = strides[1], s2 = strides[2], s3 = strides[3]
@@ -172,14 +174,14 @@ struct LUTRowConverter: Sendable {
             // cell's offset plus one stride per input is at most the last node (lower
             // indices stop at points − 2); encoding indices are 0…2^14 (`encodeIndex`).
             for x in 0 ..< width {
-                let p = s + 4 * x
-                let c = Int(p[0]), mm = 256 + Int(p[1]), y = 512 + Int(p[2]), k = 768 + Int(p[3])
+                let p = s + 4 &* x
+                let c = Int(p[0]), mm = 256 &+ Int(p[1]), y = 512 &+ Int(p[2]), k = 768 &+ Int(p[3])
                 let o = Int(cellTable[c] &+ cellTable[mm] &+ cellTable[y] &+ cellTable[k])
                 let fm = fractionTable[mm], fy = fractionTable[y], fk = fractionTable[k]
                 let near = Self.tetrahedral(grid, o, s1, s2, s3, fm, fy, fk)
-                let far = Self.tetrahedral(grid, o + s0, s1, s2, s3, fm, fy, fk)
-                let linear = post.linearSRGB(near + (far - near) * fractionTable[c])
-                let q = d + 3 * x
+                let far = Self.tetrahedral(grid, o &+ s0, s1, s2, s3, fm, fy, fk)
+                let linear = linearSRGB(near + (far - near) * fractionTable[c], m, b)
+                let q = d + 3 &* x
                 q[0] = e[Self.encodeIndex(linear[0])]
                 q[1] = e[Self.encodeIndex(linear[1])]
                 q[2] = e[Self.encodeIndex(linear[2])]
@@ -221,7 +223,7 @@ struct LUTRowConverter: Sendable {
                 let far = Self.tetrahedral(grid, o + s0, s1, s2, s3, fy, fz, fk)
                 v = near + (far - near) * fractionTable[code.0]
             }
-            let linear = post.linearSRGB(v)
+            let linear = linearSRGB(v, m, b)
             let o = x * outChannels
             if inputs == 1 {
                 d[o] = e[Self.encodeIndex(linear[1])]
@@ -248,11 +250,11 @@ struct LUTRowConverter: Sendable {
     }
 
     @inline(__always)
-    fileprivate static func clamp01(_ v: Float) -> Float { Swift.min(Swift.max(v, 0), 1) }
+    private static func clamp01(_ v: Float) -> Float { Swift.min(Swift.max(v, 0), 1) }
 
     /// CIE 15's inverse of f: t³ above 6/29, the straight segment below.
     @inline(__always)
-    fileprivate static func inverseF(_ t: Float) -> Float {
+    private static func inverseF(_ t: Float) -> Float {
         t > Float(6.0 / 29) ? t * t * t : (t - Float(4.0 / 29)) * Float(3 * (6.0 / 29) * (6.0 / 29))
     }
 
@@ -261,61 +263,38 @@ struct LUTRowConverter: Sendable {
     private static func tetrahedral(_ n: UnsafeBufferPointer<SIMD4<Float>>, _ o: Int, _ a: Int, _ b: Int, _ c: Int,
                                     _ x: Float, _ y: Float, _ z: Float) -> SIMD4<Float> {
         let (first, second, w) = ICCCLUT.tetrahedron(x, y, z, a, b, c)
-        let c0 = n[o], c1 = n[o + first], c2 = n[o + second], c3 = n[o + a + b + c]
+        // Wrapping adds: the bounds are proven by the caller, and a checked add is a branch.
+        let c0 = n[o], c1 = n[o &+ first], c2 = n[o &+ second], c3 = n[o &+ a &+ b &+ c]
         return c0 + (c1 - c0) * w.0 + (c2 - c1) * w.1 + (c3 - c2) * w.2
     }
 
-    /// The stages after the CLUT, copied out of the converter once a row so that the loop
-    /// holds them in registers: M curves, matrix and B curves to the PCS, then linear sRGB.
-    struct Post {
-        let m: UnsafeBufferPointer<Float>, b: UnsafeBufferPointer<Float>
-        let matrix: PostMatrix, toSRGB: PostMatrix
-        let hasMatrix: Bool, isLab: Bool, gray: Bool
-        let labScale: SIMD4<Float>, labBias: SIMD4<Float>
-        let grayScale: Float
-        /// The PCS white (D50), by which CIE 15's ratios are scaled, held here rather than
-        /// read from a global in the loop.
-        let white = SIMD4<Float>(Float(ColourPrimaries.d50.x), 1, Float(ColourPrimaries.d50.z), 0)
-
-        init(converter: LUTRowConverter, m: UnsafeBufferPointer<Float>, b: UnsafeBufferPointer<Float>) {
-            self.m = m
-            self.b = b
-            matrix = converter.matrix
-            toSRGB = converter.toSRGB
-            hasMatrix = converter.hasMatrix
-            isLab = converter.isLab
-            gray = converter.inputs == 1
-            labScale = converter.labScale
-            labBias = converter.labBias
-            grayScale = converter.grayScale
+    /// The stages after the CLUT: M curves, matrix and B curves to the PCS, then linear sRGB
+    /// (lane 1 is the PCS Y for gray).
+    @inline(__always)
+    private func linearSRGB(_ clut: SIMD4<Float>, _ m: UnsafeBufferPointer<Float>,
+                            _ b: UnsafeBufferPointer<Float>) -> SIMD4<Float> {
+        var v = clut
+        if !m.isEmpty { v = Self.curves(m, v) }
+        if hasMatrix {
+            let u = matrix.c0 * v[0] + matrix.c1 * v[1] + matrix.c2 * v[2] + matrix.offset
+            v = SIMD4(Self.clamp01(u[0]), Self.clamp01(u[1]), Self.clamp01(u[2]), 0)
         }
-
-        /// Lane 1 is the PCS Y for gray.
-        @inline(__always)
-        func linearSRGB(_ clut: SIMD4<Float>) -> SIMD4<Float> {
-            var v = clut
-            if !m.isEmpty { v = LUTRowConverter.curves(m, v) }
-            if hasMatrix {
-                let u = matrix.c0 * v[0] + matrix.c1 * v[1] + matrix.c2 * v[2] + matrix.offset
-                v = SIMD4(LUTRowConverter.clamp01(u[0]), LUTRowConverter.clamp01(u[1]), LUTRowConverter.clamp01(u[2]), 0)
-            }
-            if !b.isEmpty { v = LUTRowConverter.curves(b, v) }
-            if isLab {
-                // CIE 15: f(Y) = (L* + 16) / 116, f(X) = f(Y) + a* / 500, f(Z) = f(Y) − b* / 200,
-                // as products (a division is several times a multiplication's latency).
-                let l = v * labScale + labBias
-                let fy = (l[0] + 16) * Float(1.0 / 116)
-                v = SIMD4(LUTRowConverter.inverseF(fy + l[1] * Float(1.0 / 500)), LUTRowConverter.inverseF(fy),
-                          LUTRowConverter.inverseF(fy - l[2] * Float(1.0 / 200)), 0) * white
-            }
-            if gray { return SIMD4(0, v[1] * grayScale, 0, 0) }
-            return toSRGB.c0 * v[0] + toSRGB.c1 * v[1] + toSRGB.c2 * v[2]
+        if !b.isEmpty { v = Self.curves(b, v) }
+        if isLab {
+            // CIE 15: f(Y) = (L* + 16) / 116, f(X) = f(Y) + a* / 500, f(Z) = f(Y) − b* / 200,
+            // as products (a division is several times a multiplication's latency).
+            let l = v * labScale + labBias
+            let fy = (l[0] + 16) * Float(1.0 / 116)
+            v = SIMD4(Self.inverseF(fy + l[1] * Float(1.0 / 500)), Self.inverseF(fy),
+                      Self.inverseF(fy - l[2] * Float(1.0 / 200)), 0) * white
         }
+        if inputs == 1 { return SIMD4(0, v[1] * grayScale, 0, 0) }
+        return toSRGB.c0 * v[0] + toSRGB.c1 * v[1] + toSRGB.c2 * v[2]
     }
 
     /// Three lanes through their curve tables, interpolated.
     @inline(__always)
-    fileprivate static func curves(_ t: UnsafeBufferPointer<Float>, _ v: SIMD4<Float>) -> SIMD4<Float> {
+    private static func curves(_ t: UnsafeBufferPointer<Float>, _ v: SIMD4<Float>) -> SIMD4<Float> {
         @inline(__always) func lane(_ c: Int) -> Float {
             let position = clamp01(v[c]) * Float(curveEntries - 1)
             let i = min(Int(position), curveEntries - 2), f = position - Float(i)

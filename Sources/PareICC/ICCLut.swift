@@ -49,7 +49,7 @@ public struct ICCLut: Sendable {
     /// The plain evaluation: `input` (one value 0…1 per input channel) through every
     /// element, each value clamped to 0…1 between them as 10.12.1 requires; the PCS values,
     /// normalised, out.
-    public func evaluate(_ input: [Double]) -> [Double] {
+    func evaluate(_ input: [Double]) -> [Double] {
         var values = input.map { min(max($0, 0), 1) }
         if let m = inputMatrix, values.count == 3 {
             values = Matrix3.apply(m, values).map { min(max($0, 0), 1) }
@@ -71,7 +71,7 @@ public struct ICCLut: Sendable {
     }
 
     /// PCS values, normalised, to CIE XYZ relative to the PCS white (D50, Y = 1).
-    public func xyz(_ pcsValues: [Double]) -> [Double] {
+    func xyz(_ pcsValues: [Double]) -> [Double] {
         switch pcs {
         case .xyz:
             return pcsValues.map { $0 * 65535 / 32768 }

@@ -145,7 +145,7 @@ struct LUTRowConverter: Sendable {
     }
 
     /// Converts `width` pixels; the caller (`SRGBRowConverter.convert`) has checked that both
-    /// rows hold them.
+    /// rows hold them (`channels` samples of 1 or 2 bytes in, `outputChannels` bytes out).
     func convert(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ width: Int) {
         cells.withUnsafeBufferPointer { cellTable in
             fractions.withUnsafeBufferPointer { fractionTable in
@@ -169,10 +169,10 @@ struct LUTRowConverter: Sendable {
         // CMYK rows, 8-bit and without alpha, are what CMYK JPEGs give: a loop of their own.
         if inputs == 4 && sampleBits == 8 && channels == 4 {
             let s0 = strides[0], s1 = strides[1], s2 = strides[2], s3 = strides[3]
-            // SAFETY: pixel x's 4 samples and 3 outputs lie within both rows for x < width
-            // (checked by the caller); cell and fraction indices are c·256 + a byte < 1024; a
-            // cell's offset plus one stride per input is at most the last node (lower
-            // indices stop at points − 2); encoding indices are 0…2^14 (`encodeIndex`).
+            // Bounds: both rows hold `width` pixels (`SRGBRowConverter.convert`); a cell index is
+            // c·256 + a byte; a cell's offset plus one stride per input is at most the last node
+            // (lower indices stop at points − 2); an encoding index is 0…2^14 (`encodeIndex`).
+            // SAFETY: x < width, the pixel count both rows were checked to hold at entry.
             for x in 0 ..< width {
                 let p = s + 4 &* x
                 let c = Int(p[0]), mm = 256 &+ Int(p[1]), y = 512 &+ Int(p[2]), k = 768 &+ Int(p[3])
@@ -192,7 +192,7 @@ struct LUTRowConverter: Sendable {
         let s0 = strides[0], s1 = inputs > 1 ? strides[1] : 0, s2 = inputs > 2 ? strides[2] : 0
         let s3 = inputs > 3 ? strides[3] : 0
         var code = (0, 0, 0, 0)
-        // SAFETY: as above, for `channels` samples of 1 or 2 bytes in and `outChannels` out.
+        // SAFETY: x < width, the pixel count both rows were checked to hold at entry (as above).
         for x in 0 ..< width {
             @inline(__always) func sample(_ c: Int) -> Int {
                 if wide {

@@ -67,7 +67,7 @@ public struct SRGBConverter: Sendable {
     /// A LUT-based profile's chain, then the PCS (D50) to sRGB by the same matrix the
     /// matrix/TRC path ends with; nil when the chain cannot run over rows (see
     /// `LUTRowConverter.init`).
-    public init?(lut: ICCLut) {
+    init?(lut: ICCLut) {
         let toSRGB = Matrix3.invert(ColourPrimaries.sRGBToPCS)
         guard let rows = LUTRowConverter(lut, toSRGB: toSRGB) else { return nil }
         model = lut.inputChannels == 1 ? .gray : (lut.inputChannels == 3 ? .rgb : .cmyk)
@@ -136,7 +136,7 @@ public struct SRGBConverter: Sendable {
     }
 
     /// The format of the rows converted from `format`: 8-bit samples, RGB for CMYK.
-    public func outputFormat(for format: PixelFormat) -> PixelFormat {
+    func outputFormat(for format: PixelFormat) -> PixelFormat {
         format == .cmyk8 ? .rgb8 : format.eightBit
     }
 

@@ -10,10 +10,7 @@ corpus=../shared/corpus
 work=${WORK:-$(mktemp -d)}
 mkdir -p "$work"
 runs=${RUNS:-11}
-if [ -z "${PARE:-}" ]; then
-    swift build -c release --product pare >/dev/null
-    PARE=$(swift build -c release --show-bin-path)/pare
-fi
+. Benchmarks/pare-binary.sh
 photo=$corpus/exif/cameras/Apple_iPhone_5.jpg
 if [ ! -f "$work/24mp-adobe.jpg" ]; then
     convert "$photo" -strip -resize 6000x4000! ppm:- | cjpeg -quality 90 -sample 2x2 > "$work/24mp.jpg"

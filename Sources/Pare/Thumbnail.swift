@@ -135,7 +135,9 @@ extension ImageSource {
         let outHeight = max(1, (plan.height * outLong + long / 2) / long)
 
         // Colour is converted on the decoded rows, before the resampler (ColourStage).
-        let colourStage = ColourStage(options.colour, source: properties.colour)
+        let colourStage = ColourStage(options.colour, source: properties.colour, cmykProfile: options.cmykProfile)
+        var options = options
+        options.jpeg.cmykSamples = colourStage.wantsCMYKSamples
         var sink = colourStage.sink(ledger: ledger, into: Resampler(
             outputWidth: outWidth, outputHeight: outHeight, filter: options.filter, ledger: ledger,
             downstream: ImageBuilder(ledger: ledger)))
@@ -198,7 +200,8 @@ extension ImageSource {
         // The resampled image stays counted (the builder holds it) while the steps below make
         // their own; the job's count falls back to zero when the builder goes, on return.
         do {
-            let colour = colourStage.outputColour(decoded: image.format, output: image.format, warnings: &warnings)
+            let colour = colourStage.outputColour(decoded: image.format, output: image.format,
+                                                  convertedCMYK: sink.convertedCMYK, warnings: &warnings)
             let orientation = options.applyOrientation ? properties.orientation : .up
             if orientation != .up { image = try orientation.apply(to: image, ledger: ledger) }
             return Thumbnail(image: image, source: plan.source, reason: plan.reason,

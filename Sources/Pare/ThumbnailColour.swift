@@ -24,7 +24,8 @@ public enum ColourWarning: Sendable, Equatable {
     case compressedProfile(PNGError)
     /// The bytes of a TIFF's profile could not be read from the file.
     case unreadableProfile(CoreError)
-    /// `.sRGB` asked for, but the profile is not matrix/TRC (LUT-based, CMYK, Lab): not
+    /// `.sRGB` asked for, but the profile cannot be applied to the pixels (a Lab or other
+    /// colour space's profile, a CMYK profile on RGB pixels, a LUT this reader refuses): not
     /// applied.
     case notApplied(ProfileName)
     /// The colour space is RGB (`gray` false) or gray and the decoded pixels are the other:
@@ -44,7 +45,7 @@ extension ColourWarning: CustomStringConvertible {
         case let .profile(error): return "\(error)"
         case let .compressedProfile(error): return "iCCP: \(error)"
         case let .unreadableProfile(error): return "ICC: \(error)"
-        case let .notApplied(profile): return "\(profile) is not a matrix/TRC profile; not applied"
+        case let .notApplied(profile): return "\(profile) cannot be applied to these pixels; not applied"
         case let .notConverted(gray, pixels):
             return "a \(gray ? "gray" : "RGB") colour space cannot convert \(pixels) pixels; not converted"
         case let .notCarried(profile, output): return "\(profile) does not fit \(output) output; not carried"
@@ -88,24 +89,38 @@ public struct ProfileName: Sendable, Equatable, CustomStringConvertible {
 @_spi(CommandLine) public struct ColourStage: Sendable {
     public let handling: ColourHandling
     public let source: SourceColour
-    /// What rows go through: nil with `.keep`, for a source with no colour facts or sRGB
-    /// ones, and for a profile that is not matrix/TRC.
+    /// What gray and RGB rows go through: nil with `.keep`, for a source with no colour
+    /// facts or sRGB ones, and for a profile that cannot be applied (Lab, other spaces).
     public let converter: SRGBConverter?
+    /// What CMYK rows go through in every mode (an RGB output cannot carry a CMYK
+    /// profile): the source's CMYK profile, else `ThumbnailOptions.cmykProfile` for an
+    /// untagged source; nil without either.
+    public let cmykConverter: SRGBConverter?
 
-    public init(_ handling: ColourHandling, source: SourceColour) {
+    public init(_ handling: ColourHandling, source: SourceColour, cmykProfile: ICCProfile? = nil) {
         self.handling = handling
         self.source = source
-        converter = handling == .sRGB ? source.converter : nil
+        let rgbOrGray = source.converter.flatMap { $0.model == .cmyk ? nil : $0 }
+        converter = handling == .sRGB ? rgbOrGray : nil
+        let cmyk = (source.profile ?? cmykProfile).flatMap { $0.header.colourSpace == .cmyk ? SRGBConverter(profile: $0) : nil }
+        cmykConverter = cmyk?.model == .cmyk ? cmyk : nil
     }
+
+    /// True when a JPEG decoder should hand out CMYK frames as `cmyk8` rows
+    /// (`JPEGOptions.cmykSamples`) for `cmykConverter`.
+    public var wantsCMYKSamples: Bool { cmykConverter != nil }
 
     /// `downstream` behind the conversion (a pass-through when there is none).
     public func sink<Downstream: RowSink>(ledger: MemoryLedger, into downstream: Downstream) -> SRGBConvertingSink<Downstream> {
-        SRGBConvertingSink(converter: converter, ledger: ledger, downstream: downstream)
+        SRGBConvertingSink(converter: converter, cmyk: cmykConverter, ledger: ledger, downstream: downstream)
     }
 
     /// What the output declares once the rows, decoded as `decoded` pixels (8 or 16 bits),
-    /// have become an image of `output` pixels; problems are added to `warnings`.
-    public func outputColour(decoded: PixelFormat, output: PixelFormat, warnings: inout [ThumbnailWarning]) -> OutputColour {
+    /// have become an image of `output` pixels; problems are added to `warnings`. With
+    /// `convertedCMYK` (`SRGBConvertingSink.convertedCMYK`) the rows were CMYK made sRGB.
+    public func outputColour(decoded: PixelFormat, output: PixelFormat, convertedCMYK: Bool = false,
+                             warnings: inout [ThumbnailWarning]) -> OutputColour {
+        if convertedCMYK { return .sRGB }
         let profile = source.profile
         if handling == .sRGB {
             if let converter {

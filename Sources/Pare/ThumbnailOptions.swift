@@ -24,10 +24,11 @@ public enum ColourHandling: String, Sendable, CaseIterable {
     /// Pixels as decoded; the output carries the source's ICC profile byte for byte (when
     /// the output's channels fit it: an RGB profile on RGB output, a gray one on gray).
     case keep
-    /// Matrix/TRC RGB and gray TRC profiles, Adobe RGB named by EXIF, and PNG gAMA/cHRM
-    /// are converted to sRGB on the decoded rows, before resampling (`SRGBConvertingSink`);
-    /// the output is tagged sRGB. Profiles of other kinds (LUT-based, CMYK) are not applied
-    /// and a warning says so.
+    /// Matrix/TRC RGB and gray TRC profiles, LUT-based (lut8, lut16, lutAToB) gray, RGB and
+    /// CMYK profiles, Adobe RGB named by EXIF, and PNG gAMA/cHRM are converted to sRGB on the
+    /// decoded rows, before resampling (`SRGBConvertingSink`); the output is tagged sRGB.
+    /// Profiles that cannot be applied (Lab and other colour spaces, a CMYK profile on RGB
+    /// pixels) are not, and a warning says so.
     case sRGB = "srgb"
 }
 
@@ -108,6 +109,11 @@ public struct ThumbnailOptions: Sendable {
     public var colour: ColourHandling = .keep
     /// What happens to an HDR photo's gain map: `.drop` (the default) or `.keep`.
     public var gainMap: GainMapHandling = .drop
+    /// The profile that converts an untagged CMYK or YCCK JPEG to sRGB (`--cmyk-profile`):
+    /// without it such a file gets the naive R = (1 − C)(1 − K)… that djpeg and Pillow use.
+    /// A CMYK profile in the file wins over it. A tagged or given CMYK profile is applied
+    /// whatever `colour` says: an RGB output cannot carry a CMYK profile.
+    public var cmykProfile: ICCProfile?
     /// Threads that decode the bands of a JPEG with restart markers (see
     /// `ParallelJPEGDecoder`), the caller's among them; for a PNG, 2 or more inflate on a
     /// helper thread while the caller's unfilters and resamples (`ParallelPNGDecoder`, the

@@ -35,8 +35,29 @@ public enum ICCError: Error, Equatable, Sendable {
     case chunk(offset: Int, sequence: Int, count: Int, problem: ChunkProblem)
     /// The chunks do not give a whole profile: chunk `sequence` of `count` never came.
     case missingChunk(sequence: Int, count: Int)
+    /// A LUT tag (lut8Type ICC.1 10.9, lut16Type 10.8, lutAToBType 10.12) whose structure
+    /// cannot describe a transform: `problem` says what, `offset` where.
+    case malformedLUT(tag: String, offset: Int, problem: LUTProblem)
     /// A failure from PareCore (reading the source, a memory limit).
     case core(CoreError)
+
+    /// How a LUT tag breaks ICC.1 10.8, 10.9 or 10.12.
+    public enum LUTProblem: Sendable, Equatable {
+        /// Input or output channels that do not fit the profile's colour space and its PCS
+        /// (an A2Bx tag of a CMYK profile has 4 inputs and 3 outputs).
+        case channels(inputs: Int, outputs: Int)
+        /// A CLUT dimension with fewer than two grid points: nothing to interpolate between.
+        case gridPoints(Int)
+        /// A lut16Type table with entries outside 2…4096 (10.8).
+        case tableEntries(Int)
+        /// A lutAToBType CLUT precision other than 1 or 2 bytes (10.12.3).
+        case precision(Int)
+        /// A lutAToBType element combination 10.12.1 does not allow (a CLUT without A
+        /// curves, a matrix without M curves, no B curves).
+        case elements
+        /// An element offset not on a four-byte boundary, or inside the tag's header (10.12.1).
+        case elementOffset(Int)
+    }
 
     /// How one JPEG APP2 ICC_PROFILE chunk breaks ICC.1 B.4.
     public enum ChunkProblem: Sendable, Equatable {
@@ -92,6 +113,17 @@ extension ICCError: CustomStringConvertible {
             return "ICC: APP2 chunk \(sequence) of \(count): \(what) at byte \(offset)"
         case let .missingChunk(sequence, count):
             return "ICC: APP2 chunk \(sequence) of \(count) is missing; profile dropped"
+        case let .malformedLUT(tag, offset, problem):
+            let what: String
+            switch problem {
+            case let .channels(inputs, outputs): what = "\(inputs) inputs and \(outputs) outputs do not fit the profile"
+            case let .gridPoints(points): what = "CLUT dimension of \(points) grid points (2 or more needed)"
+            case let .tableEntries(entries): what = "\(entries) table entries (2-4096 allowed)"
+            case let .precision(bytes): what = "CLUT precision of \(bytes) bytes (1 or 2 allowed)"
+            case .elements: what = "an element combination lutAToBType does not allow"
+            case let .elementOffset(at): what = "element offset \(at) unaligned or inside the header"
+            }
+            return "ICC: tag '\(tag)': \(what) at byte \(offset)"
         case let .core(error):
             return "ICC: \(error.description)"
         }

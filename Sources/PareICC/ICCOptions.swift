@@ -25,6 +25,10 @@ public struct ICCOptions: Sendable, Equatable {
     public var maxFixedMagnitude: Double = 256
     /// JPEG APP2 ICC_PROFILE chunks read (ICC.1 B.4 numbers them with one byte). Default: 255.
     public var maxChunks: Int = 255
+    /// Values in the colour lookup table of a LUT tag (grid points to the power of the
+    /// inputs, times the outputs: ICC.1 10.8, 10.9, 10.12.3). Default: 2^22 (4,194,304);
+    /// a press profile's 33-point CMYK grid has 3,557,763. `ICCError.countTooLarge`.
+    public var maxCLUTEntries: Int = 1 << 22
 
     public init() {}
 }

@@ -28,6 +28,11 @@ public struct ICCProfile: Sendable {
     /// The types of `A2B0` and `B2A0` (`mft1`, `mft2`, `mAB `, `mBA `), when present.
     public let aToB0Type: ICCSignature?
     public let bToA0Type: ICCSignature?
+    /// The device-to-PCS LUT relative colorimetric uses, as LittleCMS picks it: `A2B1`
+    /// (colorimetric, ICC.1 Table 25) where present, else `A2B0`. Read only for GRAY, RGB
+    /// and CMYK profiles with an XYZ or Lab PCS that have no matrix/TRC model (which wins,
+    /// as it always has here); nil otherwise.
+    public let deviceToPCS: ICCLut?
 
     /// Parses `bytes`. Throws when the header or tag table is unusable, or when a tag Pare
     /// reads is malformed: a profile that lies about one tag is not trusted for colour.
@@ -66,6 +71,24 @@ public struct ICCProfile: Sendable {
         grayCurve = try data(.grayTRC)?.toneCurve()
         aToB0Type = try data(.aToB0)?.requireType([.lut8Type, .lut16Type, .lutAToBType])
         bToA0Type = try data(.bToA0)?.requireType([.lut8Type, .lut16Type, .lutBToAType])
+        let inputs = Self.deviceChannels(header.colourSpace)
+        let pcs = header.connectionSpace
+        if let inputs, pcs == .xyz || pcs == .lab, !(header.colourSpace == .rgb && colorants != nil && rgbCurves != nil),
+           !(header.colourSpace == .gray && grayCurve != nil), let tag = data(.aToB1) ?? data(.aToB0) {
+            deviceToPCS = try tag.lut(inputs: inputs, pcs: pcs)
+        } else {
+            deviceToPCS = nil
+        }
+    }
+
+    /// The channels of the device colour spaces Pare converts from (ICC.1 Table 19).
+    static func deviceChannels(_ space: ICCSignature) -> Int? {
+        switch space {
+        case .gray: return 1
+        case .rgb: return 3
+        case .cmyk: return 4
+        default: return nil
+        }
     }
 
     /// True for an RGB profile with colorants and three TRCs (ICC.1 F.3).

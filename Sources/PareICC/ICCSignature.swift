@@ -46,6 +46,7 @@ extension ICCSignature {
     public static let blueTRC = ICCSignature("bTRC")
     public static let grayTRC = ICCSignature("kTRC")
     public static let aToB0 = ICCSignature("A2B0")
+    public static let aToB1 = ICCSignature("A2B1")
     public static let bToA0 = ICCSignature("B2A0")
     // Tag types (clause 10).
     static let textDescriptionType = ICCSignature("desc")

@@ -25,9 +25,14 @@ public struct SRGBConverter: Sendable {
         case rgb
         /// One curve, Y to sRGB gray.
         case gray
+        /// CMYK through a LUT profile to sRGB (`PixelFormat.cmyk8` in, RGB out).
+        case cmyk
     }
 
     public let model: Model
+    /// A LUT profile's device-to-PCS chain; the curves and matrix are then unused, except
+    /// `matrix`, which is PCS XYZ to linear sRGB.
+    let lut: ICCLut?
     let curves: [ICCToneCurve]
     /// The curves give L*/100 (gray with a Lab PCS), not linear light.
     let lightness: Bool
@@ -45,15 +50,33 @@ public struct SRGBConverter: Sendable {
     /// curve tables and colorant rounding by less than that), and pixels are left untouched.
     public private(set) var isIdentity = false
 
-    /// A matrix/TRC RGB or gray TRC profile; nil for LUT-based, CMYK, Lab and other profiles.
+    /// A matrix/TRC RGB or gray TRC profile, else a GRAY, RGB or CMYK profile's LUT
+    /// (`ICCProfile.deviceToPCS`); nil for Lab and other profiles.
     public init?(profile: ICCProfile) {
         if profile.isMatrixTRC, let colorants = profile.colorants, let curves = profile.rgbCurves {
             self.init(colorants: colorants, curves: curves)
         } else if profile.isGrayTRC, let curve = profile.grayCurve {
             self.init(grayCurve: curve, lightness: profile.header.connectionSpace == .lab)
+        } else if let lut = profile.deviceToPCS {
+            self.init(lut: lut)
         } else {
             return nil
         }
+    }
+
+    /// A LUT-based profile's chain, then the PCS (D50) to sRGB by the same matrix the
+    /// matrix/TRC path ends with; nil when the chain cannot run over rows (see
+    /// `LUTRowConverter.init`).
+    init?(lut: ICCLut) {
+        let toSRGB = Matrix3.invert(ColourPrimaries.sRGBToPCS)
+        guard let rows = LUTRowConverter(lut, toSRGB: toSRGB) else { return nil }
+        model = lut.inputChannels == 1 ? .gray : (lut.inputChannels == 3 ? .rgb : .cmyk)
+        self.lut = lut
+        curves = []
+        matrix = toSRGB
+        lightness = false
+        rows8 = SRGBRowConverter(lut: rows, model: model)
+        isIdentity = model != .cmyk && rampsUnchanged()
     }
 
     /// RGB with these PCS (D50-relative) colorants and tone curves.
@@ -82,6 +105,7 @@ public struct SRGBConverter: Sendable {
         let limit = Self.maxCoefficient
         let matrix = matrix.map { $0.isNaN ? 0 : min(max($0, -limit), limit) }
         self.model = model
+        lut = nil
         self.curves = curves
         self.matrix = matrix
         self.lightness = lightness
@@ -94,6 +118,11 @@ public struct SRGBConverter: Sendable {
     /// samples for an RGB space, or RGB for a gray one).
     public func rows(for format: PixelFormat) -> SRGBRowConverter? {
         guard accepts(format) else { return nil }
+        if var rows = rows8.lut {
+            rows.channels = format.channels
+            rows.sampleBits = 8 * format.bytesPerSample
+            return SRGBRowConverter(lut: rows, model: model)
+        }
         var rows = format.bytesPerSample == 1 ? rows8
             : SRGBRowConverter(model: model, curves: curves, lightness: lightness, matrix: matrix, sampleBits: 16)
         rows.channels = format.channels
@@ -103,7 +132,12 @@ public struct SRGBConverter: Sendable {
     /// True when pixels of `format` can be converted: RGB and RGBA (alpha untouched) for an
     /// RGB space, gray and gray+alpha for a gray one, 8 or 16 bits.
     public func accepts(_ format: PixelFormat) -> Bool {
-        format.isGray == (model == .gray)
+        model == .cmyk ? format == .cmyk8 : format != .cmyk8 && format.isGray == (model == .gray)
+    }
+
+    /// The format of the rows converted from `format`: 8-bit samples, RGB for CMYK.
+    func outputFormat(for format: PixelFormat) -> PixelFormat {
+        format == .cmyk8 ? .rgb8 : format.eightBit
     }
 
     /// Each channel's ramp alone and the gray ramp, through the tables, within one code.
@@ -123,7 +157,7 @@ public struct SRGBConverter: Sendable {
     public func convert(_ pixels: [UInt8], format: PixelFormat) -> [UInt8] {
         guard let rows = rows(for: format) else { return pixels }
         let count = pixels.count / format.bytesPerPixel
-        var out = [UInt8](repeating: 0, count: count * format.eightBit.bytesPerPixel)
+        var out = [UInt8](repeating: 0, count: count * outputFormat(for: format).bytesPerPixel)
         pixels.withUnsafeBufferPointer { source in
             out.withUnsafeMutableBufferPointer { rows.convert(source, into: $0, width: count) }
         }
@@ -153,6 +187,11 @@ public struct SRGBConverter: Sendable {
     /// The oracle: the same conversion in Double, without tables, for samples of `maxValue`
     /// (255 or 65535), rounded to 8 bits.
     public func convertExactly(_ pixel: [Int], maxValue: Int = 255) -> [UInt8] {
+        if let lut {
+            let xyz = lut.xyz(lut.evaluate(pixel.map { Double($0) / Double(maxValue) }))
+            let out = model == .gray ? [xyz[1]] : Matrix3.apply(matrix, xyz)
+            return out.map { UInt8(min(255, max(0, SRGBCurve.encode(min(max($0, 0), 1)) * 255 + 0.5))) }
+        }
         let linear = (0 ..< pixel.count).map {
             Self.linear(curves[min($0, curves.count - 1)].evaluate(Double(pixel[$0]) / Double(maxValue)),
                         lightness: lightness)

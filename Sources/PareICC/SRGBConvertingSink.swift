@@ -10,19 +10,24 @@ import PareCore
 /// With no converter, with an sRGB source (`SRGBConverter.isIdentity`) or with rows the
 /// converter does not fit (gray rows for an RGB profile), rows pass through untouched and
 /// nothing is allocated. Otherwise one row of 8-bit samples is held, and the downstream sees
-/// 8-bit rows of the same channels (`PixelFormat.eightBit`).
+/// 8-bit rows of the same channels (`PixelFormat.eightBit`), RGB for CMYK.
 public struct SRGBConvertingSink<Downstream: RowSink>: RowSink {
     public var downstream: Downstream
     let converter: SRGBConverter?
+    /// The converter for `cmyk8` rows.
+    let cmyk: SRGBConverter?
     let ledger: MemoryLedger
     var rows: SRGBRowConverter?
     var scratch: LedgerBuffer<UInt8>?
     /// Set by `begin`: true when the rows downstream are sRGB (converted, or sRGB already),
     /// false when there was no converter or it did not fit the rows' format.
     public private(set) var isSRGB = false
+    /// Set by `begin`: true when CMYK rows are converted (`cmyk` took them).
+    public private(set) var convertedCMYK = false
 
-    public init(converter: SRGBConverter?, ledger: MemoryLedger, downstream: Downstream) {
+    public init(converter: SRGBConverter?, cmyk: SRGBConverter? = nil, ledger: MemoryLedger, downstream: Downstream) {
         self.converter = converter
+        self.cmyk = cmyk
         self.ledger = ledger
         self.downstream = downstream
     }
@@ -31,17 +36,19 @@ public struct SRGBConvertingSink<Downstream: RowSink>: RowSink {
         rows = nil
         scratch = nil
         isSRGB = false
-        guard let converter, converter.accepts(header.format) else {
+        convertedCMYK = false
+        guard let converter = header.format == .cmyk8 ? cmyk : self.converter, converter.accepts(header.format) else {
             try downstream.begin(header)
             return
         }
         isSRGB = true
+        convertedCMYK = header.format == .cmyk8
         if converter.isIdentity {
             try downstream.begin(header)
             return
         }
         var converted = header
-        converted.format = header.format.eightBit
+        converted.format = converter.outputFormat(for: header.format)
         let (bytes, overflow) = header.width.multipliedReportingOverflow(by: converted.format.bytesPerPixel)
         if overflow { throw .sizeOverflow }
         scratch = try ledger.allocate(UInt8.self, count: bytes, initialValue: 0)
@@ -54,8 +61,9 @@ public struct SRGBConvertingSink<Downstream: RowSink>: RowSink {
             downstream.consume(row, at: placement)
             return
         }
-        let width = min(placement.width, scratch.count / rows.channels)
+        let width = min(placement.width, scratch.count / rows.outputChannels)
         rows.convert(row, into: scratch.buffer, width: width)
-        downstream.consume(UnsafeBufferPointer(start: scratch.baseAddress, count: width * rows.channels), at: placement)
+        downstream.consume(UnsafeBufferPointer(start: scratch.baseAddress, count: width * rows.outputChannels),
+                           at: placement)
     }
 }

@@ -45,6 +45,25 @@ public struct SRGBRowConverter: Sendable {
     let encode: [UInt8]
     /// 8-bit gray: the code for each code.
     let gray8: [UInt8]
+    /// A LUT profile's chain (`LUTRowConverter`), which then does all the work.
+    var lut: LUTRowConverter?
+
+    /// Samples a converted pixel holds: `channels`, except that CMYK becomes RGB.
+    var outputChannels: Int { lut?.outputChannels ?? channels }
+
+    /// The rows of a LUT profile.
+    init(lut: LUTRowConverter, model: SRGBConverter.Model) {
+        self.model = model
+        sampleBits = lut.sampleBits
+        channels = lut.channels
+        decode = []
+        entries = 0
+        coefficients = []
+        columns = []
+        encode = []
+        gray8 = []
+        self.lut = lut
+    }
 
     init(model: SRGBConverter.Model, curves: [ICCToneCurve], lightness: Bool, matrix: [Double], sampleBits: Int) {
         self.model = model
@@ -128,9 +147,11 @@ public struct SRGBRowConverter: Sendable {
     public func convert(_ source: UnsafeBufferPointer<UInt8>, into destination: UnsafeMutableBufferPointer<UInt8>,
                         width: Int) {
         let inBytes = channels * sampleBits / 8
-        let width = min(width, source.count / inBytes, destination.count / channels)
+        let width = min(width, source.count / inBytes, destination.count / outputChannels)
         guard width > 0, let s = source.baseAddress, let d = destination.baseAddress else { return }
-        if sampleBits == 16 {
+        if let lut {
+            lut.convert(s, d, width)
+        } else if sampleBits == 16 {
             convert16(s, d, width)
         } else if model == .gray {
             convertGray8(s, d, width)

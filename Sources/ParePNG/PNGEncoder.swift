@@ -32,6 +32,7 @@ public struct PNGEncoder {
         case .grayAlpha8, .grayAlpha16: colorType = 4
         case .rgb8, .rgb16: colorType = 2
         case .rgba8, .rgba16: colorType = 6
+        case .cmyk8: throw .unsupportedEncoding(reason: "CMYK pixels (PNG has no ink colour type)")
         }
         guard image.width > 0, image.height > 0,
               image.width <= Int(Int32.max), image.height <= Int(Int32.max) else {

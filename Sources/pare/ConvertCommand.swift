@@ -5,7 +5,7 @@ import PareJPEG
 import ParePNG
 
 /// `pare convert IN -o OUT [--quality N] [--sampling 4:2:0|4:2:2|4:4:4] [--optimize]
-/// [--progressive] [--restart N|NB] [--background RRGGBB]`: decodes IN (JPEG, PNG, PGM/PPM/PAM; sniffed from its
+/// [--progressive] [--restart N|NB] [--background RRGGBB] [--colour keep|srgb] [--cmyk-profile FILE]`: decodes IN (JPEG, PNG, PGM/PPM/PAM; sniffed from its
 /// first bytes) at full size, with no orientation applied, and writes the format OUT's
 /// extension names. JPEG output streams, row by row from the decoder into the encoder;
 /// with no options it is what `cjpeg` writes from the same pixels (quality 75, 4:2:0,
@@ -17,12 +17,13 @@ import ParePNG
 /// keep`) a JPEG or PNG output carries the source's ICC profile byte for byte (Netpbm
 /// cannot, and a warning says so when one is dropped); `--colour srgb` converts the rows to
 /// sRGB on their way to the encoder and writes no profile (a PNG gets an `sRGB` chunk).
-/// Converted rows are 8-bit, whatever the input's sample size.
+/// Converted rows are 8-bit, whatever the input's sample size. A CMYK or YCCK JPEG goes
+/// through its CMYK profile, else `--cmyk-profile FILE`, to sRGB in either mode.
 func runConvert(_ raw: [String]) -> Int32 {
     let arguments: Arguments
     do {
         arguments = try Arguments(raw, valued: ["--output", "--quality", "--sampling", "--restart", "--format", "--colour",
-                                                   "--background"],
+                                                   "--background", "--cmyk-profile"],
                                   boolean: ["--optimize", "--progressive", "--baseline"], aliases: ["-o": "--output"])
     } catch {
         return usageError(error.message)
@@ -50,6 +51,11 @@ func runConvert(_ raw: [String]) -> Int32 {
         guard let parsed = ColourHandling(rawValue: text) else { return usageError("--colour takes keep or srgb") }
         colour = parsed
     }
+    var cmykProfile: ICCProfile?
+    switch cmykProfileOption(arguments) {
+    case let .success(profile): cmykProfile = profile
+    case let .failure(error): return usageError(error.message)
+    }
     let input = arguments.positionals[0]
     let source: InputBytes
     do {
@@ -61,23 +67,28 @@ func runConvert(_ raw: [String]) -> Int32 {
     let file = OutputFile(path: output)
     var colourWarnings: [ThumbnailWarning] = []
     do throws(PareError) {
-        let stage = ColourStage(colour, source: try sourceColour(source))
+        let (sourceColour, isCMYK) = try sourceColour(source)
+        let stage = ColourStage(colour, source: sourceColour, cmykProfile: cmykProfile)
+        // A CMYK frame comes out as cmyk8 rows for the colour stage, which makes them sRGB.
+        let convertsCMYK = stage.wantsCMYKSamples && isCMYK
         colourWarnings = stage.source.warnings.map(ThumbnailWarning.colour)
         if format == .jpeg {
             guard file.open() else {
                 printError("pare: \(output): cannot write the file")
                 return 1
             }
-            let encoder = DeclaringJPEGEncoder(options: options, stage: stage, ledger: ledger, file: file)
+            let encoder = DeclaringJPEGEncoder(options: options, stage: stage, ledger: ledger, file: file,
+                                               convertsCMYK: convertsCMYK)
             var sink = stage.sink(ledger: ledger, into: AlphaFlattener(encoder, over: background, ledger: ledger))
-            try decodeFullSize(input: input, source: source, ledger: ledger, into: &sink)
+            try decodeFullSize(input: input, source: source, ledger: ledger, cmykSamples: convertsCMYK, into: &sink)
             colourWarnings += sink.downstream.downstream.colourWarnings
             try sink.downstream.downstream.finish()
         } else {
             var sink = stage.sink(ledger: ledger, into: ImageBuilder(ledger: ledger))
-            try decodeFullSize(input: input, source: source, ledger: ledger, into: &sink)
+            try decodeFullSize(input: input, source: source, ledger: ledger, cmykSamples: convertsCMYK, into: &sink)
             guard let image = sink.downstream.image else { throw .unsupported("the decoder produced no rows") }
-            let declared = stage.outputColour(decoded: image.format, output: image.format, warnings: &colourWarnings)
+            let declared = stage.outputColour(decoded: image.format, output: image.format,
+                                              convertedCMYK: sink.convertedCMYK, warnings: &colourWarnings)
             if let dropped = ImageEncoding.colourDropped(declared, by: format) { colourWarnings.append(dropped) }
             guard file.open() else {
                 printError("pare: \(output): cannot write the file")
@@ -93,15 +104,17 @@ func runConvert(_ raw: [String]) -> Int32 {
     return commitOutput(file)
 }
 
-/// The colour facts of an input `ImageSource` reads (JPEG, PNG, TIFF); none for Netpbm.
-private func sourceColour(_ source: InputBytes) throws(PareError) -> SourceColour {
+/// The colour facts of an input `ImageSource` reads (JPEG, PNG, TIFF), and whether it is a
+/// CMYK or YCCK JPEG; none for Netpbm.
+private func sourceColour(_ source: InputBytes) throws(PareError) -> (SourceColour, isCMYK: Bool) {
     let image: ImageSource
     do {
         image = try ImageSource(input: source)
     } catch {
-        return SourceColour()
+        return (SourceColour(), false)
     }
-    return try image.properties().colour
+    let properties = try image.properties()
+    return (properties.colour, image.format == .jpeg && (properties.colorModel == .cmyk || properties.colorModel == .ycck))
 }
 
 /// The JPEG encoder, made when the first rows' format is known, so that the file declares
@@ -115,8 +128,11 @@ struct DeclaringJPEGEncoder: RowSink {
     var encoder: JPEGEncoder<FileByteSink>?
     var failure: JPEGEncodingError?
     var colourWarnings: [ThumbnailWarning] = []
+    /// The rows are a CMYK frame the colour stage made sRGB.
+    let convertsCMYK: Bool
 
-    init(options: JPEGEncoderOptions, stage: ColourStage, ledger: MemoryLedger, file: OutputFile) {
+    init(options: JPEGEncoderOptions, stage: ColourStage, ledger: MemoryLedger, file: OutputFile, convertsCMYK: Bool) {
+        self.convertsCMYK = convertsCMYK
         self.options = options
         self.stage = stage
         self.ledger = ledger
@@ -124,7 +140,8 @@ struct DeclaringJPEGEncoder: RowSink {
     }
 
     mutating func begin(_ header: RowStreamHeader) throws(CoreError) {
-        let colour = stage.outputColour(decoded: header.format, output: header.format, warnings: &colourWarnings)
+        let colour = stage.outputColour(decoded: header.format, output: header.format, convertedCMYK: convertsCMYK,
+                                        warnings: &colourWarnings)
         do {
             encoder = try JPEGEncoder(options: options.declaring(colour), ledger: ledger, sink: FileByteSink(file: file))
         } catch {
@@ -215,7 +232,7 @@ func backgroundOption(_ arguments: Arguments) -> Result<BackgroundColour, Argume
 }
 
 /// Decodes any input Pare reads at full size into `sink`, printing the decoder's warnings.
-func decodeFullSize<Sink: RowSink>(input: String, source: InputBytes, ledger: MemoryLedger,
+func decodeFullSize<Sink: RowSink>(input: String, source: InputBytes, ledger: MemoryLedger, cmykSamples: Bool = false,
                                    into sink: inout Sink) throws(PareError) {
     let magic: [UInt8]
     do {
@@ -227,7 +244,10 @@ func decodeFullSize<Sink: RowSink>(input: String, source: InputBytes, ledger: Me
     let format = ImageFormat(sniffing: magic)
     if format == .jpeg {
         do {
-            let outcome = try ParallelJPEGDecoder.decode(source: source, scale: .full, ledger: ledger, into: &sink)
+            var options = JPEGOptions()
+            options.cmykSamples = cmykSamples
+            let outcome = try ParallelJPEGDecoder.decode(source: source, scale: .full, options: options, ledger: ledger,
+                                                         into: &sink)
             for warning in outcome.warnings { printError("pare: \(input): warning: \(warning)") }
         } catch {
             throw .jpeg(error)
@@ -254,4 +274,21 @@ func decodeFullSize<Sink: RowSink>(input: String, source: InputBytes, ledger: Me
     } else {
         throw .unreadable(sniffing: magic)
     }
+}
+
+/// `--cmyk-profile FILE`: the profile for untagged CMYK and YCCK JPEGs, read and checked
+/// now (a usage error names what is wrong with it); nil without the option.
+func cmykProfileOption(_ arguments: Arguments) -> Result<ICCProfile?, Arguments.UsageError> {
+    guard let path = arguments.value("--cmyk-profile") else { return .success(nil) }
+    let profile: ICCProfile
+    do {
+        let bytes = try InputBytes(path: path)
+        profile = try ICCProfile(bytes: bytes.bytes(at: 0, count: bytes.count))
+    } catch {
+        return .failure(Arguments.UsageError(message: "--cmyk-profile \(path): \(error)"))
+    }
+    guard profile.header.colourSpace == .cmyk, SRGBConverter(profile: profile) != nil else {
+        return .failure(Arguments.UsageError(message: "--cmyk-profile \(path): not a CMYK profile Pare can apply"))
+    }
+    return .success(profile)
 }

@@ -10,7 +10,7 @@ import PareJPEG
 import PareCore
 
 /// `pare thumbnail IN... --size N [-o OUT | --out-dir DIR] [--recursive] [--format jpeg|png|ppm]
-/// [--quality N] [--background RRGGBB] [--colour keep|srgb] [--gain-map drop|keep]
+/// [--quality N] [--background RRGGBB] [--colour keep|srgb] [--cmyk-profile FILE] [--gain-map drop|keep]
 /// [--embedded auto|never|always] [--filter lanczos3|triangle|area]
 /// [--no-rotate] [--strict] [--placeholder thumbhash|blurhash[:XxY]] [--jobs N] [--json] [--stats]
 /// [--cache DIR]`.
@@ -46,7 +46,7 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
         arguments = try Arguments(
             raw, valued: ["--size", "--output", "--out-dir", "--format", "--embedded", "--jobs", "--filter",
                           "--quality", "--sampling", "--restart", "--colour", "--cache", "--background",
-                          "--gain-map", "--placeholder"],
+                          "--gain-map", "--placeholder", "--cmyk-profile"],
             boolean: ["--no-rotate", "--json", "--stats", "--recursive", "--optimize", "--progressive", "--baseline",
                       "--strict"],
             aliases: ["-o": "--output", "-s": "--size", "-j": "--jobs", "-r": "--recursive"])
@@ -77,6 +77,10 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
     if let colour = arguments.value("--colour") {
         guard let parsed = ColourHandling(rawValue: colour) else { return usageError("--colour takes keep or srgb") }
         options.colour = parsed
+    }
+    switch cmykProfileOption(arguments) {
+    case let .success(profile): options.cmykProfile = profile
+    case let .failure(error): return usageError(error.message)
     }
     if let handling = arguments.value("--gain-map") {
         guard let parsed = GainMapHandling(rawValue: handling) else { return usageError("--gain-map takes drop or keep") }

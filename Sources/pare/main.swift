@@ -15,7 +15,8 @@ import Synchronization
 let commandUsage: [(command: String, text: String)] = [
     ("thumbnail", """
       pare thumbnail IN... --size N [-o OUT | --out-dir DIR] [--recursive] [--format jpeg|png|ppm]
-                     [--quality N] [--background RRGGBB] [--colour keep|srgb] [--gain-map drop|keep]
+                     [--quality N] [--background RRGGBB] [--colour keep|srgb] [--cmyk-profile FILE]
+                     [--gain-map drop|keep]
                      [--embedded auto|never|always] [--filter lanczos3|triangle|area] [--no-rotate]
                      [--strict] [--placeholder thumbhash|blurhash[:XxY]] [--jobs N] [--json] [--stats]
                      [--cache DIR]
@@ -24,6 +25,7 @@ let commandUsage: [(command: String, text: String)] = [
             thumbnails and PNG for those with alpha. JPEGs are written at --quality (default 85).
             --gain-map keep carries an HDR photo's gain map into a JPEG thumbnail.
             --cache DIR keeps the thumbnails in DIR for later runs over unchanged inputs.
+            --cmyk-profile FILE: the CMYK profile for untagged CMYK JPEGs (thumbnail, convert).
             --placeholder adds a ThumbHash (base64) or BlurHash to each --json line.
             A file cut off or damaged in its image data gives what was decoded, with a
             warning; --strict makes it a failure.
@@ -31,6 +33,7 @@ let commandUsage: [(command: String, text: String)] = [
     ("convert", """
       pare convert IN -o OUT [--quality N] [--sampling 4:2:0|4:2:2|4:4:4] [--optimize]
                    [--progressive] [--restart N|NB] [--baseline] [--colour keep|srgb]
+                   [--cmyk-profile FILE]
             decodes IN (JPEG, PNG, PGM/PPM/PAM) at full size and writes the format OUT's
             extension names (.jpg/.jpeg, .png, .ppm/.pgm/.pam); JPEG output defaults to
             cjpeg's settings (quality 75, 4:2:0, standard tables); --restart N puts a

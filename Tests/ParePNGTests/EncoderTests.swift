@@ -23,7 +23,8 @@ import TestSupport
         return image
     }
 
-    @Test(arguments: PixelFormat.allCases)
+    /// Every format PNG has (not `cmyk8`, which the encoder refuses).
+    @Test(arguments: PixelFormat.allCases.filter { $0 != .cmyk8 })
     func roundTripIsIdentical(format: PixelFormat) throws {
         var rng = SplitMix(state: 0x5EED)
         for (width, height) in Self.sizes {

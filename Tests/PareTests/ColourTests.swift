@@ -53,7 +53,8 @@ import TestSupport
         #expect(try #require(SRGBConverter(profile: profile)).isIdentity)
     }
 
-    /// The CMYK file's SWOP profile is not applied and not carried, and says so.
+    /// The CMYK file's SWOP profile is not applied to its EXIF thumbnail (a YCbCr JPEG, the
+    /// cheapest source) and not carried, and says so.
     @Test(.requiresCorpus) func cmykProfileWarns() throws {
         var options = ThumbnailOptions(maxPixelSize: 64)
         options.colour = .sRGB
@@ -64,7 +65,7 @@ import TestSupport
         }.first)
         #expect(name.colourSpace == .cmyk && name.lutType.map { "\($0)" } == "mft2" && name.name == "U.S. Web Coated (SWOP) v2")
         #expect(thumbnail.warnings.contains {
-            "\($0)" == "colour: the CMYK profile 'U.S. Web Coated (SWOP) v2' (A2B0 mft2) is not a matrix/TRC profile; not applied"
+            "\($0)" == "colour: the CMYK profile 'U.S. Web Coated (SWOP) v2' (A2B0 mft2) cannot be applied to these pixels; not applied"
         })
         #expect(thumbnail.warnings.contains { $0 == .colour(.notCarried(name, output: .rgb8)) })
         guard case .untagged = thumbnail.colour else {
@@ -72,6 +73,56 @@ import TestSupport
             return
         }
     }
+
+    /// A YCCK JPEG tagged with a CMYK profile (SWOP) is converted through it in `.keep` as in
+    /// `.sRGB` (an RGB output cannot carry a CMYK profile): the same pixels, tagged sRGB,
+    /// no colour warning, and not the naive conversion's pixels.
+    @Test(.requiresCorpus) func taggedCMYKConvertsInKeepMode() throws {
+        let path = Corpus.path + "/jpeg/conformance/jd-ycck.jpg"
+        var options = ThumbnailOptions(maxPixelSize: 64)
+        options.embedded = .never
+        let kept = try ImageSource(path: path).thumbnail(options: options)
+        options.colour = .sRGB
+        let converted = try ImageSource(path: path).thumbnail(options: options)
+        #expect(kept.image.format == .rgb8 && kept.image.pixels == converted.image.pixels)
+        #expect(!kept.warnings.contains { if case .colour = $0 { return true } else { return false } })
+        guard case .sRGB = kept.colour else {
+            Issue.record("a converted CMYK thumbnail is not tagged sRGB")
+            return
+        }
+        // The naive conversion (R = (1 − C)(1 − K)…) is what an unreadable profile leaves.
+        var naive = options
+        naive.icc.maxProfileBytes = 16
+        let plain = try ImageSource(path: path).thumbnail(options: naive)
+        let difference = zip(plain.image.pixels, kept.image.pixels).map { abs(Int($0) - Int($1)) }
+        #expect(difference.reduce(0, +) / difference.count >= 4)
+    }
+
+    /// An untagged CMYK JPEG takes `cmykProfile` (ghostscript's default_cmyk.icc, skipped
+    /// without libgs-common); without it, the naive conversion and no tag.
+    @Test(.requiresCorpus, .enabled(if: FileManager.default.fileExists(atPath: ColourTests.defaultCMYK)))
+    func untaggedCMYKTakesTheGivenProfile() throws {
+        let path = Corpus.path + "/jpeg/conformance/jdmoz-jpg-cmyk-2.jpg"
+        var options = ThumbnailOptions(maxPixelSize: 64)
+        let plain = try ImageSource(path: path).thumbnail(options: options)
+        guard case .untagged = plain.colour else {
+            Issue.record("an untagged CMYK thumbnail was tagged")
+            return
+        }
+        let data = try #require(FileManager.default.contents(atPath: Self.defaultCMYK))
+        options.cmykProfile = try ICCProfile(bytes: [UInt8](data))
+        let converted = try ImageSource(path: path).thumbnail(options: options)
+        guard case .sRGB = converted.colour else {
+            Issue.record("a CMYK thumbnail converted by cmykProfile is not tagged sRGB")
+            return
+        }
+        #expect(converted.image.pixels != plain.image.pixels)
+        // The profile's paper white: ink 0 is sRGB white within a code or two.
+        let converter = try #require(SRGBConverter(profile: options.cmykProfile!))
+        #expect(converter.convert([0, 0, 0, 0], format: .cmyk8).allSatisfy { $0 >= 253 })
+    }
+
+    static let defaultCMYK = "/usr/share/color/icc/ghostscript/default_cmyk.icc"
 
     /// The conversion runs before the resampler. A PNG whose gAMA says 1.0 (linear light):
     /// on the left, columns alternating 0 and 255; on the right, 128 everywhere. Halved, the

@@ -92,3 +92,79 @@ public struct ProfileBuilder {
         return header + table + data
     }
 }
+
+/// LUT tags (ICC.1 10.8 lut16Type, 10.9 lut8Type, 10.12 lutAToBType) for the builder.
+extension ProfileBuilder {
+    public static func be16(_ v: Int) -> [UInt8] { [UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v)] }
+
+    /// The identity 3×3 matrix lut8 and lut16 carry (10.8, 10.9).
+    public static var identityMatrix: [UInt8] { [1.0, 0, 0, 0, 1, 0, 0, 0, 1].flatMap(fixed) }
+
+    /// lut8Type: `inputs` tables and 3 output tables (256 bytes each, from `table`), a grid
+    /// of `points` per input whose nodes are `node(indices)` (3 values 0…1).
+    public static func lut8(inputs: Int, points: Int, table: (Int) -> UInt8 = { UInt8($0) },
+                     node: ([Int]) -> [Double]) -> [UInt8] {
+        var out = Array("mft1".utf8) + [0, 0, 0, 0] + [UInt8(inputs), 3, UInt8(points), 0] + identityMatrix
+        for _ in 0 ..< inputs { out += (0 ..< 256).map(table) }
+        out += gridNodes(inputs: inputs, points: points).flatMap { node($0).map { UInt8(($0 * 255).rounded()) } }
+        for _ in 0 ..< 3 { out += (0 ..< 256).map { UInt8($0) } }
+        return out
+    }
+
+    /// lut16Type: `inputEntries`-entry input tables from `table` (0…1 to 0…1), a grid of
+    /// `points`, two-entry identity output tables.
+    public static func lut16(inputs: Int, points: Int, inputEntries: Int = 2, table: (Double) -> Double = { $0 },
+                      node: ([Int]) -> [Double]) -> [UInt8] {
+        var out = Array("mft2".utf8) + [0, 0, 0, 0] + [UInt8(inputs), 3, UInt8(points), 0] + identityMatrix
+        out += be16(inputEntries) + be16(2)
+        for _ in 0 ..< inputs {
+            out += (0 ..< inputEntries).flatMap { be16(Int((table(Double($0) / Double(inputEntries - 1)) * 65535).rounded())) }
+        }
+        out += gridNodes(inputs: inputs, points: points).flatMap { node($0).flatMap { be16(Int(($0 * 65535).rounded())) } }
+        for _ in 0 ..< 3 { out += be16(0) + be16(65535) }
+        return out
+    }
+
+    /// lutAToBType with every element: A curves, a 16-bit CLUT, M curves, a matrix and
+    /// offsets (12 numbers, row by row then offsets), B curves; each curve a `para`.
+    public static func lutAToB(inputs: Int, points: Int, a: [UInt8], m: [UInt8], b: [UInt8], matrix: [Double],
+                        node: ([Int]) -> [Double]) -> [UInt8] {
+        func padded(_ bytes: [UInt8]) -> [UInt8] { bytes + [UInt8](repeating: 0, count: (4 - bytes.count % 4) % 4) }
+        let bCurves = padded(b) + padded(b) + padded(b)
+        let matrixBytes = matrix.flatMap(fixed)
+        let mCurves = padded(m) + padded(m) + padded(m)
+        var clut = [UInt8](repeating: 0, count: 16)
+        for i in 0 ..< inputs { clut[i] = UInt8(points) }
+        clut += [2, 0, 0, 0]
+        clut += gridNodes(inputs: inputs, points: points).flatMap { node($0).flatMap { be16(Int(($0 * 65535).rounded())) } }
+        clut = padded(clut)
+        let aCurves = (0 ..< inputs).flatMap { _ in padded(a) }
+        let offsetB = 32, offsetMatrix = offsetB + bCurves.count, offsetM = offsetMatrix + matrixBytes.count
+        let offsetCLUT = offsetM + mCurves.count, offsetA = offsetCLUT + clut.count
+        return Array("mAB ".utf8) + [0, 0, 0, 0] + [UInt8(inputs), 3, 0, 0]
+            + [offsetB, offsetMatrix, offsetM, offsetCLUT, offsetA].flatMap { be32(UInt32($0)) }
+            + bCurves + matrixBytes + mCurves + clut + aCurves
+    }
+
+    /// Every node's indices, the first input varying slowest (10.8).
+    public static func gridNodes(inputs: Int, points: Int) -> [[Int]] {
+        var nodes: [[Int]] = [[]]
+        for _ in 0 ..< inputs { nodes = nodes.flatMap { prefix in (0 ..< points).map { prefix + [$0] } } }
+        return nodes
+    }
+
+    /// A profile of `space` whose A2B0 is `lut`.
+    public static func lutProfile(_ space: String, pcs: String, _ lut: [UInt8]) -> ProfileBuilder {
+        var builder = ProfileBuilder()
+        builder.colourSpace = space
+        builder.connectionSpace = pcs
+        builder.tags = [("desc", desc("LUT test")), ("wtpt", xyz(0.9642, 1, 0.8249)), ("A2B0", lut)]
+        return builder
+    }
+}
+
+extension ProfileBuilder {
+    public static func readBE32(_ bytes: [UInt8], _ at: Int) -> UInt32 {
+        UInt32(bytes[at]) << 24 | UInt32(bytes[at + 1]) << 16 | UInt32(bytes[at + 2]) << 8 | UInt32(bytes[at + 3])
+    }
+}

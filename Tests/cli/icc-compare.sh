@@ -28,21 +28,13 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 Fixtures/icc/make-icc-fixtures.sh "$work/fixtures" > /dev/null
 /usr/bin/python3 - "$PARE" "$work" "$MIN_DB" "$MEAN_DB" <<'PY'
-import io, json, math, os, subprocess, sys
-from PIL import Image, ImageChops, ImageCms
+import io, json, os, subprocess, sys
+from PIL import Image, ImageCms
+sys.path.insert(0, "Tests/cli")
+from colourcheck import arguments, psnr
 
-pare, work, min_db, mean_db = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
-fixtures = os.path.join(work, "fixtures")
-srgb = ImageCms.createProfile("sRGB")
+pare, work, min_db, mean_db, fixtures, srgb = arguments()
 failures = []
-
-def psnr(a, b):
-    assert a.size == b.size and a.mode == b.mode, (a.size, b.size, a.mode, b.mode)
-    # The histogram of |a - b| per band gives the squared error without a Python loop.
-    histogram = ImageChops.difference(a, b).histogram()
-    se = sum(count * (i % 256) ** 2 for i, count in enumerate(histogram))
-    samples = a.width * a.height * len(a.getbands())
-    return 99.0 if se == 0 else 10 * math.log10(255 * 255 * samples / se)
 
 def thumbnail(path, colour, out):
     """Pare's thumbnail and the source it chose ("scaled-1/4", "full", ...)."""

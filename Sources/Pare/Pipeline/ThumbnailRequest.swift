@@ -133,6 +133,14 @@ public struct FileIdentity: Sendable, Equatable, CustomStringConvertible {
 }
 
 extension ThumbnailOptions {
+    /// FNV-1a (64 bits) of a profile's bytes, in hex: two profiles are one key only when
+    /// their bytes are, whatever their descriptions say.
+    static func fingerprint(_ bytes: [UInt8]) -> String {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+        return String(hash, radix: 16)
+    }
+
     /// Every option that changes the pixels, as text for the cache key.
     var pixelKey: String {
         let filterName: String
@@ -146,6 +154,7 @@ extension ThumbnailOptions {
         // `strict` sets both; a PNG setting of its own is named, leaving the usual keys as they were.
         if png.strict != jpeg.strict { key += "|pngStrict=\(png.strict ? 1 : 0)" }
         if let forcedJPEGScale { key += "|scale=\(forcedJPEGScale.rawValue)" }
+        if let cmykProfile { key += "|cmyk=\(Self.fingerprint(cmykProfile.bytes))" }
         return key
     }
 }

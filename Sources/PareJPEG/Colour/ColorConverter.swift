@@ -114,6 +114,28 @@ enum ColorConverter {
         }
     }
 
+    /// The ink amounts of a four-component frame (0 = no ink), for a CMYK profile: Adobe
+    /// stores CMYK inverted, so C = 255 − stored; YCCK's YCbCr decodes to the inverted
+    /// stored CMY, which are then the inks themselves, and K is stored inverted.
+    static func inkAmounts(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ c: UnsafePointer<UInt8>,
+                           _ k: UnsafePointer<UInt8>, ycck: Bool, count: Int, output: UnsafeMutablePointer<UInt8>) {
+        var out = output
+        for i in 0 ..< count {
+            if ycck {
+                let luma = Int(a[i]), blue = Int(b[i]) - 128, red = Int(c[i]) - 128
+                out[0] = clamp(luma + ((crToR * red + half) >> 16))
+                out[1] = clamp(luma + ((half - cbToG * blue - crToG * red) >> 16))
+                out[2] = clamp(luma + ((cbToB * blue + half) >> 16))
+            } else {
+                out[0] = 255 - a[i]
+                out[1] = 255 - b[i]
+                out[2] = 255 - c[i]
+            }
+            out[3] = 255 - k[i]
+            out += 4
+        }
+    }
+
     static func ycckToRGB(_ y: UnsafePointer<UInt8>, _ cb: UnsafePointer<UInt8>, _ cr: UnsafePointer<UInt8>,
                           _ k: UnsafePointer<UInt8>, count: Int, output: UnsafeMutablePointer<UInt8>) {
         var out = output

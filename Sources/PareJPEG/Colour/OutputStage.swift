@@ -99,13 +99,15 @@ struct OutputStage {
                     }
                 } else {
                     let d = componentRow(3, y, buffers)
-                    if colorSpace == .ycck {
+                    if format == .cmyk8 {
+                        ColorConverter.inkAmounts(a, b, c, d, ycck: colorSpace == .ycck, count: width, output: out)
+                    } else if colorSpace == .ycck {
                         ColorConverter.ycckToRGB(a, b, c, d, count: width, output: out)
                     } else {
                         ColorConverter.cmykToRGB(a, b, c, d, count: width, output: out)
                     }
                 }
-                made = UnsafeBufferPointer(start: out, count: width * 3)
+                made = UnsafeBufferPointer(start: out, count: width * format.bytesPerPixel)
             }
             sink.consume(made, at: RowPlacement(y: y, width: width))
             nextRow += 1
@@ -122,7 +124,7 @@ struct OutputStage {
         let width = plan.outputWidth
         let last = buffers.count == 1
             ? UnsafeBufferPointer(start: componentRow(0, nextRow - 1, buffers), count: width)
-            : UnsafeBufferPointer(start: row.baseAddress, count: width * 3)
+            : UnsafeBufferPointer(start: row.baseAddress, count: width * format.bytesPerPixel)
         while nextRow < plan.outputHeight {
             sink.consume(last, at: RowPlacement(y: nextRow, width: width))
             nextRow += 1

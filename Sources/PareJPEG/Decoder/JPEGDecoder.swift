@@ -80,8 +80,15 @@ public struct JPEGDecoder<Source: ByteSource> {
         self.headerDroppedWarnings = log.dropped
     }
 
-    /// gray8 for one component, rgb8 for three or four.
-    public var outputFormat: PixelFormat { frame.components.count == 1 ? .gray8 : .rgb8 }
+    /// gray8 for one component, rgb8 for three or four; cmyk8 for four with
+    /// `options.cmykSamples`.
+    public var outputFormat: PixelFormat {
+        switch frame.components.count {
+        case 1: return .gray8
+        case 4 where options.cmykSamples: return .cmyk8
+        default: return .rgb8
+        }
+    }
 
     /// ceil(W·k/8) × ceil(H·k/8), as `djpeg -scale k/8`.
     public func outputSize(at scale: JPEGScale) -> (width: Int, height: Int) {

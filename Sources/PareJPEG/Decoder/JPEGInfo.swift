@@ -71,6 +71,11 @@ public struct JPEGOptions: Sendable, Equatable {
     /// that reads its input over a slow link trades refills for RAM (at least 64 bytes are
     /// used). Default: 64 KiB.
     public var inputWindowBytes = 64 * 1024
+    /// Hand out a four-component frame (CMYK, or YCCK turned into CMYK) as `cmyk8` rows of
+    /// ink amounts, 0 for none, for a colour profile to convert, instead of converting it to
+    /// RGB here. Adobe's inverted storage (APP14, every CMYK JPEG Photoshop and libjpeg
+    /// write) is undone either way. Default: false.
+    public var cmykSamples = false
 
     public init() {}
 }

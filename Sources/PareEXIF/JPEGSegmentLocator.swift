@@ -76,10 +76,8 @@ struct JPEGSegmentLocator {
             case JPEGMarker.app0, JPEGMarker.app1, JPEGMarker.app2:
                 if marker.code == JPEGMarker.app1, exif == nil, signature.starts(with: Self.exifIdentifier) {
                     exif = found
-                } else if marker.code == JPEGMarker.app1, xmp == nil, signature.starts(with: Self.xmpPrefix) {
-                    xmp = found
-                } else if marker.code == JPEGMarker.app2, iso21496 == nil, signature.starts(with: Self.isoPrefix) {
-                    iso21496 = found
+                } else if noteGainMapSegments(marker.code, signature, found) {
+                    // XMP or ISO 21496-1: noted for the gain map.
                 } else if marker.code == JPEGMarker.app2, mpf == nil, signature.starts(with: Self.mpfIdentifier) {
                     mpf = found
                 } else if marker.code == JPEGMarker.app2, signature.starts(with: Self.iccIdentifier) {
@@ -120,10 +118,28 @@ struct JPEGSegmentLocator {
     static let exifIdentifier: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]
     /// "MPF" and a null byte (CIPA DC-007 §5.1).
     static let mpfIdentifier: [UInt8] = [0x4D, 0x50, 0x46, 0]
+    /// Notes the first APP1 XMP and APP2 ISO 21496-1 segments; true when `signature` was one.
+    /// Under Embedded Swift, where no gain map is read (see `EXIFReader.readJPEG`), nothing.
+    private mutating func noteGainMapSegments(_ code: UInt8, _ signature: [UInt8], _ found: MarkerSegment) -> Bool {
+        #if hasFeature(Embedded)
+        return false
+        #else
+        if code == JPEGMarker.app1, xmp == nil, signature.starts(with: Self.xmpPrefix) {
+            xmp = found
+            return true
+        }
+        if code == JPEGMarker.app2, iso21496 == nil, signature.starts(with: Self.isoPrefix) {
+            iso21496 = found
+            return true
+        }
+        return false
+        #endif
+    }
+
     /// The first twelve bytes of the XMP and ISO 21496-1 identifiers (what a segment keeps;
-    /// the reader of the payload checks the rest).
-    static let xmpPrefix: [UInt8] = Array(GainMapSignature.xmpIdentifier.prefix(12))
-    static let isoPrefix: [UInt8] = Array(GainMapSignature.isoIdentifier.prefix(12))
+    /// the reader of the payload checks the rest): "http://ns.ad" and "urn:iso:std:".
+    static let xmpPrefix: [UInt8] = [0x68, 0x74, 0x74, 0x70, 0x3A, 0x2F, 0x2F, 0x6E, 0x73, 0x2E, 0x61, 0x64]
+    static let isoPrefix: [UInt8] = [0x75, 0x72, 0x6E, 0x3A, 0x69, 0x73, 0x6F, 0x3A, 0x73, 0x74, 0x64, 0x3A]
     /// "ICC_PROFILE" and a null byte.
     static let iccIdentifier: [UInt8] = [0x49, 0x43, 0x43, 0x5F, 0x50, 0x52, 0x4F, 0x46, 0x49, 0x4C, 0x45, 0]
     /// "JFXX", a null byte and the extension code 0x10, a thumbnail coded using JPEG

@@ -24,15 +24,16 @@ public struct JPEGMetadata: Sendable {
     public var height: Int?
     /// Problems met outside the Exif block (stray bytes, truncated segments, MPF).
     public var warnings: [EXIFError]
+    /// The APP2 segment that holds the MPF index, for `EXIFReader.readMPF`.
+    var mpfSegment: MarkerSegment? = nil
+    #if !hasFeature(Embedded)
     /// The gain map among the MPF images (Ultra HDR, ISO 21496-1 or Apple's), nil when there
-    /// is none. Never a preview: see `MPFImageKind.isLargeThumbnail`.
+    /// is none. Never a preview: see `MPFImageKind.isLargeThumbnail`. (Not read under Embedded
+    /// Swift, like the MPF index.)
     public var gainMap: GainMapInfo?
     /// The primary image's XMP packet (APP1), when it has one.
     public var xmp: XMPPacket?
-    /// The APP2 segment that holds the MPF index, for `EXIFReader.readMPF`.
-    var mpfSegment: MarkerSegment? = nil
-    /// The primary's ISO 21496-1 block, for `readGainMap`.
-    var isoSegment: MarkerSegment? = nil
+    #endif
 }
 
 /// Entry points: a TIFF block in memory, a JPEG file, or a plain TIFF file (TIFF 6.0 §2;
@@ -86,7 +87,7 @@ public enum EXIFReader {
                                   mpfSegmentOffset: walk.mpf?.marker.offset,
                                   iccChunks: walk.iccChunks,
                                   jfxxThumbnail: jfxxThumbnail, width: walk.frameWidth, height: walk.frameHeight,
-                                  warnings: warnings, mpfSegment: walk.mpf, isoSegment: walk.iso21496)
+                                  warnings: warnings, mpfSegment: walk.mpf)
         #if !hasFeature(Embedded)
         if let segment = walk.xmp, let bytes = payload(segment, after: GainMapSignature.xmpIdentifier, in: source) {
             result.xmp = XMPPacket(bytes)

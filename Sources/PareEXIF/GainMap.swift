@@ -327,6 +327,7 @@ enum UltraHDRXMP {
     }
 }
 
+#if !hasFeature(Embedded)
 extension EXIFReader {
     /// Finds the gain map among the MPF images of a JPEG whose segments `walk` found, and
     /// reads its metadata. The primary's XMP (Ultra HDR) or ISO 21496-1 block says the file
@@ -408,3 +409,4 @@ extension EXIFReader {
         return Array(bytes.dropFirst(identifier.count))
     }
 }
+#endif

@@ -10,10 +10,12 @@ struct JPEGSegmentLocator {
     /// The segments found, their offsets in the whole source.
     var exif: MarkerSegment?
     var mpf: MarkerSegment?
+    #if !hasFeature(Embedded)
     /// The first APP1 XMP packet and the first APP2 ISO 21496-1 gain-map block: where a
     /// gain map announces itself (see `GainMapStandard`).
     var xmp: MarkerSegment?
     var iso21496: MarkerSegment?
+    #endif
     /// Where the payloads of the APP2 "ICC_PROFILE\0" segments are, in file order (ICC.1
     /// B.4), for PareICC to join: kept as `JPEGMetadata` hands them on, one array type.
     var iccChunks: [(offset: Int, length: Int)] = []

@@ -141,16 +141,24 @@ import TestSupport
 @Suite struct HostileColourTests {
     @Test(.requiresCorpus) func malformedCorpus() {
         let root = Corpus.path
-        var files = 0
+        var thumbnails = 0, errors = 0
         for folder in ["jpeg/malformed", "png/malformed", "exif/malformed", "exif/edge"] {
             for name in FileSystem.list("\(root)/\(folder)") {
                 var options = ThumbnailOptions(maxPixelSize: 32)
                 options.colour = .sRGB
-                _ = try? ImageSource(path: "\(root)/\(folder)/\(name)").thumbnail(options: options)
-                files += 1
+                do {
+                    let image = try ImageSource(path: "\(root)/\(folder)/\(name)").thumbnail(options: options).image
+                    #expect(max(image.width, image.height) <= 32 && min(image.width, image.height) >= 1, "\(folder)/\(name)")
+                    thumbnails += 1
+                } catch {
+                    #expect(!error.description.isEmpty, "\(folder)/\(name)")
+                    errors += 1
+                }
             }
         }
-        #expect(files > 50)
+        // The corpus is fixed, so is the split between thumbnails and typed errors.
+        print("malformed corpus in sRGB: \(thumbnails) thumbnails, \(errors) typed errors")
+        #expect(thumbnails == 63 && errors == 90)
     }
 
     /// Each input is parsed with default and with tight limits (as `Fuzz/icc.swift` does);

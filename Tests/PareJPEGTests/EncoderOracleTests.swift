@@ -103,6 +103,7 @@ import TestSupport
         let theirs = try #require(FileSystem.read(output))
         _ = CommandRunner.run("/bin/rm", ["-rf", folder])
         let firstDifference = (0 ..< min(ours.count, theirs.count)).first { ours[$0] != theirs[$0] } ?? min(ours.count, theirs.count)
-        #expect(ours == theirs, "\(test.name): \(ours.count) vs cjpeg's \(theirs.count) bytes, first difference at byte \(firstDifference)")
+        let same = ours == theirs
+        #expect(same, "\(test.name): \(ours.count) vs cjpeg's \(theirs.count) bytes, first difference at byte \(firstDifference)")
     }
 }

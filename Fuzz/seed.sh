@@ -2,8 +2,8 @@
 # Rebuilds the committed seed corpus Fuzz/corpus/TARGET from scratch: candidate files of the
 # right kind from Fixtures/ and ../shared/corpus, each cut to its first CUT bytes (1024 for
 # JPEG and pipeline inputs, behind a request byte; 2048 for PNG and EXIF; ICC profiles whole
-# when under 4 KiB), of which libFuzzer's merge keeps a small set with the same coverage, so
-# that the committed corpora stay a few hundred KB in all. Needs the target built (Fuzz/run.sh TARGET 0). Campaigns then add to
+# when under 4 KiB), of which libFuzzer's set-cover merge on edges (-use_counters=0) keeps a small set
+# covering the same edges, so that the committed corpora stay a few hundred KB in all. Needs the target built (Fuzz/run.sh TARGET 0). Campaigns then add to
 # it with `Fuzz/run.sh TARGET SECONDS --merge`.
 #
 #   Fuzz/seed.sh TARGET
@@ -47,7 +47,7 @@ if [ "$TARGET" = encoder ]; then
     done
 fi
 rm -rf "Fuzz/corpus/$TARGET"; mkdir -p "Fuzz/corpus/$TARGET"
-SWIFT_BACKTRACE=enable=no nice -n 19 "$BINARY" -merge=1 -rss_limit_mb=512 -timeout=2 -max_len=65536 \
+SWIFT_BACKTRACE=enable=no nice -n 19 "$BINARY" -set_cover_merge=1 -use_counters=0 -rss_limit_mb=512 -timeout=2 -max_len=65536 \
     "Fuzz/corpus/$TARGET" "$CANDIDATES" > "$CANDIDATES.log" 2>&1 || { tail -20 "$CANDIDATES.log"; exit 1; }
 echo "seed: $TARGET: $i candidates -> $(ls "Fuzz/corpus/$TARGET" | wc -l) files, $(cat "Fuzz/corpus/$TARGET"/* | wc -c) bytes"
 rm -rf "$CANDIDATES" "$CANDIDATES.log"

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PareCore
 import Testing
 import TestSupport
@@ -57,10 +54,6 @@ import TestSupport
         Case(name: "gray, progressive, restart 3 MCUs", gray: true, progressive: true, restart: .mcus(3)),
     ]
 
-    static var cjpeg: String? {
-        ["/usr/bin/cjpeg", "/usr/local/bin/cjpeg", "/opt/homebrew/bin/cjpeg"].first { access($0, X_OK) == 0 }
-    }
-
     /// A 37×29 picture (odd sizes: partial MCUs on both edges) of gradients and noise.
     static func picture(gray: Bool) -> Image {
         let width = 37, height = 29, channels = gray ? 1 : 3
@@ -76,14 +69,8 @@ import TestSupport
         return Image(width: width, height: height, format: gray ? .gray8 : .rgb8, pixels: pixels)
     }
 
-    static func write(_ bytes: [UInt8], to path: String) throws {
-        let file = try #require(fopen(path, "wb"))
-        defer { fclose(file) }
-        #expect(fwrite(bytes, 1, bytes.count, file) == bytes.count)
-    }
-
     @Test(arguments: cases) func sameBytesAsCjpeg(_ test: Case) throws {
-        let cjpeg = try #require(Self.cjpeg, "cjpeg is not installed (Debian: apt-get install libjpeg-turbo-progs)")
+        let cjpeg = try #require(CommandRunner.tool("cjpeg"), "cjpeg is not installed (Debian: apt-get install libjpeg-turbo-progs)")
         let image = Self.picture(gray: test.gray)
         var options = JPEGEncoderOptions(quality: test.quality, sampling: test.sampling)
         options.optimizeHuffmanTables = test.optimize
@@ -97,11 +84,11 @@ import TestSupport
         let folder = CommandRunner.temporaryFolder()
         let input = folder + (test.gray ? "/in.pgm" : "/in.ppm"), output = folder + "/out.jpg"
         let header = Array("\(test.gray ? "P5" : "P6")\n\(image.width) \(image.height)\n255\n".utf8)
-        try Self.write(header + image.pixels, to: input)
+        try #require(CommandRunner.write(header + image.pixels, to: input))
         let run = try #require(CommandRunner.run(cjpeg, test.cjpegArguments + ["-outfile", output, input]))
         #expect(run.status == 0, "\(run.standardError)")
         let theirs = try #require(FileSystem.read(output))
-        _ = CommandRunner.run("/bin/rm", ["-rf", folder])
+        CommandRunner.removeFolder(folder)
         let firstDifference = (0 ..< min(ours.count, theirs.count)).first { ours[$0] != theirs[$0] } ?? min(ours.count, theirs.count)
         let same = ours == theirs
         #expect(same, "\(test.name): \(ours.count) vs cjpeg's \(theirs.count) bytes, first difference at byte \(firstDifference)")

@@ -96,10 +96,13 @@ flock -u 9
 BINARY=$MODULE_BUILD/fuzz-$TARGET
 OBJECTS=()
 for module in $MODULES; do OBJECTS+=("$MODULE_BUILD/$module.o"); done
-if [ ! -x "$BINARY" ] || [ "$BINARY" -ot "$MODULE_BUILD/stamp" ] || [ "$BINARY" -ot "Fuzz/$TARGET.swift" ]; then
+if [ ! -x "$BINARY" ] || [ "$BINARY" -ot "$MODULE_BUILD/stamp" ] || [ "$BINARY" -ot "Fuzz/$TARGET.swift" ] ||
+        [ "$BINARY" -ot Tests/TestSupport/EncoderFuzzRequest.swift ]; then
     echo "fuzz: linking $BINARY"
     # gold warns about every ASan register thunk it cannot export; keep that noise out of sight.
-    if ! "$SWIFTC" "${FLAGS[@]}" -module-name "Fuzz_$TARGET" "Fuzz/$TARGET.swift" "${OBJECTS[@]}" -lz \
+    # The encoder target reads its request with the replay test's EncoderFuzzRequest.
+    SHARED=(); [ "$TARGET" = encoder ] && SHARED=(Tests/TestSupport/EncoderFuzzRequest.swift)
+    if ! "$SWIFTC" "${FLAGS[@]}" -module-name "Fuzz_$TARGET" "Fuzz/$TARGET.swift" "${SHARED[@]}" "${OBJECTS[@]}" -lz \
             -o "$BINARY" 2> "$WORK/link.log"; then
         grep -v 'Cannot export local symbol' "$WORK/link.log" >&2
         exit 1

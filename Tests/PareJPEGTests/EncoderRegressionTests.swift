@@ -3,9 +3,9 @@ import Testing
 import TestSupport
 @testable import PareJPEG
 
-/// Replays `Fixtures/regressions/encoder/` the way `Fuzz/encoder.swift` runs an input: eight
-/// request bytes (width, height, quality, format and sampling, coding, restart interval), the
-/// rest pixels repeated to fill the image. Every encode must succeed and decode without a
+/// Replays `Fixtures/regressions/encoder/` the way `Fuzz/encoder.swift` runs an input, read by
+/// the same `EncoderFuzzRequest`: eight request bytes, the rest pixels repeated to fill the
+/// image. Every encode must succeed and decode without a
 /// warning at its size, the optimized, progressive or restart-marked file to the baseline
 /// file's pixels, with the ledger back to zero.
 @Suite struct EncoderRegressionTests {
@@ -20,28 +20,12 @@ import TestSupport
         let inputs = Regressions.inputs("encoder")
         try #require(!inputs.isEmpty, "no inputs in \(Regressions.folder("encoder"))")
         for input in inputs {
-            let data = input.bytes
-            try #require(input.isFuzzerInput && data.count >= 9, "\(input.name): not an encoder fuzzer input")
-            let width = (Int(data[0]) << 8 | Int(data[1])) % 128 + 1
-            let height = (Int(data[2]) << 8 | Int(data[3])) % 128 + 1
-            let formats: [PixelFormat] = [.gray8, .grayAlpha8, .rgb8, .rgba8, .rgb16]
-            let format = formats[Int(data[5] & 7) % formats.count]
-            var options = JPEGEncoderOptions(quality: Int(data[4]) % 100 + 1,
-                                             sampling: ChromaSampling.allCases[Int(data[5] >> 3 & 3) % 3])
-            let coding = data[6]
-            options.forceBaseline = coding & 16 != 0
-            if coding & 32 != 0 { options.iccProfile = data }
-            let pixels = Array(data[8...])
-            var image = try Image(width: width, height: height, format: format)
-            var k = 0
-            for y in 0 ..< height {
-                image.withMutableRow(y) { row in
-                    for i in 0 ..< row.count {
-                        row[i] = pixels[k]
-                        k = k + 1 == pixels.count ? 0 : k + 1
-                    }
-                }
-            }
+            let request = try #require(EncoderFuzzRequest(input.bytes), "\(input.name): not an encoder fuzzer input")
+            try #require(input.isFuzzerInput, "\(input.name): not an encoder fuzzer input (*.fuzz)")
+            var options = JPEGEncoderOptions(quality: request.quality, sampling: ChromaSampling.allCases[request.samplingIndex])
+            options.forceBaseline = request.forceBaseline
+            if request.carriesProfile { options.iccProfile = input.bytes }
+            let image = try request.image()
             let ledger = MemoryLedger(limit: 64 << 20)
             func encode(_ options: JPEGEncoderOptions) throws -> [UInt8] {
                 var encoder = try JPEGEncoder(options: options, ledger: ledger, sink: ByteArraySink())
@@ -50,11 +34,11 @@ import TestSupport
             }
             do {
                 let (reference, warnings) = try Self.decode(try encode(options), ledger: ledger)
-                #expect(warnings.isEmpty && reference.width == width && reference.height == height, "\(input.name): \(warnings)")
-                options.optimizeHuffmanTables = coding & 1 != 0
-                options.progressive = coding & 2 != 0
-                if coding & 4 != 0 { options.restartInterval = .mcus(Int(data[7])) }
-                if coding & 8 != 0 { options.restartInterval = .mcuRows(Int(data[7])) }
+                #expect(warnings.isEmpty && reference.width == request.width && reference.height == request.height,
+                        "\(input.name): \(warnings)")
+                (options.optimizeHuffmanTables, options.progressive) = (request.optimize, request.progressive)
+                if request.restartEveryMCUs { options.restartInterval = .mcus(request.restart) }
+                if request.restartEveryRows { options.restartInterval = .mcuRows(request.restart) }
                 if options.optimizeHuffmanTables || options.progressive || options.restartInterval != nil {
                     let (other, warnings) = try Self.decode(try encode(options), ledger: ledger)
                     #expect(warnings.isEmpty && other.pixels == reference.pixels, "\(input.name): \(warnings)")

@@ -167,12 +167,8 @@ import TestSupport
     @Test func fuzzingRegressions() throws {
         let inputs = Regressions.inputs("icc")
         try #require(!inputs.isEmpty, "no inputs in \(Regressions.folder("icc"))")
-        var tight = ICCOptions()
-        tight.maxTags = 16
-        tight.maxCurvePoints = 256
-        tight.maxTextBytes = 64
-        tight.maxTextRecords = 4
-        tight.maxFixedMagnitude = 4
+        var tight = ICCOptions()  // Fuzz/icc.swift's tight limits
+        (tight.maxTags, tight.maxCurvePoints, tight.maxTextBytes, tight.maxTextRecords, tight.maxFixedMagnitude) = (16, 256, 64, 4, 4)
         for input in inputs {
             for options in [ICCOptions(), tight] {
                 do {

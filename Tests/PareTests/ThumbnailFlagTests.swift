@@ -25,8 +25,28 @@ import TestSupport
     }
 
     static func ppm(_ path: String) throws -> ReferenceImage {
-        let bytes = try #require(FileSystem.read(path), "\(path)")
-        return try #require(ReferenceImage.readPNM(bytes), "\(path)")
+        let image = FileSystem.read(path).flatMap { ReferenceImage.readPNM($0) }
+        return try #require(image, "\(path) is not a readable PPM")
+    }
+
+    /// A stored picture (3 samples a pixel) as EXIF orientation 3 (turn 180°), 6 (turn 90°
+    /// clockwise) or 8 (90° counter-clockwise) displays it.
+    static func turned(_ stored: ReferenceImage, orientation: Int) -> [UInt8] {
+        let (w, h) = (stored.width, stored.height)
+        var out = [UInt8](repeating: 0, count: stored.samples.count)
+        for y in 0 ..< h {
+            for x in 0 ..< w {
+                let to: Int
+                switch orientation {
+                case 3: to = (h - 1 - y) * w + (w - 1 - x)
+                case 6: to = x * h + (h - 1 - y)
+                default: to = (w - 1 - x) * h + y
+                }
+                let from = (y * w + x) * 3
+                out[to * 3 ..< to * 3 + 3] = stored.samples[from ..< from + 3]
+            }
+        }
+        return out
     }
 
     /// The quantisation tables (DQT payloads) of a JPEG file, in order.
@@ -79,16 +99,7 @@ import TestSupport
         let stored = try Self.thumbnail([input, "--size", "8", "--format", "ppm", "-o", folder + "/n.ppm", "--no-rotate"])
         #expect(upright["width"] == "8" && upright["height"] == "5")
         #expect(stored["width"] == "5" && stored["height"] == "8")
-        let r = try Self.ppm(folder + "/r.ppm"), n = try Self.ppm(folder + "/n.ppm")
-        var turned = [UInt8](repeating: 0, count: n.samples.count)
-        for y in 0 ..< n.height {
-            for x in 0 ..< n.width {
-                // Stored (x, y) lands at (height - 1 - y, x) of the picture turned clockwise.
-                let to = (x * n.height + (n.height - 1 - y)) * 3, from = (y * n.width + x) * 3
-                turned[to ..< to + 3] = n.samples[from ..< from + 3]
-            }
-        }
-        #expect(turned == r.samples)
+        #expect(Self.turned(try Self.ppm(folder + "/n.ppm"), orientation: 6) == (try Self.ppm(folder + "/r.ppm")).samples)
     }
 
     /// fx-letterbox.jpg, a 3:2 picture, carries a letterboxed 160×120 EXIF thumbnail:
@@ -135,16 +146,21 @@ import TestSupport
         let pare = try #require(CommandRunner.pare)
         #expect(CommandRunner.run(pare, ["decode", stem + ".thumb.jpg", "-o", folder + "/d.ppm"])?.status == 0)
         let stored = try Self.ppm(folder + "/d.ppm"), shown = try Self.ppm(folder + "/t.ppm")
-        let (w, h) = (stored.width, stored.height)
-        var turned = [UInt8](repeating: 0, count: stored.samples.count)
-        for y in 0 ..< h {
-            for x in 0 ..< w {
-                // Orientation 3: (x, y) to (w-1-x, h-1-y); 8: to (y, w-1-x) in an h-wide picture.
-                let to = orientation == 3 ? ((h - 1 - y) * w + (w - 1 - x)) * 3 : ((w - 1 - x) * h + y) * 3
-                let from = (y * w + x) * 3
-                turned[to ..< to + 3] = stored.samples[from ..< from + 3]
-            }
-        }
-        #expect(shown.width == (orientation == 3 ? w : h) && turned == shown.samples)
+        #expect(shown.width == (orientation == 3 ? stored.width : stored.height))
+        #expect(Self.turned(stored, orientation: orientation) == shown.samples)
+    }
+
+    /// A PNG's eXIf orientation is applied like a JPEG's: the corpus PNG with Orientation 6
+    /// in an eXIf chunk, thumbnailed at its own size, is its `--no-rotate` thumbnail turned
+    /// clockwise (and equals Pillow's decode turned by `ROTATE_270`, checked by hand).
+    @Test(.requiresCorpus) func pngExifOrientationIsApplied() throws {
+        let folder = CommandRunner.temporaryFolder()
+        defer { CommandRunner.removeFolder(folder) }
+        let input = Corpus.path + "/exif/png/ipng-F-exif-chunk-early.png"
+        _ = try Self.thumbnail([input, "--size", "400", "--format", "ppm", "-o", folder + "/t.ppm"])
+        _ = try Self.thumbnail([input, "--size", "400", "--format", "ppm", "-o", folder + "/n.ppm", "--no-rotate"])
+        let stored = try Self.ppm(folder + "/n.ppm"), shown = try Self.ppm(folder + "/t.ppm")
+        #expect(stored.samples != shown.samples)
+        #expect(Self.turned(stored, orientation: 6) == shown.samples)
     }
 }

@@ -6,7 +6,8 @@
 // a PNG decode, or an embedded thumbnail, the streaming resampler and the orientation
 // transform, under small limits (a 48 MiB ledger, 64 Mpixels). Any typed error is an
 // accepted outcome; a trap, a sanitizer report, a timeout or an RSS blow-up is a finding, and
-// so is a thumbnail larger than asked for or ledger bytes still held after the job.
+// so is a thumbnail larger than asked for, in a format other than gray8, grayAlpha8 (gray
+// with alpha keeps its alpha), rgb8 or rgba8, or ledger bytes still held after the job.
 import Pare
 import PareCore
 
@@ -26,7 +27,7 @@ func makeThumbnail(_ bytes: [UInt8], options: ThumbnailOptions, ledger: MemoryLe
         let image = thumbnail.image
         precondition(image.width >= 1 && image.height >= 1, "empty thumbnail")
         precondition(max(image.width, image.height) <= options.maxPixelSize, "thumbnail larger than asked for")
-        precondition(image.format == .gray8 || image.format == .rgb8 || image.format == .rgba8,
+        precondition([.gray8, .grayAlpha8, .rgb8, .rgba8].contains(image.format),
                      "thumbnail in \(image.format)")
         precondition(thumbnail.ledgerPeakBytes <= ledgerLimit, "ledger peak over its limit")
         for warning in thumbnail.warnings {

@@ -1,144 +1,141 @@
 #!/usr/bin/env bash
 # Builds one libFuzzer target and runs it.
 #
-#   Fuzz/run.sh TARGET SECONDS [extra libFuzzer flags...]
+#   Fuzz/run.sh TARGET SECONDS [--merge] [extra libFuzzer flags...]
 #
-# TARGET is png, exif, jpeg, icc, pipeline or encoder; SECONDS 0 only builds. The module sources are
-# compiled straight with swiftc (SwiftPM products cannot carry a fuzzer entry point) with
-# coverage and a sanitizer, together with Fuzz/TARGET.swift, into $FUZZ_ROOT/TARGET/
-# (FUZZ_ROOT defaults to /tmp/pare-fuzz). SANITIZER=address (default) or SANITIZER=undefined
-# picks the sanitizer paired with the fuzzer. The seed corpus (files of the right kind from
-# Fixtures/ and ../shared/corpus) is copied into the work dir; inputs the fuzzer finds
-# accumulate in $FUZZ_ROOT/TARGET/corpus across runs; crashes, timeouts and OOMs are written
-# to $FUZZ_ROOT/TARGET/artifacts/. The script exits 1 when the fuzzer reports a finding, and
-# 0 with a message when the toolchain has no libFuzzer.
+# TARGET is png, exif, jpeg, icc, pipeline or encoder; SECONDS 0 only builds. The modules are
+# compiled once per sanitizer with swiftc (SwiftPM products cannot carry a fuzzer entry
+# point) into $FUZZ_ROOT/modules-SANITIZER/ and reused by every target until a source file
+# changes; each target is then one compile of Fuzz/TARGET.swift linked against them
+# (FUZZ_ROOT defaults to /tmp/pare-fuzz). SANITIZER=address (default) or undefined.
+# The fuzzer starts from the committed seeds (Fuzz/corpus/TARGET) and the committed
+# regressions (Fixtures/regressions/TARGET), with Fuzz/dict/*.dict; what it finds goes to
+# $FUZZ_ROOT/TARGET/corpus, and --merge afterwards adds the inputs that bring new coverage to
+# Fuzz/corpus/TARGET (to commit). Crashes, timeouts and OOMs are written to
+# $FUZZ_ROOT/TARGET/artifacts/; Fuzz/keep.sh turns one into a regression file. The script
+# exits 1 on a finding, and also when the toolchain has no libFuzzer (FUZZ_OPTIONAL=1 makes
+# that a skip).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-usage() { echo "usage: Fuzz/run.sh png|exif|jpeg|icc|pipeline|encoder SECONDS [libFuzzer flags...]" >&2; exit 2; }
+usage() { echo "usage: Fuzz/run.sh png|exif|jpeg|icc|pipeline|encoder SECONDS [--merge] [libFuzzer flags...]" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 TARGET=$1; SECONDS_TO_RUN=$2; shift 2
+MERGE=0
+if [ "${1:-}" = --merge ]; then MERGE=1; shift; fi
 SANITIZER=${SANITIZER:-address}
 SWIFTC=${SWIFTC:-swiftc}
 
-# In dependency order. CZlib is the system zlib's module map, found through -I and linked
-# with -lz; the others are compiled from every .swift file under Sources/MODULE.
+# The modules each target links, in dependency order. CZlib is the system zlib's module map,
+# found through -I and linked with -lz.
+ALL_MODULES="PareCore PareJPEG PareEXIF PareICC ParePNG Pare"
 case "$TARGET" in
-    png)      MODULES="CZlib PareCore ParePNG" ;;
-    exif)     MODULES="PareCore PareEXIF" ;;
-    jpeg)     MODULES="PareCore PareJPEG" ;;
-    icc)      MODULES="PareCore PareICC" ;;
-    encoder)  MODULES="PareCore PareJPEG" ;;
-    pipeline) MODULES="CZlib PareCore PareJPEG PareEXIF PareICC ParePNG Pare" ;;
+    png)      MODULES="PareCore ParePNG";            DICTS="png" ;;
+    exif)     MODULES="PareCore PareEXIF";           DICTS="tiff jpeg" ;;
+    jpeg)     MODULES="PareCore PareJPEG";           DICTS="jpeg" ;;
+    icc)      MODULES="PareCore PareICC";            DICTS="icc" ;;
+    encoder)  MODULES="PareCore PareJPEG";           DICTS="" ;;
+    pipeline) MODULES="$ALL_MODULES";                DICTS="jpeg png tiff" ;;
     *) usage ;;
 esac
 
 FUZZ_ROOT=${FUZZ_ROOT:-/tmp/pare-fuzz}
 case "$FUZZ_ROOT" in /*) ;; *) FUZZ_ROOT=$ROOT/$FUZZ_ROOT ;; esac
 WORK=$FUZZ_ROOT/$TARGET
+mkdir -p "$WORK/corpus" "$WORK/artifacts"
 # REV=<commit> builds the modules from that commit (git archive) instead of the working tree,
 # to fuzz a committed state while the tree is being edited.
 SRC=$ROOT
+MODULE_BUILD=$FUZZ_ROOT/modules-$SANITIZER
 if [ -n "${REV:-}" ]; then
-    SRC=$WORK/src
-    rm -rf "$SRC"; mkdir -p "$SRC"
-    git archive "$REV" Sources | tar -x -C "$SRC"
-    echo "fuzz: modules from $(git rev-parse --short "$REV")"
+    rev=$(git rev-parse --short "$REV")
+    SRC=$FUZZ_ROOT/src-$rev
+    MODULE_BUILD=$FUZZ_ROOT/modules-$SANITIZER-$rev
+    if [ ! -d "$SRC/Sources" ]; then
+        mkdir -p "$SRC"; git archive "$REV" Sources | tar -x -C "$SRC"
+    fi
+    echo "fuzz: modules from $rev"
 fi
-BUILD=$WORK/build-$SANITIZER
-mkdir -p "$BUILD" "$WORK/corpus" "$WORK/artifacts"
 
 # A toolchain without libFuzzer (macOS Xcode toolchains, some distributions) cannot link
-# -sanitize=fuzzer; say so and succeed, so CI can run this unconditionally.
-PROBE=$WORK/probe
+# -sanitize=fuzzer: that fails the run, unless FUZZ_OPTIONAL=1 asks for a skip.
+no_fuzzer() {
+    echo "fuzz: $1"
+    if [ "${FUZZ_OPTIONAL:-0}" = 1 ]; then echo "fuzz: FUZZ_OPTIONAL=1: skipping $TARGET"; exit 0; fi
+    exit 1
+}
+PROBE=$FUZZ_ROOT/probe
 printf '@_cdecl("LLVMFuzzerTestOneInput") public func f(_ d: UnsafePointer<UInt8>, _ n: Int) -> CInt { 0 }\n' > "$PROBE.swift"
 if ! "$SWIFTC" -parse-as-library -sanitize=fuzzer "$PROBE.swift" -o "$PROBE" >/dev/null 2>&1; then
-    echo "fuzz: this Swift toolchain ($("$SWIFTC" --version 2>&1 | head -1)) has no libFuzzer; skipping $TARGET"
-    exit 0
+    no_fuzzer "this Swift toolchain ($("$SWIFTC" --version 2>&1 | head -1)) has no libFuzzer"
 fi
 if ! "$SWIFTC" -parse-as-library -sanitize=fuzzer,"$SANITIZER" "$PROBE.swift" -o "$PROBE" >/dev/null 2>&1; then
-    echo "fuzz: this Swift toolchain does not accept -sanitize=$SANITIZER; skipping $TARGET (see Fuzz/README.md)"
-    exit 0
+    no_fuzzer "this Swift toolchain does not accept -sanitize=$SANITIZER (see Fuzz/README.md)"
 fi
 
-FLAGS=(-O -wmo -swift-version 6 -parse-as-library -sanitize=fuzzer,"$SANITIZER" -g -I "$BUILD" -I "$SRC/Sources/CZlib")
+FLAGS=(-O -wmo -swift-version 6 -parse-as-library -sanitize=fuzzer,"$SANITIZER" -g -I "$MODULE_BUILD" -I "$SRC/Sources/CZlib")
+# The modules: rebuilt only when a source file or the flags changed (the stamp is a hash of
+# both), so six targets cost one module build. A lock keeps two runs from building at once.
+mkdir -p "$MODULE_BUILD"
+STAMP_NOW=$( { echo "${FLAGS[*]}"; "$SWIFTC" --version 2>&1 | head -1
+               for module in $ALL_MODULES; do find "$SRC/Sources/$module" -name '*.swift' | sort | xargs cat; done; } |
+             sha256sum | cut -d' ' -f1)
+exec 9> "$MODULE_BUILD/lock"
+flock 9
+if [ "$(cat "$MODULE_BUILD/stamp" 2>/dev/null)" != "$STAMP_NOW" ]; then
+    rm -f "$MODULE_BUILD/stamp"
+    for module in $ALL_MODULES; do
+        echo "fuzz: compiling $module ($SANITIZER)"
+        "$SWIFTC" "${FLAGS[@]}" -module-name "$module" -emit-module -emit-module-path "$MODULE_BUILD/$module.swiftmodule" \
+            -c $(find "$SRC/Sources/$module" -name '*.swift' | sort) -o "$MODULE_BUILD/$module.o"
+    done
+    echo "$STAMP_NOW" > "$MODULE_BUILD/stamp"
+fi
+flock -u 9
+BINARY=$MODULE_BUILD/fuzz-$TARGET
 OBJECTS=()
-for module in $MODULES; do
-    [ "$module" = CZlib ] && continue
-    echo "fuzz: compiling $module ($SANITIZER)"
-    "$SWIFTC" "${FLAGS[@]}" -module-name "$module" -emit-module -emit-module-path "$BUILD/$module.swiftmodule" \
-        -c $(find "$SRC/Sources/$module" -name '*.swift' | sort) -o "$BUILD/$module.o"
-    OBJECTS+=("$BUILD/$module.o")
-done
-echo "fuzz: linking $BUILD/fuzz-$TARGET"
-# gold warns about every ASan register thunk it cannot export; keep that noise out of sight.
-if ! "$SWIFTC" "${FLAGS[@]}" -module-name "Fuzz_$TARGET" Fuzz/"$TARGET".swift "${OBJECTS[@]}" -lz \
-        -o "$BUILD/fuzz-$TARGET" 2> "$BUILD/link.log"; then
-    grep -v 'Cannot export local symbol' "$BUILD/link.log" >&2
-    exit 1
+for module in $MODULES; do OBJECTS+=("$MODULE_BUILD/$module.o"); done
+if [ ! -x "$BINARY" ] || [ "$BINARY" -ot "$MODULE_BUILD/stamp" ] || [ "$BINARY" -ot "Fuzz/$TARGET.swift" ] ||
+        [ "$BINARY" -ot Tests/TestSupport/EncoderFuzzRequest.swift ]; then
+    echo "fuzz: linking $BINARY"
+    # gold warns about every ASan register thunk it cannot export; keep that noise out of sight.
+    # The encoder target reads its request with the replay test's EncoderFuzzRequest.
+    SHARED=(); [ "$TARGET" = encoder ] && SHARED=(Tests/TestSupport/EncoderFuzzRequest.swift)
+    if ! "$SWIFTC" "${FLAGS[@]}" -module-name "Fuzz_$TARGET" "Fuzz/$TARGET.swift" "${SHARED[@]}" "${OBJECTS[@]}" -lz \
+            -o "$BINARY" 2> "$WORK/link.log"; then
+        grep -v 'Cannot export local symbol' "$WORK/link.log" >&2
+        exit 1
+    fi
 fi
 
 if [ "$SECONDS_TO_RUN" = 0 ]; then
-    echo "fuzz: built $BUILD/fuzz-$TARGET (SECONDS 0: not run)"
+    echo "fuzz: built $BINARY (SECONDS 0: not run)"
     exit 0
 fi
 
-# Seeds: copied fresh each run (never committed). JPEG and pipeline seeds, regressions
-# included (they are stored as plain files), get a leading request byte (see the targets).
-SEEDS=$WORK/seeds
-rm -rf "$SEEDS"; mkdir -p "$SEEDS"
-CORPUS=$ROOT/../shared/corpus
-[ -d "$CORPUS" ] || echo "fuzz: $CORPUS is missing; seeding from Fixtures/ only"
-seed_files() {
-    case "$TARGET" in
-        png)  find Fixtures "$CORPUS/png" "$CORPUS/exif/png" -name '*.png' -size -256k 2>/dev/null ;;
-        exif) find Fixtures "$CORPUS/exif" "$CORPUS/jpeg/conformance" -type f \
-                   \( -name '*.jpg' -o -name '*.jpeg' -o -name '*.tif' -o -name '*.tiff' -o -name '*.JPG' \) 2>/dev/null ;;
-        jpeg) find Fixtures "$CORPUS/jpeg/conformance" "$CORPUS/jpeg/malformed" "$CORPUS/jpeg/unsupported" \
-                   "$CORPUS/exif/orientation" -type f \( -name '*.jpg' -o -name '*.jpeg' -o -name '*.JPG' \) -size -256k 2>/dev/null ;;
-        # The profiles Debian installs, and each corpus file's embedded profile.
-        icc) find /usr/share/color/icc -type f \( -iname '*.icc' -o -iname '*.icm' \) -size -64k 2>/dev/null
-             find "$CORPUS" -type f \( -name '*.jpg' -o -name '*.png' -o -name '*.tif*' \) 2>/dev/null |
-                 while IFS= read -r f; do
-                     out=$WORK/profiles/$(basename "$f").icc
-                     mkdir -p "$WORK/profiles"
-                     exiftool -q -q -b -icc_profile "$f" > "$out" 2>/dev/null || true
-                     [ -s "$out" ] && echo "$out" || rm -f "$out"
-                 done ;;
-        # Every kind the pipeline sniffs: JPEG (baseline, progressive, with EXIF and MPF), PNG, TIFF.
-        pipeline) find Fixtures "$CORPUS/jpeg/conformance" "$CORPUS/jpeg/malformed" "$CORPUS/exif" "$CORPUS/png" \
-                       -type f \( -name '*.jpg' -o -name '*.jpeg' -o -name '*.JPG' -o -name '*.png' -o -name '*.tif' \
-                       -o -name '*.tiff' \) -size -256k 2>/dev/null | grep -v '\.s[1248]\.png$' ;;
-    esac
-    if [ "$TARGET" = pipeline ]; then
-        find Fixtures/regressions -type f 2>/dev/null || true
-    else
-        find "Fixtures/regressions/$TARGET" -type f 2>/dev/null || true
-    fi
-}
+# Seeds: the committed corpus and the committed regressions. Regressions of the jpeg and
+# pipeline targets saved by Fuzz/keep.sh (*.fuzz) already carry their request byte; other
+# files (plain JPEGs, and the other targets' regressions the pipeline also takes) get one.
+SEEDS=$WORK/regression-seeds
+rm -rf "$SEEDS"; mkdir -p "$SEEDS" "Fuzz/corpus/$TARGET"
+REGRESSIONS=$(if [ "$TARGET" = pipeline ]; then find Fixtures/regressions -type f ! -name '*.md' ! -path '*/encoder/*';
+              else find "Fixtures/regressions/$TARGET" -type f ! -name '*.md' 2>/dev/null; fi || true)
 i=0
-while IFS= read -r f; do
-    case "$TARGET" in
-        # Metadata sits in the first 64 KiB; the rest of a camera photo is only slow to mutate.
-        exif) head -c 65536 "$f" > "$SEEDS/$i" ;;
-        jpeg|pipeline) { printf "\\x$(printf %02x $((i % 128)))"; cat "$f"; } > "$SEEDS/$i" ;;
+for f in $REGRESSIONS; do
+    case "$TARGET:$f" in
+        jpeg:*.fuzz|pipeline:*/pipeline/*) cp "$f" "$SEEDS/$i" ;;
+        jpeg:*|pipeline:*) { printf '\000'; cat "$f"; } > "$SEEDS/$i" ;;
         *) cp "$f" "$SEEDS/$i" ;;
     esac
     i=$((i + 1))
-done < <(seed_files)
-# The encoder reads no file: its seeds are requests (size, quality, format, sampling,
-# coding) over bytes of the sample photo as pixels.
-if [ "$TARGET" = encoder ]; then
-    for j in $(seq 0 31); do
-        { for v in $((j * 7 % 256)) $((j * 13 % 256)) 0 $((j * 29 % 256)) $((j * 3)) $((j % 32)) $((j * 5 % 64)) 3; do
-              printf "\\x$(printf %02x "$v")"
-          done
-          head -c $((2048 + j * 64)) Fixtures/sample.jpg | tail -c 2048; } > "$SEEDS/$i"
-        i=$((i + 1))
-    done
+done
+DICT_ARGS=()
+if [ -n "$DICTS" ]; then
+    for d in $DICTS; do cat "Fuzz/dict/$d.dict"; done > "$WORK/all.dict"
+    DICT_ARGS=(-dict="$WORK/all.dict")
 fi
-echo "fuzz: $i seed files; running $TARGET for $SECONDS_TO_RUN s"
+echo "fuzz: $(ls "Fuzz/corpus/$TARGET" | wc -l) committed seeds, $i regressions, $(ls "$WORK/corpus" | wc -l) found before; running $TARGET for $SECONDS_TO_RUN s"
 
 LOG=$WORK/fuzz-$SANITIZER.log
 # ASan's default 256 MiB quarantine of freed blocks counts toward the RSS limit; a smaller one
@@ -151,7 +148,7 @@ export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 STAMP=$WORK/started
 touch "$STAMP"
 set +e
-nice -n 19 "$BUILD/fuzz-$TARGET" "$WORK/corpus" "$SEEDS" \
+nice -n 19 "$BINARY" "$WORK/corpus" "Fuzz/corpus/$TARGET" "$SEEDS" "${DICT_ARGS[@]}" \
     -rss_limit_mb=512 -timeout=2 -max_len=65536 -max_total_time="$SECONDS_TO_RUN" \
     -print_final_stats=1 -artifact_prefix="$WORK/artifacts/" "$@" > "$LOG" 2>&1
 STATUS=$?
@@ -161,11 +158,30 @@ grep -E '^#[0-9]+[[:space:]]+(INITED|DONE)' "$LOG" | tail -2 || true
 # -fork=N (with -ignore_timeouts=1 etc., to keep going past findings) logs its own lines.
 grep -E '^#[0-9]+: cov:' "$LOG" | tail -1 || true
 grep -E '^stat::' "$LOG" || true
+echo "fuzz: $(ls "$WORK/corpus" | wc -l) inputs in $WORK/corpus"
 NEW=$(find "$WORK/artifacts" -type f -newer "$STAMP" | wc -l)
 if [ $STATUS -ne 0 ] || [ "$NEW" -ne 0 ]; then
     find "$WORK/artifacts" -type f -newer "$STAMP"
     grep -E 'ERROR|SUMMARY|Fatal error|Test unit written' "$LOG" | head -20
-    echo "fuzz: $TARGET FOUND A PROBLEM (exit $STATUS); see $LOG"
+    echo "fuzz: $TARGET FOUND A PROBLEM (exit $STATUS); see $LOG; keep it with Fuzz/keep.sh ARTIFACT $TARGET"
     exit 1
 fi
 echo "fuzz: $TARGET: no findings"
+
+# --merge: the committed corpus is rebuilt as the smallest set of its own files and this and
+# earlier runs' inputs (those under 4 KiB) that covers every edge they cover together
+# (libFuzzer's set-cover merge on edges alone, -use_counters=0: merging on every feature kept
+# ten times as many files), so that it grows with coverage and stays a few hundred KB.
+if [ $MERGE = 1 ]; then
+    before=$(ls "Fuzz/corpus/$TARGET" | wc -l)
+    SMALL=$WORK/merge-candidates MERGED=$WORK/merged
+    rm -rf "$SMALL" "$MERGED"; mkdir -p "$SMALL" "$MERGED"
+    find "$WORK/corpus" -type f -size -4097c -exec cp {} "$SMALL/" \;
+    nice -n 19 "$BINARY" -set_cover_merge=1 -use_counters=0 -rss_limit_mb=512 -timeout=10 -max_len=4096 \
+        "$MERGED" "Fuzz/corpus/$TARGET" "$SMALL" > "$WORK/merge.log" 2>&1 ||
+        { tail -20 "$WORK/merge.log"; echo "fuzz: merge failed"; exit 1; }
+    rm -f "Fuzz/corpus/$TARGET"/*
+    cp "$MERGED"/* "Fuzz/corpus/$TARGET/"
+    echo "fuzz: merge: Fuzz/corpus/$TARGET $before -> $(ls "Fuzz/corpus/$TARGET" | wc -l) files," \
+         "$(cat "Fuzz/corpus/$TARGET"/* | wc -c) bytes; $(grep -oE '[0-9]+ new coverage edges' "$WORK/merge.log")"
+fi

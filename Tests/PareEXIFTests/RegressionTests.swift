@@ -71,14 +71,12 @@ import TestSupport
     }
 
     @Test func everyFuzzRegressionEndsInATypedErrorOrMetadata() throws {
-        let folder = Corpus.fixtures + "/regressions/exif"
-        let names = FileSystem.list(folder)
-        for name in names {
-            let bytes = try #require(FileSystem.read(folder + "/" + name))
-            let result = Self.replay(bytes)
-            #expect(result.problems.isEmpty, "\(name): \(result.problems)")
+        let inputs = Regressions.inputs("exif")
+        try #require(!inputs.isEmpty, "no inputs in \(Regressions.folder("exif"))")
+        for input in inputs {
+            let result = Self.replay(input.bytes)
+            #expect(result.problems.isEmpty, "\(input.name): \(result.problems)")
         }
-        print("EXIF regressions replayed: \(names.count)")
     }
 
     @Test(.requiresCorpus) func corpusFuzzedTIFFsEndInATypedErrorOrMetadata() throws {

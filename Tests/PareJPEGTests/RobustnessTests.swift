@@ -30,6 +30,29 @@ import Testing
         #expect(decoded + errors > 100)
     }
 
+    /// Every file of jpeg/unsupported (12-bit, arithmetic, lossless, JPEG-LS, DNL) is refused
+    /// as unsupported, from its header or at the scan that needs what Pare lacks; the 19 are
+    /// named, so that a file added, dropped or decoded shows here.
+    @Test(.requiresCorpus) func everyUnsupportedCorpusFileIsRefusedAsUnsupported() throws {
+        let folder = Corpus.path + "/jpeg/unsupported"
+        var outcomes: [String: String] = [:]
+        for name in FileSystem.list(folder) {
+            let bytes = try #require(FileSystem.read(folder + "/" + name))
+            do {
+                var decoder = try JPEGDecoder(source: MemoryByteSource(bytes), ledger: MemoryLedger())
+                var sink = RowCounter()
+                try decoder.decode(scale: .full, into: &sink)
+                outcomes[name] = "decoded"
+            } catch {
+                outcomes[name] = error.kind == .unsupported ? "unsupported" : "\(error.kind): \(error)"
+            }
+        }
+        for (name, outcome) in outcomes.sorted(by: { $0.key < $1.key }) { print("  unsupported/\(name): \(outcome)") }
+        #expect(outcomes.count == 19)
+        let refused = outcomes.filter { $0.value == "unsupported" }.count
+        #expect(refused == 19, "\(outcomes.filter { $0.value != "unsupported" })")
+    }
+
     @Test func truncatedDataEndsInGray() throws {
         let whole = SyntheticJPEG.make(width: 256, height: 256, components: [SyntheticJPEG.Component(1, 1)])
         let cut = Array(whole.prefix(whole.count / 2))

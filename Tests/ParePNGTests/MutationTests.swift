@@ -43,7 +43,9 @@ import TestSupport
                 }
             }
         }
+        // The mutations are seeded, so the split is fixed: a decoder that starts rejecting
+        // what it used to recover (or accepting what it used to refuse) changes it.
         print("PNG mutations: \(decoded) decoded, \(rejected) rejected with a typed error")
-        #expect(decoded + rejected == names.count * 150)
+        #expect(decoded == 1115 && rejected == 1585)
     }
 }

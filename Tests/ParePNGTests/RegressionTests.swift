@@ -84,19 +84,16 @@ import TestSupport
         return (native, rgba, problems)
     }
 
-    static var regressionFolder: String { Corpus.fixtures + "/regressions/png" }
-
     @Test func everyFuzzRegressionEndsInATypedErrorOrAnImage() throws {
-        let names = FileSystem.list(Self.regressionFolder)
-        for name in names {
-            let bytes = try #require(FileSystem.read(Self.regressionFolder + "/" + name))
-            let result = Self.replay(bytes)
-            #expect(result.problems.isEmpty, "\(name): \(result.problems)")
+        let inputs = Regressions.inputs("png")
+        try #require(!inputs.isEmpty, "no inputs in \(Regressions.folder("png"))")
+        for input in inputs {
+            let result = Self.replay(input.bytes)
+            #expect(result.problems.isEmpty, "\(input.name): \(result.problems)")
             if case let .error(error) = result.native {
                 #expect(!error.description.isEmpty)
             }
         }
-        print("PNG regressions replayed: \(names.count)")
     }
 
     @Test(.requiresCorpus) func corruptPngSuiteFilesEndInATypedError() throws {

@@ -121,8 +121,9 @@ import Testing
 
     /// 64 thumbnails of restart-interval JPEGs in one task group: each would start helper
     /// threads if it ran alone, but the default `decodeWorkers` shares the cores among the
-    /// decodes running at once, so the process never has more than cores + a few threads
-    /// beyond those it had.
+    /// decodes running at once, so the process gains at most cores + 1 threads: the
+    /// cooperative pool's (at most one per core, when it had not started them yet) and the
+    /// test's own sampler; no decode helper. (2 cores: 2 more measured, the sampler's among them.)
     @Test(.enabled(if: ProcessInfoLite.isLinux)) func manyConcurrentThumbnailsStartFewThreads() async throws {
         let files = (0 ..< 4).map { SyntheticJPEG.make(width: 1600 + 16 * $0, height: 1200, restartInterval: 4) }
         let cores = ParallelJPEGDecoder.activeCores
@@ -153,7 +154,7 @@ import Testing
         let added = most.load(ordering: .relaxed) - before
         print("64 concurrent async thumbnails (restart interval 4, \(cores) cores): \(before) threads before, "
               + "at most \(most.load(ordering: .relaxed)) during (\(added) more, the sampler's among them)")
-        #expect(added <= cores + 3)
+        #expect(added <= cores + 1)
     }
 
     /// One `ImageSource` (a file read with `pread`) shared by 16 child tasks: each makes its

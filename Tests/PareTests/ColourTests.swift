@@ -192,28 +192,49 @@ import TestSupport
 @Suite struct HostileColourTests {
     @Test(.requiresCorpus) func malformedCorpus() {
         let root = Corpus.path
-        var files = 0
+        var thumbnails = 0, errors = 0
         for folder in ["jpeg/malformed", "png/malformed", "exif/malformed", "exif/edge"] {
             for name in FileSystem.list("\(root)/\(folder)") {
                 var options = ThumbnailOptions(maxPixelSize: 32)
                 options.colour = .sRGB
-                _ = try? ImageSource(path: "\(root)/\(folder)/\(name)").thumbnail(options: options)
-                files += 1
+                do {
+                    let image = try ImageSource(path: "\(root)/\(folder)/\(name)").thumbnail(options: options).image
+                    #expect(max(image.width, image.height) <= 32 && min(image.width, image.height) >= 1, "\(folder)/\(name)")
+                    thumbnails += 1
+                } catch {
+                    #expect(!error.description.isEmpty, "\(folder)/\(name)")
+                    errors += 1
+                }
             }
         }
-        #expect(files > 50)
+        // The corpus is fixed, so is the split between thumbnails and typed errors.
+        print("malformed corpus in sRGB: \(thumbnails) thumbnails, \(errors) typed errors")
+        #expect(thumbnails == 63 && errors == 90)
     }
 
-    @Test func fuzzingRegressions() {
-        let folder = Corpus.fixtures + "/regressions/icc"
-        var replayed = 0
-        for name in FileSystem.list(folder) where !name.hasSuffix(".md") {
-            guard let bytes = FileSystem.read("\(folder)/\(name)") else { continue }
-            if let profile = try? ICCProfile(bytes: bytes), let converter = SRGBConverter(profile: profile) {
-                _ = converter.convertExactly([1, 2, 3])
+    /// Each input is parsed with default and with tight limits (as `Fuzz/icc.swift` does);
+    /// a parsed profile's tags and curves are read and a matrix/TRC or gray one converts a
+    /// row. At least one input must be there, and each must end in a profile or a typed error.
+    @Test func fuzzingRegressions() throws {
+        let inputs = Regressions.inputs("icc")
+        try #require(!inputs.isEmpty, "no inputs in \(Regressions.folder("icc"))")
+        var tight = ICCOptions()  // Fuzz/icc.swift's tight limits
+        (tight.maxTags, tight.maxCurvePoints, tight.maxTextBytes, tight.maxTextRecords, tight.maxFixedMagnitude) = (16, 256, 64, 4, 4)
+        for input in inputs {
+            for options in [ICCOptions(), tight] {
+                do {
+                    let profile = try ICCProfile(bytes: input.bytes, options: options)
+                    for tag in profile.tags { _ = "\(tag.signature)" }
+                    for curve in profile.rgbCurves ?? [] { _ = curve.evaluate(0.5) }
+                    if let converter = SRGBConverter(profile: profile) {
+                        let gray = converter.model == .gray
+                        #expect(converter.convertExactly(gray ? [128] : [1, 128, 255] as [UInt8]).count == (gray ? 1 : 3),
+                                "\(input.name)")
+                    }
+                } catch {
+                    #expect(error.description.hasPrefix("ICC"), "\(input.name): \(error)")
+                }
             }
-            replayed += 1
         }
-        #expect(replayed == FileSystem.list(folder).filter { !$0.hasSuffix(".md") }.count)
     }
 }

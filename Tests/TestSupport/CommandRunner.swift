@@ -27,6 +27,11 @@ public enum CommandRunner {
         return nil
     }
 
+    /// An installed tool (an oracle such as cjpeg), found in the usual bin folders, or nil.
+    public static func tool(_ name: String) -> String? {
+        ["/usr/bin/", "/usr/local/bin/", "/opt/homebrew/bin/"].map { $0 + name }.first { access($0, X_OK) == 0 }
+    }
+
     /// Runs `program` with `arguments`, its output streams going to temporary files that are
     /// read back once it exits.
     public static func run(_ program: String, _ arguments: [String]) -> Outcome? {

@@ -37,3 +37,24 @@ extension Trait where Self == ConditionTrait {
     /// skipped, with `Corpus.missingMessage`.
     public static var requiresCorpus: Self { .enabled(if: Corpus.isPresent, Corpus.missingMessage) }
 }
+
+/// The committed inputs of one fuzz target that once failed: `Fixtures/regressions/TARGET/`,
+/// every file but the folder's README. Each replay test requires at least one, so that a
+/// missing or emptied folder fails instead of replaying nothing.
+public enum Regressions {
+    public struct Input: Sendable {
+        public let name: String
+        public let bytes: [UInt8]
+        /// Saved by `Fuzz/keep.sh` from the jpeg, pipeline or encoder target (`*.fuzz`): the
+        /// input exactly as the fuzzer ran it, request bytes first.
+        public var isFuzzerInput: Bool { name.hasSuffix(".fuzz") }
+    }
+
+    public static func folder(_ target: String) -> String { Corpus.fixtures + "/regressions/" + target }
+
+    public static func inputs(_ target: String) -> [Input] {
+        FileSystem.list(folder(target)).filter { !$0.hasSuffix(".md") }.sorted().compactMap { name in
+            FileSystem.read(folder(target) + "/" + name).map { Input(name: name, bytes: $0) }
+        }
+    }
+}

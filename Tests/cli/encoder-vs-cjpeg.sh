@@ -4,6 +4,7 @@
 #     component): the whole file identical (so the entropy-coded data too);
 #   - --optimize: identical to cjpeg -optimize (at least: the same decoded pixels, no larger);
 #   - --progressive and --restart N / NB: identical to cjpeg's;
+#   - qualities 1, 10 and 24 (16-bit tables), with and without --baseline: identical;
 #   - every Pare output decodes with djpeg without a warning, and `pare decode` gives
 #     djpeg's pixels.
 # Inputs: odd sizes (1x1, 7x9, 17x33, 1023x1, colour and gray, made here), the corpus camera
@@ -112,6 +113,15 @@ for input in "${inputs[@]}"; do
                     "-quality $q $copt -restart 5B -optimize" optimize
             fi
         done
+    done
+done
+
+# Quality under 25, where IJG's tables pass 255: 16-bit tables (SOF1) as cjpeg writes them,
+# and with --baseline (cjpeg -baseline) the tables clamped to 8 bits.
+for input in "${inputs[@]}"; do
+    for q in 1 10 24; do
+        compare "$input" "$(basename "$input") q$q" "--quality $q" "-quality $q" exact
+        compare "$input" "$(basename "$input") q$q baseline" "--quality $q --baseline" "-quality $q -baseline" exact
     done
 done
 

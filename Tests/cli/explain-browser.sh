@@ -6,7 +6,8 @@
 # (its pixels vary; the PNG is read back with `pare decode`). Inputs: the sample, a
 # progressive fixture, a truncated progressive fixture and an EXIF file with MPF from
 # Fixtures/, and from ../shared/corpus (skipped with a message when absent) an Adam7 PNG, a
-# CMYK JPEG, a truncated baseline photo and a camera file with an MPF preview.
+# CMYK JPEG, a truncated baseline photo and a camera file with an MPF preview; a missing
+# corpus file fails the run (the corpus ones only when the corpus folder is there at all).
 # Screenshots of the sample's and the progressive file's reports stay in OUT.
 # Usage: Tests/cli/explain-browser.sh PATH/TO/pare [OUT]  (OUT defaults to .build/explain)
 set -u
@@ -39,7 +40,10 @@ fail() { echo "explain-browser: FAIL $1: $2"; failures=$((failures + 1)); }
 check() {
     local name=$1 file=$2 sections=$3 keep=${4:-}
     if [ ! -f "$file" ]; then
-        echo "explain-browser: skipped $name: $file is absent"
+        case "$file" in
+            "$corpus"/*) [ -d "$corpus" ] || { echo "explain-browser: skipped $name: the corpus is absent"; return; } ;;
+        esac
+        fail "$name" "$file is absent"
         return
     fi
     local report="$out/$name.html"
@@ -88,6 +92,8 @@ PY
     [ "$height" -gt 16000 ] && height=16000
     local shot="$tmp/$name.png"
     [ -n "$keep" ] && shot="$out/$name.png"
+    # A screenshot left by an earlier run must not stand in for one Chromium failed to take.
+    rm -f "$shot"
     browser --window-size=1280,"$height" --virtual-time-budget=15000 --screenshot="$shot" "file://$report" \
         >/dev/null 2>&1
     if ! "$pare" decode "$shot" -o "$tmp/$name.pam" 2>/dev/null; then

@@ -42,7 +42,15 @@ struct OutputStage {
         row = try core { () throws(CoreError) in try ledger.allocate(UInt8.self, count: rowCount, initialValue: 0) }
     }
 
-    var isComplete: Bool { nextRow >= plan.outputHeight }
+    /// Whether a four-component frame may go out as `cmyk8` ink amounts: not under Embedded
+    /// Swift, which has no colour profiles to read them (so its program carries no such path).
+    @inline(__always) static var handsOutInks: Bool {
+        #if hasFeature(Embedded)
+        return false
+        #else
+        return true
+        #endif
+    }
 
     /// The step after each MCU row of a streamed frame, sequential or progressive: places the
     /// buffers at the row's first sample rows, emits every output row the samples so far
@@ -99,7 +107,7 @@ struct OutputStage {
                     }
                 } else {
                     let d = componentRow(3, y, buffers)
-                    if format == .cmyk8 {
+                    if Self.handsOutInks && format == .cmyk8 {
                         ColorConverter.inkAmounts(a, b, c, d, ycck: colorSpace == .ycck, count: width, output: out)
                     } else if colorSpace == .ycck {
                         ColorConverter.ycckToRGB(a, b, c, d, count: width, output: out)

@@ -85,7 +85,10 @@ public struct JPEGDecoder<Source: ByteSource> {
     public var outputFormat: PixelFormat {
         switch frame.components.count {
         case 1: return .gray8
+        #if !hasFeature(Embedded)
+        // No colour profiles under Embedded Swift: ink amounts would have no one to read them.
         case 4 where options.cmykSamples: return .cmyk8
+        #endif
         default: return .rgb8
         }
     }

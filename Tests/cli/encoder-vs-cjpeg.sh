@@ -55,7 +55,10 @@ if [ -d "$cameras" ]; then
 else
     echo "encoder-vs-cjpeg: $cameras is missing; only the odd sizes are checked"
 fi
+# (nullglob: without the corpus there are no cam-*.ppm, and the pattern must not stay as a name.)
+shopt -s nullglob
 inputs=("$work"/odd-*.p?m "$work"/cam-*.ppm ${EXTRA_PPMS:-})
+shopt -u nullglob
 
 # One encode by both; $1 input, $2 name, $3 pare options, $4 cjpeg options, $5 "exact" or "optimize".
 compare() {

@@ -121,20 +121,17 @@ case "--version":
     status = 0
 case "thumbnail":
     status = runToCompletion { await runThumbnail(rest) }
-case "decode":
-    status = runDecode(rest)
-case "convert":
-    status = runConvert(rest)
-case "exif":
-    status = runExif(rest)
-case "inspect":
-    status = runInspect(rest)
-case "explain":
-    status = runExplain(rest)
-case "placeholder":
-    status = runPlaceholder(rest)
 default:
-    printError("pare: unknown command '\(command)' (see pare --help)")
-    status = 2
+    // The synchronous commands, by name.
+    let runners: [String: ([String]) -> Int32] = [
+        "decode": runDecode, "convert": runConvert, "exif": runExif, "inspect": runInspect,
+        "explain": runExplain, "placeholder": runPlaceholder,
+    ]
+    if let run = runners[command] {
+        status = run(rest)
+    } else {
+        printError("pare: unknown command '\(command)' (see pare --help)")
+        status = 2
+    }
 }
 exit(status)

@@ -11,6 +11,9 @@ public enum GainMapWarning: Sendable, Equatable, CustomStringConvertible {
     /// The gain map's values are not in the file's standard metadata (Apple's are in the
     /// maker notes): without them no reader could apply it.
     case valuesUnknown(GainMapStandard)
+    /// The thumbnail is cropped or stretched (`ThumbnailFit.cover`, `.fill`): the gain map
+    /// is not cut alike.
+    case notCropped
     /// The gain map image could not be decoded.
     case unreadable(PareError)
 
@@ -19,6 +22,7 @@ public enum GainMapWarning: Sendable, Equatable, CustomStringConvertible {
         case .absent: return "the source has none; not kept"
         case let .notCarried(format): return "\(format == .netpbm ? "Netpbm" : "PNG") cannot carry one; dropped"
         case let .valuesUnknown(standard): return "the \(standard.name) gain map's values are not readable; dropped"
+        case .notCropped: return "a cropped or stretched thumbnail does not carry one; dropped"
         case let .unreadable(error): return "\(error); dropped"
         }
     }
@@ -67,8 +71,8 @@ extension ImageSource {
         var sink = LumaSink(keepsColour: channels == 3, ledger: ledger, downstream: Resampler(
             outputWidth: outWidth, outputHeight: outHeight, filter: options.filter, ledger: ledger,
             downstream: ImageBuilder(ledger: ledger)))
-        _ = try Self.decodeJPEG(slice, scale: scale, options: options, workers: workers, ledger: ledger,
-                                cancellation: cancellation, into: &sink)
+        let job = DecodeJob(options: options, workers: workers, ledger: ledger, cancellation: cancellation)
+        _ = try JPEGFormatReader.decodeJPEG(slice, scale: scale, job: job, into: &sink)
         sink.downstream.finish()
         guard var image = sink.downstream.downstream.image else { throw .unsupported("gain map decoder produced no rows") }
         do {

@@ -6,7 +6,7 @@ import ParePNG
 import Synchronization
 
 /// The container formats Pare recognises, sniffed from the first bytes, never the name.
-public enum ImageFormat: String, Sendable {
+public enum ImageFormat: String, Sendable, CaseIterable {
     /// JPEG (JFIF, Exif): `FF D8 FF`.
     case jpeg
     /// PNG: its eight-byte signature.
@@ -14,25 +14,15 @@ public enum ImageFormat: String, Sendable {
     /// TIFF (`II*\0`, `MM\0*`, and BigTIFF's 43): only its metadata and an embedded JPEG
     /// thumbnail are read.
     case tiff
+    /// Binary Netpbm (P5 gray, P6 RGB, P7 PAM): what tools pass between them.
+    case netpbm
 
     /// The format whose signature `prefix` starts with, if any: the one sniffer of the
-    /// library and the command line. It asks for what names the format and leaves the rest
-    /// to the format's own reader, which says precisely what is wrong: JPEG's SOI marker
-    /// `FF D8` (T.81 B.1.1.2; the decoder, like libjpeg, finds the next marker itself), the
-    /// `89 'PNG'` that opens PNG's signature (the decoder checks the other four bytes, which
-    /// catch line-ending damage, PNG 3rd ed. §5.2), and a TIFF header's byte order and
-    /// version, 42 or BigTIFF's 43 (TIFF 6.0 §2).
+    /// library and the command line. It asks each format's reader (`FormatReader.matches`),
+    /// which checks what names the format and leaves the rest to the decoder.
     public init?(sniffing prefix: [UInt8]) {
-        if prefix.starts(with: [0xFF, 0xD8]) {
-            self = .jpeg
-        } else if prefix.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
-            self = .png
-        } else if prefix.starts(with: [0x49, 0x49, 0x2A, 0x00]) || prefix.starts(with: [0x4D, 0x4D, 0x00, 0x2A])
-            || prefix.starts(with: [0x49, 0x49, 0x2B, 0x00]) || prefix.starts(with: [0x4D, 0x4D, 0x00, 0x2B]) {
-            self = .tiff
-        } else {
-            return nil
-        }
+        guard let reader = Self.readers.first(where: { $0.matches(prefix) }) else { return nil }
+        self = reader.format
     }
 }
 
@@ -184,7 +174,7 @@ public final class ImageSource: Sendable {
     /// The last properties read, and the options that decided them.
     private let cachedProperties = Mutex<(options: PropertyOptions, properties: ImageProperties)?>(nil)
 
-    /// Opens a file. Fails if it cannot be read or is not a JPEG, PNG or TIFF file.
+    /// Opens a file. Fails if it cannot be read or is not of a format Pare reads.
     public convenience init(path: String) throws(PareError) {
         try self.init(input: try InputBytes(path: path))
     }
@@ -200,7 +190,7 @@ public final class ImageSource: Sendable {
         try self.init(input: InputBytes(unsafeBytes: bytes))
     }
 
-    /// Reads from `input`. Fails if its first bytes are not those of a JPEG, PNG or TIFF file:
+    /// Reads from `input`. Fails if its first bytes are not those of a format Pare reads:
     /// with `.unsupported` naming the format when Pare knows it (HEIF, AVIF, JPEG XL, JPEG
     /// 2000, BMP, WebP, GIF), else with `.unknownFormat`; or with the read's error.
     public init(input: InputBytes) throws(PareError) {
@@ -235,119 +225,19 @@ public final class ImageSource: Sendable {
         return properties
     }
 
+    /// Decodes the main image at full size into `sink`, each row once, top to bottom (an
+    /// interlaced picture is collected first): no orientation, no colour conversion, no
+    /// resampling. For encoders and file writers; returns the repairs made on the way.
+    public func decodeMainImage<Sink: RowSink>(options: ThumbnailOptions = .exactDecode,
+                                               ledger: MemoryLedger, workers: Int = 1,
+                                               into sink: inout Sink) throws(PareError) -> [ThumbnailWarning] {
+        let job = DecodeJob(options: options, workers: workers, ledger: ledger, cancellation: CancellationCheck(),
+                            sequentialRows: true)
+        return try format.reader.decodeMainImage(input, scale: .full, job: job, into: &sink)
+    }
+
     private func readProperties(options: ThumbnailOptions, ledger: MemoryLedger) throws(PareError) -> ImageProperties {
-        switch format {
-        case .jpeg:
-            let decoder: JPEGDecoder<InputBytes>
-            do {
-                decoder = try JPEGDecoder(source: input, ledger: ledger, options: options.jpeg)
-            } catch {
-                throw PareError(error)
-            }
-            var properties = ImageProperties(format: .jpeg, pixelWidth: decoder.info.width,
-                                             pixelHeight: decoder.info.height, orientation: .up,
-                                             exifThumbnail: nil, previews: [])
-            properties.bitDepth = decoder.info.precision
-            properties.isProgressive = decoder.info.process == .progressive
-            properties.colorModel = ColorModel(decoder.info.colorSpace)
-            do {
-                let metadata = try EXIFReader.readJPEG(input, options: options.exif)
-                properties.metadataWarnings = metadata.warnings + (metadata.exif?.warnings ?? [])
-                if let exif = metadata.exif {
-                    properties.describe(exif)
-                    if let thumbnail = exif.thumbnail, let width = thumbnail.width, let height = thumbnail.height,
-                       width > 0, height > 0 {
-                        properties.exifThumbnail = EmbeddedImageInfo(kind: .exifThumbnail, offset: thumbnail.offset,
-                                                                     length: thumbnail.length, width: width, height: height)
-                    }
-                }
-                properties.colour = SourceColour.jpeg(metadata, in: input, options: options.icc)
-                properties.mpfImages = metadata.mpf
-                properties.gainMap = metadata.gainMap
-                for entry in metadata.mpf where entry.offset > 0 && entry.length > 0 && entry.kind.isLargeThumbnail {
-                    guard entry.index != metadata.gainMap?.mpfIndex else { continue }
-                    guard let width = entry.width, let height = entry.height, width > 0, height > 0 else { continue }
-                    properties.previews.append(EmbeddedImageInfo(kind: .mpfPreview(index: entry.index), offset: entry.offset,
-                                                                 length: entry.length, width: width, height: height))
-                }
-            } catch {
-                properties.metadataWarnings.append(error)
-            }
-            return properties
-        case .png:
-            let decoder: PNGDecoder<InputBytes>
-            do {
-                decoder = try PNGDecoder(source: input, ledger: ledger, options: options.png)
-            } catch {
-                throw PareError(error)
-            }
-            var properties = ImageProperties(format: .png, pixelWidth: decoder.header.width,
-                                             pixelHeight: decoder.header.height, orientation: .up,
-                                             exifThumbnail: nil, previews: [])
-            properties.bitDepth = decoder.header.bitDepth
-            properties.isProgressive = decoder.header.interlaced
-            properties.hasAlpha = decoder.header.colorType == 4 || decoder.header.colorType == 6
-                || decoder.metadata.hasTransparency
-            switch decoder.header.colorType {
-            case 0, 4: properties.colorModel = .gray
-            case 2, 6: properties.colorModel = .rgb
-            case 3: properties.colorModel = .palette
-            default: properties.colorModel = .unknown
-            }
-            var exif: EXIFMetadata?
-            if let payload = decoder.metadata.exif {
-                do {
-                    let read = try EXIFReader.readTIFF(payload, baseOffset: decoder.metadata.exifOffset ?? 0,
-                                                       options: options.exif)
-                    properties.describe(read)
-                    properties.metadataWarnings = read.warnings
-                    exif = read
-                } catch {
-                    properties.metadataWarnings.append(error)
-                }
-            }
-            properties.colour = SourceColour.png(decoder.metadata, exif: exif, png: options.png, icc: options.icc,
-                                                 ledger: ledger)
-            return properties
-        case .tiff:
-            let exif: EXIFMetadata
-            do {
-                exif = try EXIFReader.readTIFFFile(input, options: options.exif)
-            } catch {
-                throw PareError(error)
-            }
-            // The main image is the one IFD0 describes (TIFF 6.0 §3); Exif's size is a fallback.
-            // TIFF 6.0 §8 stores a size as SHORT or LONG, BigTIFF also as LONG8: a size outside
-            // 1 … 2^31 − 1 (PNG's bound, the largest any format here describes) counts as
-            // unknown, so that the source choice's arithmetic on it cannot overflow.
-            func dimension(_ value: Int?) -> Int? {
-                value.flatMap { (1 ... Int(Int32.max)).contains($0) ? $0 : nil }
-            }
-            var properties = ImageProperties(format: .tiff,
-                                             pixelWidth: dimension(exif.imageWidth) ?? dimension(exif.pixelWidth) ?? 0,
-                                             pixelHeight: dimension(exif.imageHeight) ?? dimension(exif.pixelHeight) ?? 0,
-                                             orientation: exif.orientation, exifThumbnail: nil, previews: [])
-            properties.describe(exif)
-            properties.metadataWarnings = exif.warnings
-            properties.colour = SourceColour.tiff(exif, in: input, options: options.icc)
-            let ifd0 = exif.ifds.first { $0.name == "IFD0" }
-            properties.bitDepth = ifd0?.entry(0x0102)?.integer().flatMap { Int(exactly: $0) }
-            properties.hasAlpha = ifd0?.entry(0x0152) != nil
-            switch ifd0?.entry(0x0106)?.integer() {
-            case 0, 1: properties.colorModel = .gray
-            case 2: properties.colorModel = .rgb
-            case 3: properties.colorModel = .palette
-            case 5: properties.colorModel = .cmyk
-            case 6: properties.colorModel = .yCbCr
-            default: properties.colorModel = .unknown
-            }
-            if let thumbnail = exif.thumbnail, let width = thumbnail.width, let height = thumbnail.height,
-               width > 0, height > 0 {
-                properties.exifThumbnail = EmbeddedImageInfo(kind: .exifThumbnail, offset: thumbnail.offset,
-                                                             length: thumbnail.length, width: width, height: height)
-            }
-            return properties
-        }
+        try format.reader.properties(of: input, options: options, ledger: ledger)
     }
 }
 
@@ -377,18 +267,5 @@ extension ImageProperties {
         cameraMake = exif.make
         cameraModel = exif.model
         hasGPS = exif.gps != nil
-    }
-}
-
-extension ColorModel {
-    /// The JPEG decoder's reading of the components and the Adobe marker.
-    init(_ space: JPEGColorSpace) {
-        switch space {
-        case .gray: self = .gray
-        case .yCbCr: self = .yCbCr
-        case .rgb: self = .rgb
-        case .cmyk: self = .cmyk
-        case .ycck: self = .ycck
-        }
     }
 }

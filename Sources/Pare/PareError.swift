@@ -103,7 +103,7 @@ extension PareError: CustomStringConvertible {
         case let .memoryLimit(requested, inUse, limit):
             return "Pare: \(CoreError.limitExceeded(requested: requested, inUse: inUse, limit: limit))"
         case .cancelled: return "Pare: cancelled"
-        case .unknownFormat: return "Pare: not a JPEG, PNG or TIFF file at byte 0"
+        case .unknownFormat: return "Pare: not a format Pare reads (\(ImageFormat.readableNames)) at byte 0"
         case let .unsupported(what): return "Pare: unsupported: \(what)"
         case let .invalidArgument(what): return "Pare: invalid argument: \(what)"
         case let .io(path, reason): return "Pare: cannot read \(path): \(reason)"

@@ -95,10 +95,14 @@ enum SourceChooser {
         return .full
     }
 
-    static func plan(properties: ImageProperties, fileSize: Int, options: ThumbnailOptions) -> SourcePlan {
+    /// The plan for a thumbnail whose picture needs a long side of `requestedLongSide`
+    /// (`options.maxPixelSize` for a plain thumbnail; more for a cover crop).
+    static func plan(properties: ImageProperties, fileSize: Int, options: ThumbnailOptions,
+                     requestedLongSide: Int? = nil) -> SourcePlan {
+        let requested = requestedLongSide ?? options.maxPixelSize
         let mainWidth = properties.pixelWidth, mainHeight = properties.pixelHeight
         let mainLong = max(mainWidth, mainHeight)
-        let target = max(1, min(options.maxPixelSize, mainLong))
+        let target = max(1, min(requested, mainLong))
 
         var embedded: [EmbeddedImageInfo] = []
         if let thumbnail = properties.exifThumbnail { embedded.append(thumbnail) }
@@ -133,7 +137,7 @@ enum SourceChooser {
         }
 
         let mainPlan: SourcePlan
-        if properties.format == .jpeg {
+        if properties.format.reader.hasReducedScales {
             let scale = options.forcedJPEGScale ?? smallestScale(width: mainWidth, height: mainHeight, reaching: target)
             let scaled = scale.rawValue
             mainPlan = SourcePlan(source: .mainImage(scale), embedded: nil, scale: scale, width: mainWidth, height: mainHeight,
@@ -163,8 +167,8 @@ enum SourceChooser {
             for info in embedded {
                 // An embedded image as large as the main image is a re-rendering of it (on an
                 // Adobe CMYK file, 23 dB away), and decoding the main image at that size is cheap.
-                guard mainLong > options.maxPixelSize else {
-                    refusals.append("\(describe(info)) is not needed: the main image is not larger than \(options.maxPixelSize) px")
+                guard mainLong > requested else {
+                    refusals.append("\(describe(info)) is not needed: the main image is not larger than \(requested) px")
                     continue
                 }
                 guard max(info.width, info.height) >= target else {

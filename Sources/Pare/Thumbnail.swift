@@ -117,70 +117,95 @@ extension ImageSource {
     /// form) and a `CancellationCheck` the decoders ask once per MCU row or scanline.
     public func thumbnail(options: ThumbnailOptions, ledger: MemoryLedger,
                           cancellation: CancellationCheck = CancellationCheck()) throws(PareError) -> Thumbnail {
-        guard options.maxPixelSize > 0 else { throw .invalidArgument("maxPixelSize must be at least 1") }
+        guard options.maxPixelSize > 0 || options.box != nil else {
+            throw .invalidArgument("maxPixelSize must be at least 1")
+        }
         if let workers = options.decodeWorkers, workers < 1 {
             throw .invalidArgument("decodeWorkers must be at least 1")
         }
         if cancellation.isCancelled { throw .cancelled }
+        if let box = options.box, box.width.map({ $0 < 1 }) ?? false || box.height.map({ $0 < 1 }) ?? false
+            || (box.width == nil && box.height == nil) {
+            throw .invalidArgument("a box needs a side of at least 1")
+        }
         let properties = try self.properties(options: options, ledger: ledger)
-        let plan = SourceChooser.plan(properties: properties, fileSize: input.count, options: options)
         var warnings = properties.metadataWarnings.map(ThumbnailWarning.metadata)
         warnings += properties.colour.warnings.map(ThumbnailWarning.colour)
 
-        // The output keeps the chosen source's aspect ratio; its long side is the target.
-        let long = max(plan.width, plan.height)
-        guard long > 0 else { throw .unsupported("image has no pixels") }
-        let outLong = min(options.maxPixelSize, long)
-        let outWidth = max(1, (plan.width * outLong + long / 2) / long)
-        let outHeight = max(1, (plan.height * outLong + long / 2) / long)
+        // The shape is worked out on the upright picture; the source and the DCT scale must
+        // reach the long side it needs.
+        let orientation = options.applyOrientation ? properties.orientation : .up
+        let upright = orientation.orientedSize(width: properties.pixelWidth, height: properties.pixelHeight)
+        guard upright.width > 0, upright.height > 0 else { throw .unsupported("image has no pixels") }
+        let box = options.box ?? ThumbnailBox(width: options.maxPixelSize, height: options.maxPixelSize)
+        var geometry = ThumbnailGeometry(pictureWidth: upright.width, pictureHeight: upright.height, box: box,
+                                         fit: options.fit, enlarge: options.enlarge)
+        let keepsAspect = options.fit == .inside || options.fit == .contain || box.width == nil || box.height == nil
+        let requested = options.box == nil && keepsAspect ? options.maxPixelSize : geometry.neededLongSide
+        let plan = SourceChooser.plan(properties: properties, fileSize: input.count, options: options,
+                                      requestedLongSide: requested)
+        if geometry.window != PixelRect(x: 0, y: 0, width: upright.width, height: upright.height) {
+            geometry = try CropChooser.position(geometry, by: options.crop, in: self, options: options)
+        }
+
+        // What is decoded, in stored pixels: the chosen source at its DCT scale.
+        let k = plan.scale.rawValue
+        let decodedWidth = (plan.width * k + 7) / 8, decodedHeight = (plan.height * k + 7) / 8
+        guard decodedWidth > 0, decodedHeight > 0 else { throw .unsupported("image has no pixels") }
+        let window: PixelRect
+        let outWidth: Int, outHeight: Int
+        if keepsAspect {
+            // The whole picture, aspect kept: sized from the chosen source's own size, whose
+            // aspect may differ from the main image's by up to 1 %.
+            let source = orientation.orientedSize(width: plan.width, height: plan.height)
+            let shape = ThumbnailGeometry(pictureWidth: source.width, pictureHeight: source.height, box: box,
+                                          fit: .inside, enlarge: options.enlarge)
+            geometry.scaledWidth = shape.scaledWidth
+            geometry.scaledHeight = shape.scaledHeight
+            // `contain` centres the picture on a canvas of the box's size.
+            let contains = options.fit == .contain
+            geometry.canvasWidth = max(shape.scaledWidth, contains ? box.width ?? 0 : 0)
+            geometry.canvasHeight = max(shape.scaledHeight, contains ? box.height ?? 0 : 0)
+            window = PixelRect(x: 0, y: 0, width: decodedWidth, height: decodedHeight)
+        } else {
+            window = geometry.storedWindow(orientation: orientation, decodedWidth: decodedWidth,
+                                           decodedHeight: decodedHeight)
+        }
+        (outWidth, outHeight) = orientation.swapsDimensions ? (geometry.scaledHeight, geometry.scaledWidth)
+            : (geometry.scaledWidth, geometry.scaledHeight)
 
         // Colour is converted on the decoded rows, before the resampler (ColourStage).
         let colourStage = ColourStage(options.colour, source: properties.colour, cmykProfile: options.cmykProfile)
         var options = options
         options.jpeg.cmykSamples = colourStage.wantsCMYKSamples
-        var sink = colourStage.sink(ledger: ledger, into: Resampler(
+        var sink = colourStage.sink(ledger: ledger, into: CropSink(window: window, downstream: Resampler(
             outputWidth: outWidth, outputHeight: outHeight, filter: options.filter, ledger: ledger,
-            downstream: ImageBuilder(ledger: ledger)))
-        if format == .tiff && plan.embedded == nil {
-            throw .unsupported("TIFF image data (only an embedded JPEG thumbnail can be used)")
-        }
+            downstream: ImageBuilder(ledger: ledger))))
         let running = runningDecodes.add(1, ordering: .relaxed).newValue
         defer { runningDecodes.subtract(1, ordering: .relaxed) }
         let workers = options.decodeWorkers ?? max(1, ParallelJPEGDecoder.activeCores / max(1, running))
-        switch format {
-        case .jpeg, .tiff:
-            if let embedded = plan.embedded {
-                let slice: ByteSourceSlice<InputBytes>
-                do {
-                    slice = try ByteSourceSlice(input, offset: embedded.offset, count: embedded.length)
-                } catch {
-                    throw PareError(error)
-                }
-                warnings += try Self.decodeJPEG(slice, scale: plan.scale, options: options, workers: workers,
-                                                ledger: ledger, cancellation: cancellation, into: &sink)
-            } else {
-                warnings += try Self.decodeJPEG(input, scale: plan.scale, options: options, workers: workers,
-                                                ledger: ledger, cancellation: cancellation, into: &sink)
-            }
-        case .png:
-            // 16-bit PNGs go to the resampler as they are (it filters at full precision and
-            // writes 8-bit rows), or as 8-bit sRGB rows when they are converted.
+        let job = DecodeJob(options: options, workers: workers, ledger: ledger, cancellation: cancellation)
+        if let embedded = plan.embedded {
+            // Embedded pictures are JPEGs whatever their container.
+            let slice: ByteSourceSlice<InputBytes>
             do {
-                var decoder = try PNGDecoder(source: input, ledger: ledger, options: options.png)
-                try ParallelPNGDecoder.decode(&decoder, ledger: ledger, workers: workers, cancellation: cancellation,
-                                              into: &sink)
-                warnings += decoder.warnings.map(ThumbnailWarning.png)
+                slice = try ByteSourceSlice(input, offset: embedded.offset, count: embedded.length)
             } catch {
                 throw PareError(error)
             }
+            warnings += try JPEGFormatReader.decodeJPEG(slice, scale: plan.scale, job: job, into: &sink)
+        } else {
+            warnings += try format.reader.decodeMainImage(input, scale: plan.scale, job: job, into: &sink)
         }
-        sink.downstream.finish()
-        guard var image = sink.downstream.downstream.image else { throw .unsupported("decoder produced no rows") }
+        sink.downstream.downstream.finish()
+        guard var image = sink.downstream.downstream.downstream.image else { throw .unsupported("decoder produced no rows") }
 
         // With `.keep`, the gain map follows the picture through its own decode and resampler.
         var gainMap: GainMapThumbnail?
         if options.gainMap == .keep {
-            if let info = properties.gainMap, info.metadata != nil {
+            if !keepsAspect {
+                warnings.append(.gainMap(.notCropped))
+            } else if let info = properties.gainMap, info.metadata != nil {
                 do {
                     gainMap = try gainMapThumbnail(info, pictureWidth: outWidth, pictureHeight: outHeight,
                                                    mainWidth: properties.pixelWidth, mainHeight: properties.pixelHeight,
@@ -202,27 +227,15 @@ extension ImageSource {
         do {
             let colour = colourStage.outputColour(decoded: image.format, output: image.format,
                                                   convertedCMYK: sink.convertedCMYK, warnings: &warnings)
-            let orientation = options.applyOrientation ? properties.orientation : .up
             if orientation != .up { image = try orientation.apply(to: image, ledger: ledger) }
+            if geometry.canvasWidth != image.width || geometry.canvasHeight != image.height {
+                image = try image.letterboxed(width: geometry.canvasWidth, height: geometry.canvasHeight,
+                                              background: options.background, ledger: ledger)
+            }
             return Thumbnail(image: image, source: plan.source, reason: plan.reason,
                              appliedOrientation: orientation, ledgerPeakBytes: ledger.peakBytes,
                              allocations: ledger.allocationCount, warnings: warnings, colour: colour,
                              gainMap: gainMap)
-        } catch {
-            throw PareError(error)
-        }
-    }
-
-    static func decodeJPEG<S: ByteSource & SendableMetatype, Sink: RowSink>(
-        _ source: S, scale: JPEGScale, options: ThumbnailOptions, workers: Int, ledger: MemoryLedger,
-        cancellation: CancellationCheck, into sink: inout Sink
-    ) throws(PareError) -> [ThumbnailWarning] {
-        do {
-            let outcome = try ParallelJPEGDecoder.decode(source: source, scale: scale, options: options.jpeg, ledger: ledger,
-                                                         workers: workers, cancellation: cancellation, into: &sink)
-            var warnings = outcome.warnings.map(ThumbnailWarning.jpeg)
-            if outcome.droppedWarnings > 0 { warnings.append(.moreJPEGRepairs(count: outcome.droppedWarnings)) }
-            return warnings
         } catch {
             throw PareError(error)
         }

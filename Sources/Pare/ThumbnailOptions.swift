@@ -53,6 +53,20 @@ public struct ThumbnailOptions: Sendable {
     public var maxPixelSize: Int
     /// When an image embedded in the file may stand in for the main image.
     public var embedded: EmbeddedPolicy = .auto
+    /// The box the thumbnail fits, in upright pixels; nil for `maxPixelSize` × `maxPixelSize`
+    /// (then `maxPixelSize` is the long side). Set, it decides the size and `maxPixelSize`
+    /// is not read.
+    public var box: ThumbnailBox?
+    /// How the picture goes into `box`: `.inside` (the default) keeps it whole within it.
+    public var fit: ThumbnailFit = .inside
+    /// Where a `.cover` crop's window sits.
+    public var crop: CropPosition = .centre
+    /// Allows a thumbnail larger than its source (off: a box larger than the picture gives
+    /// the picture at its own size).
+    public var enlarge = false
+    /// The colour around a `.contain` picture on its canvas (a picture with alpha gets a
+    /// transparent surround instead).
+    public var background: BackgroundColour = .white
     /// Turn the output upright per the EXIF orientation
     /// (`kCGImageSourceCreateThumbnailWithTransform`).
     public var applyOrientation: Bool = true
@@ -125,6 +139,15 @@ public struct ThumbnailOptions: Sendable {
     /// Decode a JPEG main image at this DCT scale whatever the size asks for. Tests use it to
     /// compare the scaled path with a full-scale decode; it is not part of the public API.
     var forcedJPEGScale: JPEGScale?
+
+    /// The decoders' own defaults, for a full decode (`ImageSource.decodeMainImage`): every
+    /// checksum checked, damage refused, a progressive JPEG decoded exactly as djpeg does.
+    public static var exactDecode: ThumbnailOptions {
+        var options = ThumbnailOptions(maxPixelSize: 0)
+        options.jpeg = JPEGOptions()
+        options.png = PNGOptions()
+        return options
+    }
 
     /// Options for a thumbnail whose long side is `maxPixelSize`, every other setting at its
     /// default.

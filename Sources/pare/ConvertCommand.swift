@@ -240,7 +240,6 @@ func decodeFullSize<Sink: RowSink>(input: String, source: InputBytes, ledger: Me
     } catch {
         throw PareError(error)
     }
-    // ImageFormat sniffs what ImageSource reads; Netpbm, which only convert reads, is `P5`–`P7`.
     let format = ImageFormat(sniffing: magic)
     if format == .jpeg {
         do {
@@ -252,25 +251,9 @@ func decodeFullSize<Sink: RowSink>(input: String, source: InputBytes, ledger: Me
         } catch {
             throw .jpeg(error)
         }
-    } else if format == .png {
-        do {
-            var decoder = try PNGDecoder(source: source, ledger: ledger)
-            if decoder.header.interlaced {
-                // Adam7's passes revisit every row: collect them, then stream the rows out.
-                var builder = ImageBuilder(ledger: ledger)
-                try decoder.decode(into: &builder)
-                guard let image = builder.image else { throw PNGError.core(.sizeOverflow) }
-                try image.send(to: &sink)
-            } else {
-                try decoder.decode(into: &sink)
-            }
-        } catch let error as PNGError {
-            throw .png(error)
-        } catch {
-            throw .unsupported("\(error)")
-        }
-    } else if magic.count >= 2, magic[0] == UInt8(ascii: "P"), (UInt8(ascii: "5") ... UInt8(ascii: "7")).contains(magic[1]) {
-        try NetpbmDecoder(source: source, ledger: ledger).decode(into: &sink)
+    } else if format != nil {
+        let warnings = try ImageSource(input: source).decodeMainImage(ledger: ledger, into: &sink)
+        for warning in warnings { printError("pare: \(input): warning: \(warning)") }
     } else {
         throw .unreadable(sniffing: magic)
     }

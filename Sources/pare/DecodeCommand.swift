@@ -36,7 +36,7 @@ func runDecode(_ raw: [String]) -> Int32 {
     }
     switch format {
     case .jpeg: break
-    case .png:
+    case .png, .netpbm:
         guard scale == .full else { return usageError("--scale applies to JPEG input only") }
     case .tiff:
         return reportInputError(input, PareError.unsupported("TIFF image data"))
@@ -47,7 +47,7 @@ func runDecode(_ raw: [String]) -> Int32 {
         return 1
     }
     let status = format == .jpeg ? decodeJPEG(input: input, source: source, scale: scale, into: file)
-        : decodePNG(input: input, source: source, into: file)
+        : decodeToPAM(input: input, source: source, into: file)
     guard status == 0 else {
         file.abandon()
         return status

@@ -53,6 +53,13 @@ func runExif(_ raw: [String]) -> Int32 {
             json.add("mpf", .array([]))
             json.add("gainMap", .null)
             json.add("warnings", warningList(metadata.warnings))
+        case .netpbm:
+            // Netpbm has no place for metadata.
+            json.add("format", format.rawValue)
+            describe(nil, into: &json)
+            json.add("mpf", .array([]))
+            json.add("gainMap", .null)
+            json.add("warnings", .array([]))
         }
     } catch {
         return reportInputError(input, error)

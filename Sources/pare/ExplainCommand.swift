@@ -111,6 +111,10 @@ struct ExplainPage {
         case .tiff:
             page.format = "TIFF"
             ExplainMetadata.explainTIFF(bytes, into: &page)
+        case let format?:
+            page.format = format.rawValue.uppercased()
+            page.spans = [ByteSpan(offset: 0, length: bytes.count, label: format.rawValue, what: "the whole file",
+                                   kind: "k-data", section: "error")]
         case nil:
             page.fail("\(PareError.unreadable(sniffing: Array(bytes.prefix(16))))")
             page.spans = [ByteSpan(offset: 0, length: bytes.count, label: "unknown", what: "bytes of no known format",

@@ -46,6 +46,8 @@ func runInspect(_ raw: [String]) -> Int32 {
         (report, failure) = InspectPNG.report(bytes)
     case .tiff:
         (report, failure) = inspectTIFF(bytes)
+    case let format?:
+        (report, failure) = inspectProperties(bytes, format: format)
     case nil:
         report = .object([("format", .string("unknown")), ("bytes", .int(bytes.count))])
         failure = "\(PareError.unreadable(sniffing: Array(bytes.prefix(16))))"
@@ -61,6 +63,26 @@ func runInspect(_ raw: [String]) -> Int32 {
         return 1
     }
     return 0
+}
+
+/// A format with no structure report of its own: what the library's reader says of it.
+private func inspectProperties(_ bytes: [UInt8], format: ImageFormat) -> (JSONValue, String?) {
+    var object = JSONObjectBuilder()
+    object.add("format", format.rawValue)
+    object.add("bytes", bytes.count)
+    do throws(PareError) {
+        let properties = try ImageSource(bytes: bytes).properties()
+        object.add("width", properties.pixelWidth)
+        object.add("height", properties.pixelHeight)
+        object.add("bitDepth", properties.bitDepth.map(JSONValue.int) ?? .null)
+        object.add("colorModel", "\(properties.colorModel)")
+        object.add("hasAlpha", .bool(properties.hasAlpha))
+        object.add("error", .null)
+        return (object.value, nil)
+    } catch {
+        object.add("error", "\(error)")
+        return (object.value, "\(error)")
+    }
 }
 
 /// A plain TIFF file: its IFD tree (TIFF 6.0 §2).

@@ -9,11 +9,18 @@ import ParePNG
 import PareJPEG
 import PareCore
 
-/// `pare thumbnail IN... --size N [-o OUT | --out-dir DIR] [--recursive] [--format jpeg|png|ppm]
+/// `pare thumbnail IN... --size N|WxH [--fit inside|cover|contain|fill] [--crop centre|entropy|attention]
+/// [--enlarge] [-o OUT | --out-dir DIR] [--recursive] [--format jpeg|png|ppm]
 /// [--quality N] [--background RRGGBB] [--colour keep|srgb] [--cmyk-profile FILE] [--gain-map drop|keep]
 /// [--embedded auto|never|always] [--filter lanczos3|triangle|area]
 /// [--no-rotate] [--strict] [--placeholder thumbhash|blurhash[:XxY]] [--jobs N] [--json] [--stats]
 /// [--cache DIR]`.
+///
+/// `--size N` bounds the long side; `--size WxH` (or `Wx`, `xH`) is a box the picture goes
+/// into as `--fit` says (`ThumbnailFit`): `inside` (the default) keeps it whole within the
+/// box, `cover` fills the box and crops where `--crop` says (`CropPosition`), `contain`
+/// centres it on a box-sized canvas of `--background`, `fill` stretches it. Nothing is made
+/// larger than its source without `--enlarge`.
 ///
 /// The output format is `--format`'s, else OUT's extension (.jpg/.jpeg, .png, .ppm/.pgm/.pam;
 /// any other is a usage error); with `--out-dir` and no `--format`, JPEG for an opaque
@@ -46,18 +53,31 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
         arguments = try Arguments(
             raw, valued: ["--size", "--output", "--out-dir", "--format", "--embedded", "--jobs", "--filter",
                           "--quality", "--sampling", "--restart", "--colour", "--cache", "--background",
-                          "--gain-map", "--placeholder", "--cmyk-profile"],
+                          "--gain-map", "--placeholder", "--cmyk-profile", "--fit", "--crop"],
             boolean: ["--no-rotate", "--json", "--stats", "--recursive", "--optimize", "--progressive", "--baseline",
-                      "--strict"],
+                      "--strict", "--enlarge"],
             aliases: ["-o": "--output", "-s": "--size", "-j": "--jobs", "-r": "--recursive"])
     } catch {
         return usageError(error.message)
     }
     guard !arguments.positionals.isEmpty else { return usageError("thumbnail needs at least one input") }
-    guard let sizeText = arguments.value("--size"), let size = Int(sizeText), size > 0 else {
-        return usageError("thumbnail needs --size N with N ≥ 1")
+    guard let sizeText = arguments.value("--size"), let box = ThumbnailBox(parsing: sizeText) else {
+        return usageError("thumbnail needs --size N, WxH, Wx or xH with sides ≥ 1")
     }
-    var options = ThumbnailOptions(maxPixelSize: size)
+    // A lone N is the long side (the box N×N); WxH is a box of its own.
+    var options = ThumbnailOptions(maxPixelSize: max(box.width ?? 0, box.height ?? 0))
+    if Int(sizeText) == nil { options.box = box }
+    if let fit = arguments.value("--fit") {
+        guard let parsed = ThumbnailFit(rawValue: fit) else { return usageError("--fit takes inside, cover, contain or fill") }
+        options.fit = parsed
+    }
+    if let crop = arguments.value("--crop") {
+        guard let parsed = CropPosition(rawValue: crop == "center" ? "centre" : crop) else {
+            return usageError("--crop takes centre, entropy or attention")
+        }
+        options.crop = parsed
+    }
+    options.enlarge = arguments.flag("--enlarge")
     options.applyOrientation = !arguments.flag("--no-rotate")
     options.strict = arguments.flag("--strict")
     if let policy = arguments.value("--embedded") {
@@ -115,6 +135,7 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
     case let .success(colour): background = colour
     case let .failure(error): return usageError(error.message)
     }
+    options.background = background
     var jobs = POSIX.processorCount
     if let jobsText = arguments.value("--jobs") {
         guard let parsed = Int(jobsText), parsed >= 1 else { return usageError("--jobs takes a whole number ≥ 1") }

@@ -14,12 +14,17 @@ import Synchronization
 /// Each command's usage, as `pare CMD --help` prints it and `pare --help` lists them all.
 let commandUsage: [(command: String, text: String)] = [
     ("thumbnail", """
-      pare thumbnail IN... --size N [-o OUT | --out-dir DIR] [--recursive] [--format jpeg|png|ppm]
+      pare thumbnail IN... --size N|WxH [--fit inside|cover|contain|fill]
+                     [--crop centre|entropy|attention] [--enlarge]
+                     [-o OUT | --out-dir DIR] [--recursive] [--format jpeg|png|ppm]
                      [--quality N] [--background RRGGBB] [--colour keep|srgb] [--cmyk-profile FILE]
                      [--gain-map drop|keep]
                      [--embedded auto|never|always] [--filter lanczos3|triangle|area] [--no-rotate]
                      [--strict] [--placeholder thumbhash|blurhash[:XxY]] [--jobs N] [--json] [--stats]
                      [--cache DIR]
+            --size N bounds the long side; --size WxH (or Wx, xH) is a box: --fit inside keeps
+            the picture whole within it, cover fills it and crops (--crop says where), contain
+            centres it on a box-sized canvas of --background, fill stretches it.
             IN may be files or directories; with --out-dir, outputs keep their relative paths.
             The format is --format's, else OUT's extension; with --out-dir, JPEG for opaque
             thumbnails and PNG for those with alpha. JPEGs are written at --quality (default 85).

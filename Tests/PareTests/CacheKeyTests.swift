@@ -21,6 +21,11 @@ import TestSupport
         ("gainMap", { $0.gainMap = .keep }),
         ("cmykProfile", { $0.cmykProfile = try? ICCProfile(bytes: ProfileBuilder.sRGBLike().build()) }),
         ("forcedJPEGScale", { $0.forcedJPEGScale = .half }),
+        ("box", { $0.box = ThumbnailBox(width: 256, height: 100) }),
+        ("fit", { $0.fit = .cover }),
+        ("crop", { $0.crop = .entropy }),
+        ("enlarge", { $0.enlarge = true }),
+        ("background", { $0.background = .black }),
     ]
 
     /// Fields that cannot change the pixels, and why.

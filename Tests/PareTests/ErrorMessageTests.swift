@@ -62,12 +62,12 @@ import TestSupport
     }
 
     @Test func pipelineMessages() {
-        #expect(PareError.unknownFormat.description == "Pare: not a JPEG, PNG or TIFF file at byte 0")
+        #expect(PareError.unknownFormat.description == "Pare: not a format Pare reads (JPEG, PNG, TIFF, Netpbm) at byte 0")
         do {
             _ = try ImageSource(bytes: Array("not a picture".utf8))
             Issue.record("text was accepted")
         } catch {
-            #expect(error.description == "Pare: not a JPEG, PNG or TIFF file at byte 0")
+            #expect(error.description == "Pare: not a format Pare reads (JPEG, PNG, TIFF, Netpbm) at byte 0")
         }
         do {
             _ = try ImageSource(bytes: [0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 1, 0, 1, 0])

@@ -155,6 +155,12 @@ extension ThumbnailOptions {
         if png.strict != jpeg.strict { key += "|pngStrict=\(png.strict ? 1 : 0)" }
         if let forcedJPEGScale { key += "|scale=\(forcedJPEGScale.rawValue)" }
         if let cmykProfile { key += "|cmyk=\(Self.fingerprint(cmykProfile.bytes))" }
+        // The shape's options are named only when set, leaving the usual keys as they were.
+        if let box { key += "|box=\(box.width ?? 0)x\(box.height ?? 0)" }
+        if fit != .inside { key += "|fit=\(fit.rawValue)" }
+        if crop != .centre { key += "|crop=\(crop.rawValue)" }
+        if enlarge { key += "|enlarge=1" }
+        if background != .white { key += "|background=\(background.hex)" }
         return key
     }
 }

@@ -7,19 +7,15 @@ import Pare
 import PareCore
 import ParePNG
 
-/// `pare decode` for PNG input: PAM (P7, RGB_ALPHA, MAXVAL 255 or 65535 as the source's
-/// depth), into the open output file. A sequential image streams row by row; an interlaced
-/// one is collected whole first, since its passes revisit every row.
-func decodePNG(input: String, source: InputBytes, into file: OutputFile) -> Int32 {
+/// `pare decode` for every input but JPEG: PAM (P7, RGB_ALPHA, MAXVAL 255 or 65535 as the
+/// source's depth), into the open output file. A sequential image streams row by row; an
+/// interlaced one is collected whole first, since its passes revisit every row.
+func decodeToPAM(input: String, source: InputBytes, into file: OutputFile) -> Int32 {
     let ledger = MemoryLedger()
     var writer = PAMWriter(file: file)
     do {
-        var decoder = try PNGDecoder(source: source, ledger: ledger)
-        if decoder.header.interlaced {
-            try decoder.decodeImage().send(to: &writer)
-        } else {
-            try decoder.decode(into: &writer)
-        }
+        let warnings = try ImageSource(input: source).decodeMainImage(ledger: ledger, into: &writer)
+        for warning in warnings { printError("pare: \(input): warning: \(warning)") }
     } catch {
         return reportInputError(input, error)
     }

@@ -1,0 +1,78 @@
+import PareCore
+import PareJPEG
+
+/// What a file format gives the library: the one place a new format plugs in.
+///
+/// A format is recognised by its signature (`matches`), described by its headers without
+/// decoding pixels (`properties`: size, orientation, colour, embedded images), and decoded
+/// into a `RowSink` (`decodeMainImage`): the resampler of a thumbnail, an encoder of
+/// `convert`, an `ImageBuilder`. Embedded pictures (EXIF thumbnails, MPF previews, camera
+/// previews) are JPEGs whatever the container, and the thumbnail decodes them itself; a
+/// format decodes only its main image.
+///
+/// `ImageFormat.readers` lists the conformances; `ImageFormat(sniffing:)`, `ImageSource` and
+/// the thumbnail iterate it rather than switching on the format. Adding a format is one
+/// module (its decoder) and one conformance here.
+protocol FormatReader {
+    /// The format this reader reads.
+    static var format: ImageFormat { get }
+
+    /// True when `prefix` (the file's first 16 bytes, or all of a shorter file) begins with
+    /// the format's signature. It checks what names the format and leaves the rest to the
+    /// decoder, which says precisely what is wrong.
+    static func matches(_ prefix: [UInt8]) -> Bool
+
+    /// The headers' facts, read without decoding pixels under `options`' limits, counting
+    /// what the reads hold in `ledger`.
+    static func properties(of input: InputBytes, options: ThumbnailOptions,
+                           ledger: MemoryLedger) throws(PareError) -> ImageProperties
+
+    /// True when the main image can be decoded at a reduced scale (JPEG's DCT scales):
+    /// the source choice then picks one.
+    static var hasReducedScales: Bool { get }
+
+    /// Decodes the main image at `scale` (always `.full` for a format without reduced
+    /// scales) into `sink`, returning the repairs made on the way.
+    static func decodeMainImage<Sink: RowSink>(_ input: InputBytes, scale: JPEGScale, job: DecodeJob,
+                                               into sink: inout Sink) throws(PareError) -> [ThumbnailWarning]
+}
+
+/// What a decode runs under: the options (the decoders' own among them), the worker threads
+/// it may use, the ledger it counts into and the cancellation it asks.
+struct DecodeJob {
+    var options: ThumbnailOptions
+    var workers: Int
+    var ledger: MemoryLedger
+    var cancellation: CancellationCheck
+    /// True when the sink needs rows once each, top to bottom: an interlaced picture is then
+    /// collected whole and sent in order. The resampler takes passes as they come.
+    var sequentialRows = false
+}
+
+extension ImageFormat {
+    /// Every format the library reads, in the order their signatures are tried.
+    static let readers: [any FormatReader.Type] = [
+        JPEGFormatReader.self, PNGFormatReader.self, TIFFFormatReader.self, NetpbmFormatReader.self,
+    ]
+
+    /// The formats read, named for an error message: "JPEG, PNG, TIFF, Netpbm".
+    static var readableNames: String {
+        readers.map { $0.format.displayName }.joined(separator: ", ")
+    }
+
+    /// The format's name as people write it.
+    public var displayName: String {
+        switch self {
+        case .jpeg: return "JPEG"
+        case .png: return "PNG"
+        case .tiff: return "TIFF"
+        case .netpbm: return "Netpbm"
+        }
+    }
+
+    /// The reader of this format.
+    var reader: any FormatReader.Type {
+        // Every case has a reader (FormatReaderTests checks it).
+        Self.readers.first { $0.format == self }!
+    }
+}

@@ -1,0 +1,45 @@
+import Testing
+import PareCore
+@testable import Pare
+
+/// The format table: every format has one reader, each signature names one format, and a
+/// Netpbm file opens like any other input.
+struct FormatReaderTests {
+    @Test func everyFormatHasOneReader() {
+        for format in ImageFormat.allCases {
+            #expect(ImageFormat.readers.filter { $0.format == format }.count == 1, "\(format)")
+        }
+        #expect(ImageFormat.readers.count == ImageFormat.allCases.count)
+    }
+
+    @Test func signaturesNameOneFormat() {
+        let samples: [(ImageFormat, [UInt8])] = [
+            (.jpeg, [0xFF, 0xD8, 0xFF, 0xE0]),
+            (.png, [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]),
+            (.tiff, [0x4D, 0x4D, 0x00, 0x2A]),
+            (.netpbm, Array("P6\n2 1\n255\n".utf8)),
+        ]
+        for (format, prefix) in samples {
+            #expect(ImageFormat.readers.filter { $0.matches(prefix) }.map { $0.format } == [format])
+        }
+        // Text that happens to begin with "P5" is not a picture.
+        #expect(ImageFormat(sniffing: Array("P5: notes".utf8)) == nil)
+    }
+
+    @Test func netpbmOpensAsASource() throws {
+        // A 2×1 PPM: red, blue.
+        let bytes = Array("P6\n2 1\n255\n".utf8) + [255, 0, 0, 0, 0, 255]
+        let source = try ImageSource(bytes: bytes)
+        #expect(source.format == .netpbm)
+        let properties = try source.properties()
+        #expect(properties.pixelWidth == 2 && properties.pixelHeight == 1 && !properties.hasAlpha)
+        var builder = ImageBuilder(ledger: MemoryLedger())
+        let warnings = try source.decodeMainImage(ledger: MemoryLedger(), into: &builder)
+        #expect(warnings.isEmpty)
+        let image = try #require(builder.image)
+        #expect(image.format == .rgb8)
+        #expect(image.withRow(0) { Array($0) } == [255, 0, 0, 0, 0, 255])
+        let thumbnail = try source.thumbnail(options: ThumbnailOptions(maxPixelSize: 8))
+        #expect(thumbnail.image.width == 2 && thumbnail.source == .fullImage)
+    }
+}

@@ -1,0 +1,148 @@
+/// The loop filters of RFC 6386 §15, applied to a macroblock's edges in the order of §15.1:
+/// its left edge, its inner vertical edges, its top edge, its inner horizontal edges. Each
+/// edge is filtered one pixel position at a time across it: `p` points at the first pixel past
+/// the edge (q0), `step` crosses the edge, `along` moves along it.
+enum LoopFilter {
+    @inline(__always)
+    static func clampSigned(_ v: Int, _ low: Int, _ high: Int) -> Int { v < low ? low : v > high ? high : v }
+
+    @inline(__always)
+    static func byte(_ v: Int) -> UInt8 { UInt8(v < 0 ? 0 : v > 255 ? 255 : v) }
+
+    /// §15.2: the simple filter's and every filter's first test, on p1 p0 | q0 q1:
+    /// 2·|p0 − q0| + |p1 − q1|/2 ≤ edge limit (here doubled: 4·|p0−q0| + |p1−q1| ≤ 2·limit+1).
+    @inline(__always)
+    static func edgeVariance(_ p: UnsafeMutablePointer<UInt8>, _ step: Int) -> Int {
+        4 * abs(Int(p[-step]) - Int(p[0])) + abs(Int(p[-2 * step]) - Int(p[step]))
+    }
+
+    /// §15.2 `common_adjust` with the outer taps: moves p0 and q0 toward each other.
+    @inline(__always)
+    static func adjustTwo(_ p: UnsafeMutablePointer<UInt8>, _ step: Int) {
+        let p1 = Int(p[-2 * step]), p0 = Int(p[-step]), q0 = Int(p[0]), q1 = Int(p[step])
+        let a = 3 * (q0 - p0) + clampSigned(p1 - q1, -128, 127)
+        let a1 = clampSigned((a + 4) >> 3, -16, 15)
+        let a2 = clampSigned((a + 3) >> 3, -16, 15)
+        p[-step] = byte(p0 + a2)
+        p[0] = byte(q0 - a1)
+    }
+
+    /// §15.3 `subblock_filter` without high edge variance: p1, p0, q0, q1 adjusted.
+    @inline(__always)
+    static func adjustFour(_ p: UnsafeMutablePointer<UInt8>, _ step: Int) {
+        let p1 = Int(p[-2 * step]), p0 = Int(p[-step]), q0 = Int(p[0]), q1 = Int(p[step])
+        let a = 3 * (q0 - p0)
+        let a1 = clampSigned((a + 4) >> 3, -16, 15)
+        let a2 = clampSigned((a + 3) >> 3, -16, 15)
+        let a3 = (a1 + 1) >> 1
+        p[-2 * step] = byte(p1 + a3)
+        p[-step] = byte(p0 + a2)
+        p[0] = byte(q0 - a1)
+        p[step] = byte(q1 - a3)
+    }
+
+    /// §15.3 `MBfilter` without high edge variance: three pixels each side, weights 27, 18, 9.
+    @inline(__always)
+    static func adjustSix(_ p: UnsafeMutablePointer<UInt8>, _ step: Int) {
+        let p2 = Int(p[-3 * step]), p1 = Int(p[-2 * step]), p0 = Int(p[-step])
+        let q0 = Int(p[0]), q1 = Int(p[step]), q2 = Int(p[2 * step])
+        let a = clampSigned(3 * (q0 - p0) + clampSigned(p1 - q1, -128, 127), -128, 127)
+        let a1 = (27 * a + 63) >> 7
+        let a2 = (18 * a + 63) >> 7
+        let a3 = (9 * a + 63) >> 7
+        p[-3 * step] = byte(p2 + a3)
+        p[-2 * step] = byte(p1 + a2)
+        p[-step] = byte(p0 + a1)
+        p[0] = byte(q0 - a1)
+        p[step] = byte(q1 - a2)
+        p[2 * step] = byte(q2 - a3)
+    }
+
+    /// §15.3: the normal filter's interior test (every step within the interior limit).
+    @inline(__always)
+    static func interiorQuiet(_ p: UnsafeMutablePointer<UInt8>, _ step: Int, _ interior: Int) -> Bool {
+        let p3 = Int(p[-4 * step]), p2 = Int(p[-3 * step]), p1 = Int(p[-2 * step]), p0 = Int(p[-step])
+        let q0 = Int(p[0]), q1 = Int(p[step]), q2 = Int(p[2 * step]), q3 = Int(p[3 * step])
+        return abs(p3 - p2) <= interior && abs(p2 - p1) <= interior && abs(p1 - p0) <= interior
+            && abs(q3 - q2) <= interior && abs(q2 - q1) <= interior && abs(q1 - q0) <= interior
+    }
+
+    @inline(__always)
+    static func highVariance(_ p: UnsafeMutablePointer<UInt8>, _ step: Int, _ threshold: Int) -> Bool {
+        abs(Int(p[-2 * step]) - Int(p[-step])) > threshold || abs(Int(p[step]) - Int(p[0])) > threshold
+    }
+
+    /// §15.2: the simple filter along one edge of `count` pixels.
+    static func simpleEdge(_ p: UnsafeMutablePointer<UInt8>, step: Int, along: Int, count: Int, limit: Int) {
+        let threshold = 2 * limit + 1
+        for i in 0 ..< count {
+            let q = p + i * along
+            if edgeVariance(q, step) <= threshold { adjustTwo(q, step) }
+        }
+    }
+
+    /// §15.3: the normal filter along one edge; `macroblockEdge` picks `MBfilter` over
+    /// `subblock_filter` where the variance is low.
+    static func normalEdge(_ p: UnsafeMutablePointer<UInt8>, step: Int, along: Int, count: Int, limit: Int,
+                           interior: Int, hevThreshold: Int, macroblockEdge: Bool) {
+        let threshold = 2 * limit + 1
+        for i in 0 ..< count {
+            let q = p + i * along
+            guard edgeVariance(q, step) <= threshold, interiorQuiet(q, step, interior) else { continue }
+            if highVariance(q, step, hevThreshold) {
+                adjustTwo(q, step)
+            } else if macroblockEdge {
+                adjustSix(q, step)
+            } else {
+                adjustFour(q, step)
+            }
+        }
+    }
+
+    /// Filters one macroblock (`y`, `u`, `v` at its top-left corners in their planes) as
+    /// §15.1 orders it. `left`/`top` say whether the macroblock has a neighbour there.
+    static func filterMacroblock(y: UnsafeMutablePointer<UInt8>, yStride: Int, u: UnsafeMutablePointer<UInt8>,
+                                 v: UnsafeMutablePointer<UInt8>, uvStride: Int, strength: FilterStrength,
+                                 simple: Bool, left: Bool, top: Bool) {
+        let limit = strength.limit
+        if simple {
+            if left { simpleEdge(y, step: 1, along: yStride, count: 16, limit: limit + 4) }
+            if strength.inner {
+                for x in [4, 8, 12] { simpleEdge(y + x, step: 1, along: yStride, count: 16, limit: limit) }
+            }
+            if top { simpleEdge(y, step: yStride, along: 1, count: 16, limit: limit + 4) }
+            if strength.inner {
+                for r in [4, 8, 12] { simpleEdge(y + r * yStride, step: yStride, along: 1, count: 16, limit: limit) }
+            }
+            return
+        }
+        let i = strength.interior, h = strength.hevThreshold
+        if left {
+            normalEdge(y, step: 1, along: yStride, count: 16, limit: limit + 4, interior: i, hevThreshold: h, macroblockEdge: true)
+            normalEdge(u, step: 1, along: uvStride, count: 8, limit: limit + 4, interior: i, hevThreshold: h, macroblockEdge: true)
+            normalEdge(v, step: 1, along: uvStride, count: 8, limit: limit + 4, interior: i, hevThreshold: h, macroblockEdge: true)
+        }
+        if strength.inner {
+            for x in [4, 8, 12] {
+                normalEdge(y + x, step: 1, along: yStride, count: 16, limit: limit, interior: i, hevThreshold: h, macroblockEdge: false)
+            }
+            normalEdge(u + 4, step: 1, along: uvStride, count: 8, limit: limit, interior: i, hevThreshold: h, macroblockEdge: false)
+            normalEdge(v + 4, step: 1, along: uvStride, count: 8, limit: limit, interior: i, hevThreshold: h, macroblockEdge: false)
+        }
+        if top {
+            normalEdge(y, step: yStride, along: 1, count: 16, limit: limit + 4, interior: i, hevThreshold: h, macroblockEdge: true)
+            normalEdge(u, step: uvStride, along: 1, count: 8, limit: limit + 4, interior: i, hevThreshold: h, macroblockEdge: true)
+            normalEdge(v, step: uvStride, along: 1, count: 8, limit: limit + 4, interior: i, hevThreshold: h, macroblockEdge: true)
+        }
+        if strength.inner {
+            for r in [4, 8, 12] {
+                normalEdge(y + r * yStride, step: yStride, along: 1, count: 16, limit: limit, interior: i, hevThreshold: h,
+                           macroblockEdge: false)
+            }
+            normalEdge(u + 4 * uvStride, step: uvStride, along: 1, count: 8, limit: limit, interior: i, hevThreshold: h,
+                       macroblockEdge: false)
+            normalEdge(v + 4 * uvStride, step: uvStride, along: 1, count: 8, limit: limit, interior: i, hevThreshold: h,
+                       macroblockEdge: false)
+        }
+    }
+}

@@ -61,7 +61,7 @@ cwebp -quiet -q 60 -m 6 -pass 4 "$tmp/photo3.png" -o "$out/gen-lossy-m6.webp"
 cwebp -quiet -q 70 -resize 33 17 "$tmp/photo1.png" -o "$out/gen-lossy-33x17.webp"
 cwebp -quiet -q 70 -resize 1 1 "$tmp/photo1.png" -o "$out/gen-lossy-1x1.webp"
 cwebp -quiet -q 70 -resize 1 40 "$tmp/photo1.png" -o "$out/gen-lossy-1x40.webp"
-exifjpeg=$(ls "$corpus"/exif/*.jpg 2>/dev/null | head -1)
+exifjpeg=$(find "$corpus/exif" -name "*.jpg" 2>/dev/null | head -1 || true)
 [ -n "$exifjpeg" ] && cwebp -quiet -q 70 -metadata all "$exifjpeg" -o "$out/gen-lossy-metadata.webp"
 
 # 4. Lossy with alpha.
@@ -82,9 +82,11 @@ convert "$tmp/photo3.png" -colors 4 "$tmp/pal4.png"; convert "$tmp/photo3.png" -
 for p in pal2 pal4 pal16 pal200; do cwebp -quiet -lossless "$tmp/$p.png" -o "$out/gen-lossless-$p.webp"; done
 
 # 6. Animations (first frame checked against Pillow).
-convert -size 64x48 xc:red "$tmp/f1.png"; convert -size 32x24 xc:'rgba(0,0,255,0.5)' "$tmp/f2.png"
-img2webp -loop 3 -lossless "$tmp/f1.png" -d 100 "$tmp/drawing.png" -o "$out/gen-anim-lossless.webp" 2>/dev/null
-img2webp -lossy -q 60 "$tmp/photo1.png" "$tmp/photo2.png" -o "$out/gen-anim-lossy.webp" 2>/dev/null || true
+convert -size 64x48 xc:red "$tmp/f1.png"
+convert -size 64x48 xc:none -fill 'rgba(0,0,255,0.5)' -draw 'circle 32,24 32,4' "$tmp/f2.png"
+convert "$tmp/photo1.png" -resize 200x150! "$tmp/a1.png"; convert "$tmp/photo2.png" -resize 200x150! "$tmp/a2.png"
+img2webp -loop 3 -lossless "$tmp/f2.png" -d 100 "$tmp/f1.png" -o "$out/gen-anim-lossless.webp" 2>/dev/null
+img2webp -lossy -q 60 "$tmp/a1.png" "$tmp/a2.png" -o "$out/gen-anim-lossy.webp" 2>/dev/null
 convert -delay 10 -dispose background "$tmp/alpha.png" \( "$tmp/alpha.png" -rotate 180 \) -loop 0 "$tmp/anim.gif"
 gif2webp -quiet "$tmp/anim.gif" -o "$out/gen-anim-gif.webp"
 gif2webp -quiet -lossy "$tmp/anim.gif" -o "$out/gen-anim-gif-lossy.webp"

@@ -9,11 +9,11 @@ import TestSupport
 @Suite struct ConformanceTests {
     static let folder = Corpus.path + "/webp"
 
-    func check(_ list: String) -> (passed: Int, failures: [String]) {
+    func check(_ list: String, in folder: String = folder) -> (passed: Int, failures: [String]) {
         var passed = 0
         var failures: [String] = []
-        for entry in readDigests(Self.folder + "/" + list) {
-            guard let bytes = FileSystem.read(Self.folder + "/" + entry.name) else {
+        for entry in readDigests(folder + "/" + list) {
+            guard let bytes = FileSystem.read(folder + "/" + entry.name) else {
                 failures.append("\(entry.name): unreadable")
                 continue
             }
@@ -32,6 +32,13 @@ import TestSupport
             }
         }
         return (passed, failures)
+    }
+
+    /// The committed fixtures (`Fixtures/webp/make-fixtures.sh`): every one identical.
+    @Test func fixturesMatchDwebp() {
+        let (passed, failures) = check("expected.txt", in: Corpus.fixtures + "/webp")
+        #expect(passed == 15)
+        #expect(failures == [])
     }
 
     @Test(.requiresCorpus) func stillsMatchDwebp() {

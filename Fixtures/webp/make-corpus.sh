@@ -8,9 +8,11 @@
 #     JPEG and PNG pictures: lossy at several qualities and settings, lossless at every -z,
 #     alpha with every -alpha_filter, animations, and one 12-megapixel photo for timing.
 # Then `expected-dwebp.txt` lists, for every still that dwebp decodes, the SHA-256 of the
-# pixels of `dwebp -pam` (RGBA, the PAM header left out), the width, the height and the file
+# pixels of `dwebp -pam` (RGBA, the PAM header left out), the SHA-256 of their RGB bytes alone
+# (for images without alpha, which Pare hands out as RGB), the width, the height and the file
 # name; files dwebp refuses are listed as `refused NAME`. `expected-pillow.txt` does the same
 # for the animations with Pillow's first frame (`seek(0); convert("RGBA")`).
+# DIGESTS_ONLY=1 rewrites only the digests of the files already there.
 # Tools: apt-get install webp imagemagick; pip install pillow.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,6 +23,7 @@ mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+if [ "${DIGESTS_ONLY:-}" = 1 ]; then cd "$out"; else
 # 1. The libwebp test vectors.
 if [ -n "$testdata" ]; then
     if [ -d "$testdata/objects" ]; then
@@ -95,6 +98,7 @@ gif2webp -quiet -lossy "$tmp/anim.gif" -o "$out/gen-anim-gif-lossy.webp"
 convert "$tmp/photo1.png" -resize 4000x3000! -attenuate 0.3 +noise Gaussian "$tmp/big.png"
 cwebp -quiet -q 80 "$tmp/big.png" -o "$out/gen-12mp-q80.webp"
 
+fi
 # 8. Digests.
 cd "$out"
 : > expected-dwebp.txt
@@ -105,7 +109,9 @@ import hashlib, sys
 data = open(sys.argv[1], 'rb').read()
 end = data.index(b'ENDHDR\n') + 7
 fields = dict(l.split(b' ', 1) for l in data[3:end - 7].split(b'\n') if b' ' in l)
-print(hashlib.sha256(data[end:]).hexdigest(), int(fields[b'WIDTH']), int(fields[b'HEIGHT']), sys.argv[2])
+px = data[end:]
+rgb = b''.join(px[i:i + 3] for i in range(0, len(px), 4))
+print(hashlib.sha256(px).hexdigest(), hashlib.sha256(rgb).hexdigest(), int(fields[b'WIDTH']), int(fields[b'HEIGHT']), sys.argv[2])
 PY
     else
         echo "refused $f" >> expected-dwebp.txt
@@ -116,6 +122,6 @@ import glob, hashlib
 from PIL import Image
 for f in sorted(glob.glob('*anim*.webp')):
     im = Image.open(f); im.seek(0); rgba = im.convert('RGBA')
-    print(hashlib.sha256(rgba.tobytes()).hexdigest(), rgba.width, rgba.height, f)
+    print(hashlib.sha256(rgba.tobytes()).hexdigest(), hashlib.sha256(rgba.convert('RGB').tobytes()).hexdigest(), rgba.width, rgba.height, f)
 PY
 echo "corpus: $(ls *.webp | wc -l) files in $out"

@@ -9,7 +9,8 @@
 #   fx-alpha-*.webp      lossy with alpha: raw, lossless-compressed with each filter
 #   fx-anim.webp         img2webp two-frame animation (first frame 40x30 at 0,0 on 40x30)
 #   fx-meta.webp         lossy with ICCP, EXIF and XMP chunks (webpmux)
-# expected.txt: SHA-256 of `dwebp -pam` pixels (RGBA), width, height, name; the animation's
+# expected.txt: SHA-256 of `dwebp -pam` pixels (RGBA), SHA-256 of their RGB bytes alone, width,
+# height, name; the animation's
 # line is Pillow's first frame (`seek(0); convert("RGBA")`).
 # Tools: apt-get install webp imagemagick; pip install pillow.
 set -euo pipefail
@@ -51,13 +52,15 @@ import hashlib, sys
 data = open(sys.argv[1], 'rb').read()
 end = data.index(b'ENDHDR\n') + 7
 fields = dict(l.split(b' ', 1) for l in data[3:end - 7].split(b'\n') if b' ' in l)
-print(hashlib.sha256(data[end:]).hexdigest(), int(fields[b'WIDTH']), int(fields[b'HEIGHT']), sys.argv[2])
+px = data[end:]
+rgb = b''.join(px[i:i + 3] for i in range(0, len(px), 4))
+print(hashlib.sha256(px).hexdigest(), hashlib.sha256(rgb).hexdigest(), int(fields[b'WIDTH']), int(fields[b'HEIGHT']), sys.argv[2])
 PY
 done
 python3 - >> expected.txt <<'PY'
 import hashlib
 from PIL import Image
 im = Image.open('fx-anim.webp'); im.seek(0); rgba = im.convert('RGBA')
-print(hashlib.sha256(rgba.tobytes()).hexdigest(), rgba.width, rgba.height, 'fx-anim.webp')
+print(hashlib.sha256(rgba.tobytes()).hexdigest(), hashlib.sha256(rgba.convert('RGB').tobytes()).hexdigest(), rgba.width, rgba.height, 'fx-anim.webp')
 PY
 ls -l fx-*.webp | awk '{s += $5} END {print NR " fixtures, " s " bytes"}'

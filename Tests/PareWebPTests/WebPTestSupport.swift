@@ -3,6 +3,19 @@ import PareWebP
 import TestSupport
 
 /// The decoded pixels as RGBA (opaque alpha added to RGB), as `dwebp -pam` writes them.
+/// The digest to compare: of the RGBA pixels, or of the RGB bytes for an image decoded as
+/// RGB (dwebp writes alpha even where the stream says it has none).
+func pixelDigest(_ image: Image) -> String {
+    if image.format == .rgba8 { return SHA256.hex(rgbaBytes(image)) }
+    var rgb = [UInt8]()
+    rgb.reserveCapacity(image.width * image.height * 3)
+    let pixels = image.pixels
+    for y in 0 ..< image.height {
+        rgb.append(contentsOf: pixels[y * image.rowStride ..< y * image.rowStride + image.width * 3])
+    }
+    return SHA256.hex(rgb)
+}
+
 func rgbaBytes(_ image: Image) -> [UInt8] {
     let pixels = image.pixels
     if image.format == .rgba8 && image.rowStride == image.width * 4 { return pixels }
@@ -17,9 +30,11 @@ func rgbaBytes(_ image: Image) -> [UInt8] {
     return out
 }
 
-/// One line of the corpus's digest lists: SHA-256 of the RGBA pixels, size, file name.
+/// One line of the digest lists: SHA-256 of the RGBA pixels, of their RGB bytes alone, the
+/// size and the file name.
 struct ExpectedDigest {
     var digest: String
+    var rgbDigest: String
     var width: Int
     var height: Int
     var name: String
@@ -29,8 +44,8 @@ func readDigests(_ path: String) -> [ExpectedDigest] {
     guard let bytes = FileSystem.read(path) else { return [] }
     return String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { line in
         let f = line.split(separator: " ")
-        guard f.count == 4, let w = Int(f[1]), let h = Int(f[2]) else { return nil }
-        return ExpectedDigest(digest: String(f[0]), width: w, height: h, name: String(f[3]))
+        guard f.count == 5, let w = Int(f[2]), let h = Int(f[3]) else { return nil }
+        return ExpectedDigest(digest: String(f[0]), rgbDigest: String(f[1]), width: w, height: h, name: String(f[4]))
     }
 }
 

@@ -8,6 +8,13 @@ struct ChunkHeader {
     var size: Int
     var available: Int
     var payloadOffset: Int { offset + 8 }
+    /// Where the next chunk starts (after the padding byte of an odd size); `Int.max` when
+    /// that is past any file.
+    var next: Int {
+        let padded = size.addingReportingOverflow(size & 1)
+        let end = payloadOffset.addingReportingOverflow(padded.partialValue)
+        return padded.overflow || end.overflow ? Int.max : end.partialValue
+    }
     var isComplete: Bool { available == size }
 }
 
@@ -52,8 +59,10 @@ struct RIFFReader<Source: ByteSource> {
         do { return try source.bytes(at: offset, count: count) } catch { throw .core(error) }
     }
 
+    /// A little-endian 32-bit field; on a 32-bit machine a value past `Int.max` reads as `Int.max`.
     static func le32(_ b: [UInt8], _ i: Int) -> Int {
-        Int(b[i]) | Int(b[i + 1]) << 8 | Int(b[i + 2]) << 16 | Int(b[i + 3]) << 24
+        let v = UInt32(b[i]) | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2]) << 16 | UInt32(b[i + 3]) << 24
+        return Int(exactly: v) ?? Int.max
     }
 
     static func le24(_ b: [UInt8], _ i: Int) -> Int { Int(b[i]) | Int(b[i + 1]) << 8 | Int(b[i + 2]) << 16 }
@@ -67,11 +76,11 @@ struct RIFFReader<Source: ByteSource> {
         let h = try bytes(offset, 8, what: "chunk header")
         let fourCC = Self.be32(h, 0)
         let size = Self.le32(h, 4)
-        guard size <= 0xFFFF_FFF6 else {
+        guard UInt64(size) <= 0xFFFF_FFF6 else {
             throw .invalidChunk(fourCC: FourCC.name(fourCC), offset: offset, reason: "size \(size) too large")
         }
         let available = max(0, min(size, source.count - offset - 8))
-        if offset + 8 + size > limit && limit < source.count && offset + 8 + size <= source.count {
+        if size > limit - offset - 8 && limit < source.count && size <= source.count - offset - 8 {
             throw .invalidChunk(fourCC: FourCC.name(fourCC), offset: offset,
                                 reason: "size \(size) runs past its container's end at \(limit)")
         }
@@ -95,7 +104,7 @@ struct RIFFReader<Source: ByteSource> {
         guard riffSize >= 12 else {
             throw .invalidChunk(fourCC: "RIFF", offset: 0, reason: "size \(riffSize) too small for any image")
         }
-        declaredEnd = 8 + riffSize
+        declaredEnd = riffSize > Int.max - 8 ? Int.max : 8 + riffSize
         end = min(declaredEnd, source.count)
         let first = try header(at: 12, limit: end)
         try list(first, frame: nil)
@@ -103,10 +112,10 @@ struct RIFFReader<Source: ByteSource> {
         case FourCC.vp8, FourCC.vp8l:
             image = ImageChunks(bitstream: first, alpha: nil)
             // Chunks after a simple file's image are not part of the format; list them anyway.
-            try walk(from: first.payloadOffset + first.size + (first.size & 1), extended: false)
+            try walk(from: first.next, extended: false)
         case FourCC.vp8x:
             try readVP8X(first)
-            try walk(from: first.payloadOffset + first.size + (first.size & 1), extended: true)
+            try walk(from: first.next, extended: true)
         default:
             throw .invalidChunk(fourCC: FourCC.name(first.fourCC), offset: 12,
                                 reason: "the first chunk must be VP8, VP8L or VP8X")
@@ -138,7 +147,7 @@ struct RIFFReader<Source: ByteSource> {
     mutating func walk(from start: Int, extended: Bool) throws(WebPError) {
         var offset = start
         var pendingAlpha: ChunkHeader?
-        while offset + 8 <= end {
+        while offset <= end - 8 {
             let h = try header(at: offset, limit: end)
             try list(h, frame: nil)
             switch h.fourCC {
@@ -158,7 +167,7 @@ struct RIFFReader<Source: ByteSource> {
                     throw .invalidChunk(fourCC: "ANIM", offset: h.offset, reason: "size \(h.size), expected 6")
                 }
                 let b = try bytes(h.payloadOffset, 6, what: "ANIM chunk")
-                background = UInt32(Self.le32(b, 0))
+                background = UInt32(b[0]) | UInt32(b[1]) << 8 | UInt32(b[2]) << 16 | UInt32(b[3]) << 24
                 loopCount = Int(b[4]) | Int(b[5]) << 8
                 hasANIM = true
             case FourCC.anmf:
@@ -170,9 +179,7 @@ struct RIFFReader<Source: ByteSource> {
             default:
                 break
             }
-            let next = h.payloadOffset + h.size + (h.size & 1)
-            guard next > offset else { break }
-            offset = next
+            offset = h.next
         }
     }
 
@@ -193,29 +200,29 @@ struct RIFFReader<Source: ByteSource> {
             throw .invalidChunk(fourCC: "ANMF", offset: h.offset,
                                 reason: "frame \(frameWidth)x\(frameHeight) at \(frameX),\(frameY) leaves the canvas")
         }
-        let frameEnd = min(h.payloadOffset + h.size, end)
+        let frameEnd = h.size > end - h.payloadOffset ? end : h.payloadOffset + h.size
         var offset = h.payloadOffset + 16
         var alpha: ChunkHeader?
-        while offset + 8 <= frameEnd {
+        while offset <= frameEnd - 8 {
             let sub = try header(at: offset, limit: frameEnd)
             try list(sub, frame: 0)
             if sub.fourCC == FourCC.alph && alpha == nil { alpha = sub }
             if (sub.fourCC == FourCC.vp8 || sub.fourCC == FourCC.vp8l) && image == nil {
                 image = ImageChunks(bitstream: sub, alpha: sub.fourCC == FourCC.vp8 ? alpha : nil)
             }
-            offset = sub.payloadOffset + sub.size + (sub.size & 1)
+            offset = sub.next
         }
         if image == nil { throw .missingImage(offset: h.offset) }
     }
 
     /// A later frame's sub-chunks, listed only.
     mutating func listFrame(_ h: ChunkHeader, index: Int) throws(WebPError) {
-        let frameEnd = min(h.payloadOffset + h.size, end)
+        let frameEnd = h.size > end - h.payloadOffset ? end : h.payloadOffset + h.size
         var offset = h.payloadOffset + 16
-        while offset + 8 <= frameEnd {
+        while offset <= frameEnd - 8 {
             let sub = try header(at: offset, limit: frameEnd)
             try list(sub, frame: index)
-            offset = sub.payloadOffset + sub.size + (sub.size & 1)
+            offset = sub.next
         }
     }
 

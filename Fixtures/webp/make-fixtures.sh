@@ -7,6 +7,7 @@
 #   fx-lossless-*.webp   cwebp -lossless at -z 0, 6 and 9 (predictor, cross-colour, subtract
 #                        green, colour cache), a 3-colour palette (pixel bundling), -exact alpha
 #   fx-alpha-*.webp      lossy with alpha: raw, lossless-compressed with each filter
+#   fx-lossy-{small,tall,wide}.webp  32x32, 32x512 and 512x32 at q20, for the streaming test
 #   fx-anim.webp         img2webp two-frame animation (first frame 40x30 at 0,0 on 40x30)
 #   fx-meta.webp         lossy with ICCP, EXIF and XMP chunks (webpmux)
 # expected.txt: SHA-256 of `dwebp -pam` pixels (RGBA), SHA-256 of their RGB bytes alone, width,
@@ -29,6 +30,11 @@ cwebp -quiet -q 60 -segments 4 -f 50 "$tmp/p.png" -o fx-lossy-segments.webp
 cwebp -quiet -q 40 -nostrong -f 70 "$tmp/p.png" -o fx-lossy-simple.webp
 cwebp -quiet -q 80 -partition_limit 50 "$tmp/odd.png" -o fx-lossy-odd.webp
 cwebp -quiet -q 90 -sharp_yuv "$tmp/p.png" -o fx-lossy-sharp.webp
+convert "$tmp/p.png" -resize 32x512! "$tmp/tall.png"; convert "$tmp/p.png" -resize 512x32! "$tmp/wide.png"
+convert "$tmp/p.png" -resize 32x32! "$tmp/small.png"
+cwebp -quiet -q 20 "$tmp/tall.png" -o fx-lossy-tall.webp
+cwebp -quiet -q 20 "$tmp/wide.png" -o fx-lossy-wide.webp
+cwebp -quiet -q 20 "$tmp/small.png" -o fx-lossy-small.webp
 for z in 0 6 9; do cwebp -quiet -z $z "$tmp/p.png" -o fx-lossless-z$z.webp; done
 cwebp -quiet -lossless "$tmp/pal.png" -o fx-lossless-palette.webp
 cwebp -quiet -lossless -exact "$tmp/alpha.png" -o fx-lossless-alpha.webp

@@ -53,3 +53,53 @@ func decodeWebP(_ bytes: [UInt8], options: WebPOptions = WebPOptions(),
                 ledger: MemoryLedger = MemoryLedger()) throws(WebPError) -> Image {
     try WebPDecoder.decodeImage(bytes, ledger: ledger, options: options)
 }
+
+/// A committed fixture's bytes (`Fixtures/webp/`).
+func fixture(_ name: String) -> [UInt8] {
+    FileSystem.read(Corpus.fixtures + "/webp/" + name) ?? []
+}
+
+/// Counts rows and keeps nothing, so that the ledger shows only the decoder's own memory.
+struct CountingSink: RowSink {
+    var header: RowStreamHeader?
+    var rows: [Int] = []
+    mutating func begin(_ header: RowStreamHeader) throws(CoreError) { self.header = header }
+    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) { rows.append(placement.y) }
+}
+
+/// The error a decode throws, or nil when it succeeds.
+func decodeError(_ bytes: [UInt8], options: WebPOptions = WebPOptions(),
+                 ledger: MemoryLedger = MemoryLedger()) -> WebPError? {
+    do {
+        _ = try decodeWebP(bytes, options: options, ledger: ledger)
+        return nil
+    } catch {
+        return error
+    }
+}
+
+/// Little-endian 32-bit bytes.
+func le32(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24 & 0xFF)] }
+
+/// A RIFF/WEBP file around `chunks` (each fourCC + payload), padded as the container wants.
+func riff(_ chunks: [(String, [UInt8])]) -> [UInt8] {
+    var body = Array("WEBP".utf8)
+    for (name, payload) in chunks {
+        body += Array(name.utf8) + le32(payload.count) + payload
+        if payload.count & 1 == 1 { body.append(0) }
+    }
+    return Array("RIFF".utf8) + le32(body.count) + body
+}
+
+/// The chunks of a WebP file (top level only).
+func webpChunks(_ file: [UInt8]) -> [(String, [UInt8])] {
+    var result: [(String, [UInt8])] = []
+    var i = 12
+    while i + 8 <= file.count {
+        let size = Int(file[i + 4]) | Int(file[i + 5]) << 8 | Int(file[i + 6]) << 16 | Int(file[i + 7]) << 24
+        let name = String(decoding: file[i ..< i + 4], as: UTF8.self)
+        result.append((name, Array(file[i + 8 ..< min(file.count, i + 8 + size)])))
+        i += 8 + size + (size & 1)
+    }
+    return result
+}

@@ -118,8 +118,14 @@ public struct WebPDecoder<Source: ByteSource> {
 
     /// Reads a lossless stream's transforms and cache size for `info` (the pixels are not kept).
     func scanLossless(_ chunk: ChunkHeader, info: inout VP8LInfo) throws(WebPError) {
-        // Only the header fields are wanted here; the full decode re-reads them.
-        info.transformKinds = []
+        let payload = try container.payload(chunk, ledger: ledger)
+        do throws(WebPError) {
+            try VP8LDecoder.scan(data: payload.baseAddress, count: payload.count, fileOffset: chunk.payloadOffset,
+                                 ledger: ledger, maxPixels: options.maxPixels, info: &info)
+        } catch {
+            // A damaged or cut-off stream is reported by `decode`, which reads it again.
+            if error.kind == .memoryLimit || error.kind == .limit { throw error }
+        }
     }
 
     /// The layout of the rows `decode` hands out.
@@ -237,7 +243,7 @@ extension WebPDecoder {
         var decoder = try LossyDecoder(frame: frame, channels: format.channels, ledger: ledger)
         try decoder.decode(into: &sink, alpha: alpha, cancellation: cancellation)
         if let row = decoder.truncatedRow {
-            try noteDamage(.truncated(row: 16 * row, offset: decoder.truncatedOffset))
+            try noteDamage(.truncated(row: row, offset: decoder.truncatedOffset))
         }
     }
 }

@@ -39,10 +39,40 @@ enum VP8LDecoder {
             _ = reader.read(8)
             _ = reader.read(32)
         }
+        var images = EntropyImageDecoder(ledger: ledger, maxPixels: maxPixels)
+        let (transforms, currentWidth) = try readTransforms(&reader, width: width, height: height, images: &images,
+                                                            info: &info)
+        var (pixels, decoded) = try images.decode(width: currentWidth, height: height, isMain: true, reader: &reader)
+        info.colorCacheBits = images.cacheBits
+        info.metaPrefixBits = images.metaBits
+        let truncatedAt: Int? = reader.overrun || decoded < currentWidth * height ? reader.offset : nil
+        let rows = truncatedAt == nil ? height : decoded / max(currentWidth, 1)
+        for transform in transforms.reversed() {
+            switch transform.kind {
+            case .predictor: transform.undoPredictor(pixels.baseAddress, rows: rows)
+            case .crossColor: transform.undoCrossColor(pixels.baseAddress, rows: rows)
+            case .subtractGreen: transform.undoSubtractGreen(pixels.baseAddress, count: rows * transform.width)
+            case .colorIndexing:
+                let expanded: LedgerBuffer<UInt32>
+                do {
+                    expanded = try ledger.allocate(UInt32.self, count: transform.width * height, initialValue: 0)
+                } catch { throw .core(error) }
+                transform.undoColorIndexing(from: pixels.baseAddress, to: expanded.baseAddress, rows: rows)
+                pixels = expanded
+            }
+        }
+        return LosslessImage(pixels: pixels, width: width, height: height, completeRows: rows, truncatedAt: truncatedAt)
+    }
+
+    /// §4: the transforms, each at most once, with their data; returns them and the width of
+    /// the image the main entropy-coded image holds (narrower after colour indexing bundles
+    /// pixels).
+    static func readTransforms(_ reader: inout LosslessBitReader, width: Int, height: Int,
+                               images: inout EntropyImageDecoder,
+                               info: inout VP8LInfo) throws(WebPError) -> ([LosslessTransform], Int) {
         var transforms: [LosslessTransform] = []
         var seen = 0
         var currentWidth = width
-        var images = EntropyImageDecoder(ledger: ledger, maxPixels: maxPixels)
         info.transformKinds = []
         info.transformParameters = []
         while reader.flag() {
@@ -79,25 +109,19 @@ enum VP8LDecoder {
             transforms.append(transform)
             if reader.overrun { throw .truncated(what: "VP8L transforms", offset: reader.offset, needed: 1) }
         }
-        var (pixels, decoded) = try images.decode(width: currentWidth, height: height, isMain: true, reader: &reader)
-        info.colorCacheBits = images.cacheBits
-        info.metaPrefixBits = images.metaBits
-        let truncatedAt: Int? = reader.overrun || decoded < currentWidth * height ? reader.offset : nil
-        let rows = truncatedAt == nil ? height : decoded / max(currentWidth, 1)
-        for transform in transforms.reversed() {
-            switch transform.kind {
-            case .predictor: transform.undoPredictor(pixels.baseAddress, rows: rows)
-            case .crossColor: transform.undoCrossColor(pixels.baseAddress, rows: rows)
-            case .subtractGreen: transform.undoSubtractGreen(pixels.baseAddress, count: rows * transform.width)
-            case .colorIndexing:
-                let expanded: LedgerBuffer<UInt32>
-                do {
-                    expanded = try ledger.allocate(UInt32.self, count: transform.width * height, initialValue: 0)
-                } catch { throw .core(error) }
-                transform.undoColorIndexing(from: pixels.baseAddress, to: expanded.baseAddress, rows: rows)
-                pixels = expanded
-            }
-        }
-        return LosslessImage(pixels: pixels, width: width, height: height, completeRows: rows, truncatedAt: truncatedAt)
+        return (transforms, currentWidth)
+    }
+
+    /// The header facts of a stream without its pixels: the transforms (whose data is read
+    /// and dropped) and the main image's colour cache and meta prefix code bits.
+    static func scan(data: UnsafePointer<UInt8>, count: Int, fileOffset: Int, ledger: MemoryLedger, maxPixels: Int,
+                     info: inout VP8LInfo) throws(WebPError) {
+        var reader = LosslessBitReader(data: data, count: count, fileOffset: fileOffset)
+        _ = reader.read(8)
+        _ = reader.read(32)
+        var images = EntropyImageDecoder(ledger: ledger, maxPixels: maxPixels)
+        _ = try readTransforms(&reader, width: info.width, height: info.height, images: &images, info: &info)
+        info.colorCacheBits = reader.flag() ? reader.read(4) : 0
+        info.metaPrefixBits = reader.flag() ? reader.read(3) + 2 : 0
     }
 }

@@ -36,7 +36,7 @@ struct LossyDecoder {
     static let workOrigin = 32 + 8
 
     var nextOutputRow = 0
-    /// The macroblock row at which the data ran out, if it did.
+    /// When the data ran out: the first pixel row not handed out.
     var truncatedRow: Int?
     var truncatedOffset = 0
 
@@ -110,9 +110,9 @@ struct LossyDecoder {
             }
             tokens[part] = br
             if br.exhausted || modes.exhausted {
-                truncatedRow = mbY
+                // Rows already handed out are final; the rest would need this row.
+                truncatedRow = nextOutputRow
                 truncatedOffset = frame.fileOffset + (br.exhausted ? br.offset : modes.offset)
-                finishTruncated(at: mbY, into: &sink, alpha: alpha)
                 return
             }
             if frame.filterType > 0 { filterRow(mbY) }
@@ -120,15 +120,6 @@ struct LossyDecoder {
             emitRows(upTo: last ? height : min(height, 16 * mbY + 8), currentRow: mbY, into: &sink, alpha: alpha)
             if !last { shiftCaches() }
         }
-    }
-
-    /// The data ran out in macroblock row `mbY`: the rows of the previous macroblock row are
-    /// handed out as they stand (without the filtering of the missing row's top edge).
-    mutating func finishTruncated<Sink: RowSink>(at mbY: Int, into sink: inout Sink, alpha: LedgerBuffer<UInt8>?) {
-        guard mbY > 0 else { return }
-        // The caches were shifted after row mbY − 1: its pixels are in the "previous" slot,
-        // where emitRows looks for row mbY − 1 when asked as the current row mbY.
-        emitRows(upTo: min(height, 16 * mbY), currentRow: mbY, into: &sink, alpha: alpha, lastChromaRow: 8 * mbY - 1)
     }
 
     /// Moves the current macroblock row's pixels into the "previous" half of the caches.
@@ -243,8 +234,8 @@ struct LossyDecoder {
     /// Converts and hands out the rows from `nextOutputRow` to `end` (exclusive). The caches
     /// hold macroblock rows `currentRow − 1` and `currentRow`.
     mutating func emitRows<Sink: RowSink>(upTo end: Int, currentRow: Int, into sink: inout Sink,
-                                          alpha: LedgerBuffer<UInt8>?, lastChromaRow: Int? = nil) {
-        let chromaLast = min((height + 1) / 2 - 1, lastChromaRow ?? Int.max)
+                                          alpha: LedgerBuffer<UInt8>?) {
+        let chromaLast = (height + 1) / 2 - 1
         let yBase = 16 * (currentRow - 1), uvBase = 8 * (currentRow - 1)
         while nextOutputRow < end {
             let r = nextOutputRow

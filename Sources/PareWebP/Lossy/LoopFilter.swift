@@ -73,6 +73,7 @@ enum LoopFilter {
     }
 
     /// §15.2: the simple filter along one edge of `count` pixels.
+    @inline(__always)
     static func simpleEdge(_ p: UnsafeMutablePointer<UInt8>, step: Int, along: Int, count: Int, limit: Int) {
         let threshold = 2 * limit + 1
         for i in 0 ..< count {
@@ -83,6 +84,7 @@ enum LoopFilter {
 
     /// §15.3: the normal filter along one edge; `macroblockEdge` picks `MBfilter` over
     /// `subblock_filter` where the variance is low.
+    @inline(__always)
     static func normalEdge(_ p: UnsafeMutablePointer<UInt8>, step: Int, along: Int, count: Int, limit: Int,
                            interior: Int, hevThreshold: Int, macroblockEdge: Bool) {
         let threshold = 2 * limit + 1
@@ -108,11 +110,13 @@ enum LoopFilter {
         if simple {
             if left { simpleEdge(y, step: 1, along: yStride, count: 16, limit: limit + 4) }
             if strength.inner {
-                for x in [4, 8, 12] { simpleEdge(y + x, step: 1, along: yStride, count: 16, limit: limit) }
+                for x in stride(from: 4, to: 16, by: 4) { simpleEdge(y + x, step: 1, along: yStride, count: 16, limit: limit) }
             }
             if top { simpleEdge(y, step: yStride, along: 1, count: 16, limit: limit + 4) }
             if strength.inner {
-                for r in [4, 8, 12] { simpleEdge(y + r * yStride, step: yStride, along: 1, count: 16, limit: limit) }
+                for r in stride(from: 4, to: 16, by: 4) {
+                    simpleEdge(y + r * yStride, step: yStride, along: 1, count: 16, limit: limit)
+                }
             }
             return
         }
@@ -123,7 +127,7 @@ enum LoopFilter {
             normalEdge(v, step: 1, along: uvStride, count: 8, limit: limit + 4, interior: i, hevThreshold: h, macroblockEdge: true)
         }
         if strength.inner {
-            for x in [4, 8, 12] {
+            for x in stride(from: 4, to: 16, by: 4) {
                 normalEdge(y + x, step: 1, along: yStride, count: 16, limit: limit, interior: i, hevThreshold: h, macroblockEdge: false)
             }
             normalEdge(u + 4, step: 1, along: uvStride, count: 8, limit: limit, interior: i, hevThreshold: h, macroblockEdge: false)
@@ -135,7 +139,7 @@ enum LoopFilter {
             normalEdge(v, step: uvStride, along: 1, count: 8, limit: limit + 4, interior: i, hevThreshold: h, macroblockEdge: true)
         }
         if strength.inner {
-            for r in [4, 8, 12] {
+            for r in stride(from: 4, to: 16, by: 4) {
                 normalEdge(y + r * yStride, step: yStride, along: 1, count: 16, limit: limit, interior: i, hevThreshold: h,
                            macroblockEdge: false)
             }

@@ -40,17 +40,40 @@ enum Tokens {
     /// into `out`, multiplying by `dc` / `ac`. `probabilities` points at the block type's
     /// [band][context][node] table. Returns the position after the last token read before
     /// the end of block (16 when none ended it): the context its neighbours read.
+    /// `bands` and `zigzag` as a fixed-size value, so that the token loop reads them without
+    /// the checks and lazy initialisation of global arrays.
+    struct Positions {
+        var bandOffset: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) =
+            (0, 33, 66, 99, 198, 132, 165, 198, 198, 198, 198, 198, 198, 198, 198, 231, 0)
+        var zigzag: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) =
+            (0, 1, 4, 8, 5, 2, 3, 6, 9, 12, 13, 10, 7, 11, 14, 15)
+    }
+
     @inline(__always)
     static func readBlock(_ br: inout BooleanDecoder, probabilities: UnsafePointer<UInt8>, context: Int,
                           first: Int, dc: Int32, ac: Int32, out: UnsafeMutablePointer<Int16>) -> Int {
+        var positions = Positions()
+        return withUnsafeBytes(of: &positions) { raw in
+            // SAFETY: n stays in 0...16; the tuples hold 17 band offsets and 16 places.
+            let bandOffset = raw.baseAddress!.assumingMemoryBound(to: Int.self)
+            let zigzag = bandOffset + 17
+            return readBlock(&br, probabilities: probabilities, context: context, first: first, dc: dc, ac: ac, out: out,
+                             bandOffset: bandOffset, zigzag: zigzag)
+        }
+    }
+
+    @inline(__always)
+    static func readBlock(_ br: inout BooleanDecoder, probabilities: UnsafePointer<UInt8>, context: Int,
+                          first: Int, dc: Int32, ac: Int32, out: UnsafeMutablePointer<Int16>,
+                          bandOffset: UnsafePointer<Int>, zigzag: UnsafePointer<Int>) -> Int {
         var n = first
-        var p = probabilities + (bands[n] * 3 + context) * 11
+        var p = probabilities + bandOffset[n] + context * 11
         while n < 16 {
             if !br.bit(p[0]) { return n }
             while !br.bit(p[1]) {
                 n += 1
                 if n == 16 { return 16 }
-                p = probabilities + bands[n] * 33
+                p = probabilities + bandOffset[n]
             }
             let v: Int
             let next: Int
@@ -64,7 +87,7 @@ enum Tokens {
             let signed = Int32(br.signed(v))
             out[zigzag[n]] = Int16(truncatingIfNeeded: signed &* (n > 0 ? ac : dc))
             n += 1
-            p = probabilities + (bands[n] * 3 + next) * 11
+            p = probabilities + bandOffset[n] + next * 11
         }
         return 16
     }

@@ -11,8 +11,7 @@ enum YUVToRGB {
     /// A 6-bit fixed-point value to a byte, clamped.
     @inline(__always)
     static func clip(_ v: Int32) -> UInt8 {
-        if v & ~0x3FFF == 0 { return UInt8(truncatingIfNeeded: v >> 6) }
-        return v < 0 ? 0 : 255
+        UInt8(clamping: v >> 6)
     }
 
     /// One pixel: R = 1.164·(Y−16) + 1.596·(V−128), G = 1.164·(Y−16) − 0.391·(U−128) − 0.813·(V−128),
@@ -32,6 +31,20 @@ enum YUVToRGB {
     static func upsampleRow(y: UnsafePointer<UInt8>, nearU: UnsafePointer<UInt8>, nearV: UnsafePointer<UInt8>,
                             farU: UnsafePointer<UInt8>, farV: UnsafePointer<UInt8>, width: Int,
                             out: UnsafeMutablePointer<UInt8>, channels: Int) {
+        // One copy for each pixel size, so that the stores are fixed offsets.
+        if channels == 4 {
+            upsample(y: y, nearU: nearU, nearV: nearV, farU: farU, farV: farV, width: width, out: out, channels: 4)
+        } else {
+            upsample(y: y, nearU: nearU, nearV: nearV, farU: farU, farV: farV, width: width, out: out, channels: 3)
+        }
+    }
+
+    // SAFETY: the callers' rows hold `width` luma samples, (width + 1) / 2 chroma samples and
+    // `width * channels` output bytes.
+    @inline(__always)
+    static func upsample(y: UnsafePointer<UInt8>, nearU: UnsafePointer<UInt8>, nearV: UnsafePointer<UInt8>,
+                         farU: UnsafePointer<UInt8>, farV: UnsafePointer<UInt8>, width: Int,
+                         out: UnsafeMutablePointer<UInt8>, channels: Int) {
         // Column 0 and, for an even width, the last column have one chroma column: 3:1 rows.
         @inline(__always) func edge(_ c: Int, _ x: Int) {
             let u = (3 * Int32(nearU[c]) + Int32(farU[c]) + 2) >> 2

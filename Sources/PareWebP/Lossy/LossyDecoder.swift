@@ -29,6 +29,8 @@ struct LossyDecoder {
     let workY: LedgerBuffer<UInt8>, workU: LedgerBuffer<UInt8>, workV: LedgerBuffer<UInt8>
     let coefficients: LedgerBuffer<Int16>, kinds: LedgerBuffer<UInt8>
     let output: LedgerBuffer<UInt8>
+    /// The upsampled U and V of one output row.
+    let chromaRow: LedgerBuffer<Int32>
     let channels: Int
 
     static let workStride = 32
@@ -65,6 +67,7 @@ struct LossyDecoder {
             coefficients = try ledger.allocate(Int16.self, count: 25 * 16, initialValue: 0)
             kinds = try ledger.allocate(UInt8.self, count: 25, initialValue: 0)
             output = try ledger.allocate(UInt8.self, count: width * channels, initialValue: 255)
+            chromaRow = try ledger.allocate(Int32.self, count: 2 * width, initialValue: 0)
         } catch { throw .core(error) }
     }
 
@@ -245,7 +248,8 @@ struct LossyDecoder {
             let nearOffset = (near - uvBase) * uvStride, farOffset = (far - uvBase) * uvStride
             YUVToRGB.upsampleRow(y: yRow, nearU: uCache.baseAddress + nearOffset, nearV: vCache.baseAddress + nearOffset,
                                  farU: uCache.baseAddress + farOffset, farV: vCache.baseAddress + farOffset,
-                                 width: width, out: output.baseAddress, channels: channels)
+                                 width: width, out: output.baseAddress, channels: channels,
+                                 scratch: chromaRow.baseAddress)
             if channels == 4, let alpha {
                 let a = alpha.baseAddress + r * width
                 for x in 0 ..< width { output[x * 4 + 3] = a[x] }

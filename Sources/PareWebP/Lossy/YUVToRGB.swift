@@ -27,45 +27,73 @@ enum YUVToRGB {
     /// One output row of `width` pixels, `channels` (3 or 4) bytes apart: luma `y`, the chroma
     /// rows `near` (the one this row lies in) and `far` (the next one above or below; the
     /// same row at the picture's top and bottom). Alpha, when there is a fourth channel, is
-    /// left alone.
+    /// left alone. `scratch` holds 2 × `width` words for the upsampled chroma.
     static func upsampleRow(y: UnsafePointer<UInt8>, nearU: UnsafePointer<UInt8>, nearV: UnsafePointer<UInt8>,
                             farU: UnsafePointer<UInt8>, farV: UnsafePointer<UInt8>, width: Int,
-                            out: UnsafeMutablePointer<UInt8>, channels: Int) {
-        // One copy for each pixel size, so that the stores are fixed offsets.
+                            out: UnsafeMutablePointer<UInt8>, channels: Int, scratch: UnsafeMutablePointer<Int32>) {
+        let us = scratch, vs = scratch + width
+        upsampleChroma(near: nearU, far: farU, width: width, into: us)
+        upsampleChroma(near: nearV, far: farV, width: width, into: vs)
         if channels == 4 {
-            upsample(y: y, nearU: nearU, nearV: nearV, farU: farU, farV: farV, width: width, out: out, channels: 4)
+            convertRow(y: y, u: us, v: vs, width: width, out: out, channels: 4)
         } else {
-            upsample(y: y, nearU: nearU, nearV: nearV, farU: farU, farV: farV, width: width, out: out, channels: 3)
+            convertRow(y: y, u: us, v: vs, width: width, out: out, channels: 3)
         }
     }
 
-    // SAFETY: the callers' rows hold `width` luma samples, (width + 1) / 2 chroma samples and
-    // `width * channels` output bytes.
-    @inline(__always)
-    static func upsample(y: UnsafePointer<UInt8>, nearU: UnsafePointer<UInt8>, nearV: UnsafePointer<UInt8>,
-                         farU: UnsafePointer<UInt8>, farV: UnsafePointer<UInt8>, width: Int,
-                         out: UnsafeMutablePointer<UInt8>, channels: Int) {
-        // Column 0 and, for an even width, the last column have one chroma column: 3:1 rows.
-        @inline(__always) func edge(_ c: Int, _ x: Int) {
-            let u = (3 * Int32(nearU[c]) + Int32(farU[c]) + 2) >> 2
-            let v = (3 * Int32(nearV[c]) + Int32(farV[c]) + 2) >> 2
-            convert(Int32(y[x]), u, v, to: out + x * channels)
-        }
-        edge(0, 0)
+    /// One chroma plane brought to the row's full width: each output sample weights its
+    /// nearest chroma sample 9, the two next 3 and the diagonal 1 (out of 16), computed as the
+    /// reference decoder rounds it (an average of the 3:1 diagonal blend and the nearest).
+    // SAFETY: `near` and `far` hold (width + 1) / 2 samples, `out` width words.
+    static func upsampleChroma(near: UnsafePointer<UInt8>, far: UnsafePointer<UInt8>, width: Int,
+                               into out: UnsafeMutablePointer<Int32>) {
+        out[0] = (3 * Int32(near[0]) + Int32(far[0]) + 2) >> 2
         let pairs = (width - 1) >> 1
-        var nu0 = Int32(nearU[0]), nv0 = Int32(nearV[0]), fu0 = Int32(farU[0]), fv0 = Int32(farV[0])
-        for c in 1 ... max(pairs, 1) where pairs >= 1 {
-            let nu1 = Int32(nearU[c]), nv1 = Int32(nearV[c]), fu1 = Int32(farU[c]), fv1 = Int32(farV[c])
-            // Pixel 2c−1 lies nearest chroma (near, c−1), pixel 2c nearest (near, c).
-            let su = nu0 + nu1 + fu0 + fu1 + 8, sv = nv0 + nv1 + fv0 + fv1 + 8
-            let uLeft = (((su + 2 * (nu1 + fu0)) >> 3) + nu0) >> 1
-            let vLeft = (((sv + 2 * (nv1 + fv0)) >> 3) + nv0) >> 1
-            let uRight = (((su + 2 * (nu0 + fu1)) >> 3) + nu1) >> 1
-            let vRight = (((sv + 2 * (nv0 + fv1)) >> 3) + nv1) >> 1
-            convert(Int32(y[2 * c - 1]), uLeft, vLeft, to: out + (2 * c - 1) * channels)
-            convert(Int32(y[2 * c]), uRight, vRight, to: out + 2 * c * channels)
-            nu0 = nu1; nv0 = nv1; fu0 = fu1; fv0 = fv1
+        var n0 = Int32(near[0]), f0 = Int32(far[0])
+        var c = 1
+        while c <= pairs {
+            let n1 = Int32(near[c]), f1 = Int32(far[c])
+            let sum = n0 + n1 + f0 + f1 + 8
+            out[2 * c - 1] = (((sum + 2 * (n1 + f0)) >> 3) + n0) >> 1
+            out[2 * c] = (((sum + 2 * (n0 + f1)) >> 3) + n1) >> 1
+            n0 = n1
+            f0 = f1
+            c += 1
         }
-        if width & 1 == 0 && width > 1 { edge((width - 1) >> 1, width - 1) }
+        if width & 1 == 0 && width > 1 {
+            let last = (width - 1) >> 1
+            out[width - 1] = (3 * Int32(near[last]) + Int32(far[last]) + 2) >> 2
+        }
+    }
+
+    /// The conversion of a row, eight pixels at a time in vector registers.
+    // SAFETY: `y`, `u`, `v` hold `width` samples, `out` width × channels bytes.
+    @inline(__always)
+    static func convertRow(y: UnsafePointer<UInt8>, u: UnsafePointer<Int32>, v: UnsafePointer<Int32>, width: Int,
+                           out: UnsafeMutablePointer<UInt8>, channels: Int) {
+        var x = 0
+        let zero = SIMD8<Int32>(repeating: 0), top = SIMD8<Int32>(repeating: 255)
+        while x + 8 <= width {
+            var yv = SIMD8<Int32>()
+            for i in 0 ..< 8 { yv[i] = Int32(y[x + i]) }
+            let uv = UnsafeRawPointer(u + x).loadUnaligned(as: SIMD8<Int32>.self)
+            let vv = UnsafeRawPointer(v + x).loadUnaligned(as: SIMD8<Int32>.self)
+            let luma = (yv &* 19077) &>> 8
+            let r = ((luma &+ ((vv &* 26149) &>> 8) &- 14234) &>> 6).clamped(lowerBound: zero, upperBound: top)
+            let g = ((luma &- ((uv &* 6419) &>> 8) &- ((vv &* 13320) &>> 8) &+ 8708) &>> 6)
+                .clamped(lowerBound: zero, upperBound: top)
+            let b = ((luma &+ ((uv &* 33050) &>> 8) &- 17685) &>> 6).clamped(lowerBound: zero, upperBound: top)
+            let o = out + x * channels
+            for i in 0 ..< 8 {
+                o[i * channels] = UInt8(truncatingIfNeeded: r[i])
+                o[i * channels + 1] = UInt8(truncatingIfNeeded: g[i])
+                o[i * channels + 2] = UInt8(truncatingIfNeeded: b[i])
+            }
+            x += 8
+        }
+        while x < width {
+            convert(Int32(y[x]), u[x], v[x], to: out + x * channels)
+            x += 1
+        }
     }
 }

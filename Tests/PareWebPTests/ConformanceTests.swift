@@ -12,7 +12,9 @@ import TestSupport
     func check(_ list: String, in folder: String = folder) -> (passed: Int, failures: [String]) {
         var passed = 0
         var failures: [String] = []
-        for entry in readDigests(folder + "/" + list) {
+        // Files over 4 megapixels (the timing file) take a debug build tens of seconds; they
+        // are checked with a release build (see make-corpus.sh), not here.
+        for entry in readDigests(folder + "/" + list) where entry.width * entry.height <= 4_000_000 {
             guard let bytes = FileSystem.read(folder + "/" + entry.name) else {
                 failures.append("\(entry.name): unreadable")
                 continue

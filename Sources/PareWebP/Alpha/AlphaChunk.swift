@@ -7,6 +7,8 @@ import PareCore
 /// alpha by default, and neither does this.
 enum AlphaChunk {
     /// The alpha plane, `width` × `height`, and how many rows of it were really in the data.
+    // SAFETY: `data` holds `count` bytes; the plane holds width × height, and the copies and
+    // unfiltering stay within `rows` complete rows of it.
     static func decode(data: UnsafePointer<UInt8>, count: Int, fileOffset: Int, width: Int, height: Int,
                        ledger: MemoryLedger, maxPixels: Int) throws(WebPError) -> (LedgerBuffer<UInt8>, Int) {
         guard count >= 1 else { throw .truncated(what: "ALPH header", offset: fileOffset, needed: 1) }

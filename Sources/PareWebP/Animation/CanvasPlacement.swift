@@ -36,6 +36,7 @@ struct CanvasPlacement<Inner: RowSink>: RowSink {
         emptyRows(upTo: y)
         guard y == nextRow, y < canvasHeight else { return }
         row.fill(with: 0)
+        // SAFETY: n is at most the frame row's length and what is left of the canvas row after frameX.
         let n = min(placement.width * 4, frameRow.count, (canvasWidth - frameX) * 4)
         if n > 0 { (row.baseAddress + frameX * 4).update(from: frameRow.baseAddress!, count: n) }
         inner.consume(UnsafeBufferPointer(row.buffer), at: RowPlacement(y: y, width: canvasWidth))

@@ -230,6 +230,7 @@ struct RIFFReader<Source: ByteSource> {
     func payload(_ h: ChunkHeader, ledger: MemoryLedger) throws(WebPError) -> LedgerBuffer<UInt8> {
         let buffer: LedgerBuffer<UInt8>
         do { buffer = try ledger.allocate(UInt8.self, count: h.available, initialValue: 0) } catch { throw .core(error) }
+        // SAFETY: each read lands inside buffer[copied..<h.available].
         var copied = 0
         while copied < h.available {
             let n: Int

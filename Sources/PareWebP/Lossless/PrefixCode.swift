@@ -93,6 +93,8 @@ enum PrefixCode {
 
 extension LosslessBitReader {
     /// Reads one symbol of the code whose table starts at `table`.
+    // SAFETY: `table` is a root of 256 entries built by `PrefixCode.build`, whose pointers lead
+    // to second-level tables of 2^(length − 8) entries inside the same array.
     @inline(__always)
     mutating func readSymbol(_ table: UnsafePointer<UInt32>) -> Int {
         let bits = peek(PrefixCode.maxLength)

@@ -60,6 +60,7 @@ struct PrefixCodeGroups {
             }
             var symbol = 0
             var previous: UInt8 = 8
+            // SAFETY: lengthTable was just built (the pointer is its own buffer).
             try lengthTable.withUnsafeBufferPointer { (table: UnsafeBufferPointer<UInt32>) throws(WebPError) in
                 while symbol < alphabetSize {
                     if maxSymbol == 0 { break }

@@ -86,6 +86,9 @@ struct LosslessTransform {
         }
     }
 
+    // SAFETY (the undo functions): `pixels` holds `rows` rows of `width` words (rows ≤ the
+    // image height); sub-image indices are (y >> bits) × blocksWide + (x >> bits), inside the
+    // sub-image read for exactly that size; palette indices are checked against its count.
     /// Undoes §4.1 on `rows` rows of `pixels` in place: the first pixel is predicted as opaque
     /// black, the rest of the first row from the left, the first column from above, the others
     /// by their block's mode (the sub-image's green). The top-right neighbour of the last

@@ -31,6 +31,7 @@ enum VP8LDecoder {
 
     /// Decodes a whole stream held at `data` (`count` bytes from file offset `fileOffset`).
     /// `hasHeader` is false for an ALPH chunk's stream, which starts at the transforms.
+    // SAFETY: `data` holds `count` bytes, which the bit reader never reads past.
     static func decode(data: UnsafePointer<UInt8>, count: Int, fileOffset: Int, width: Int, height: Int,
                        hasHeader: Bool, ledger: MemoryLedger, maxPixels: Int,
                        info: inout VP8LInfo) throws(WebPError) -> LosslessImage {

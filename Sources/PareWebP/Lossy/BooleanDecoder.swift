@@ -23,6 +23,8 @@ struct BooleanDecoder {
     /// The offset (in `data`) of the byte being decoded, for error messages.
     var offset: Int { position }
 
+    // SAFETY: `data[start..<end]` is the partition inside the chunk payload, which outlives
+    // the decoder; every read is at `position < end`.
     /// Refills `value` with up to seven bytes (§7.3's "shift in the next byte", batched).
     @inline(__always)
     mutating func load() {

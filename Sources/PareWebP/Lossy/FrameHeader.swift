@@ -48,6 +48,7 @@ struct VP8FrameHeader {
         complete = chunk.isComplete
         let reader = RIFFReader(source: source, options: WebPOptions())
         payload = try reader.payload(chunk, ledger: ledger)
+        // SAFETY: every read of `p` below is checked against `count` (the payload's length) first.
         let p = payload.baseAddress
         let count = payload.count
         guard count >= 10 else { throw .truncated(what: "VP8 frame header", offset: fileOffset, needed: 10 - count) }

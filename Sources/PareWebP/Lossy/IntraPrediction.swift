@@ -14,6 +14,8 @@ enum IntraPrediction {
     @inline(__always)
     static func avg2(_ a: UInt8, _ b: UInt8) -> UInt8 { UInt8((Int(a) + Int(b) + 1) >> 1) }
 
+    // SAFETY (both functions): `dst` is a block inside the decoder's workspace, which has the
+    // row above (with four more pixels to the right) and the column to the left filled.
     /// §12.2: a `size`×`size` block (16 luma, 8 chroma) by one of the macroblock modes.
     static func predictBlock(_ dst: UnsafeMutablePointer<UInt8>, stride: Int, size: Int, mode: UInt8) {
         let top = dst - stride

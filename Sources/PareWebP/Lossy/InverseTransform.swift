@@ -6,6 +6,8 @@ enum InverseTransform {
     @inline(__always) static func mulCos(_ a: Int32) -> Int32 { ((a &* 20091) >> 16) &+ a }
     @inline(__always) static func mulSin(_ a: Int32) -> Int32 { (a &* 35468) >> 16 }
 
+    // SAFETY (every function here): inputs are 16 coefficients; outputs are 4×4 blocks at
+    // `stride` inside the decoder's workspace, or the 16 luma blocks' DCs (index ≤ 240).
     /// §14.3: the WHT of `input` (16 coefficients); output DC `i` goes to `output[16 * i]`.
     static func walshHadamard(_ input: UnsafePointer<Int16>, _ output: UnsafeMutablePointer<Int16>) {
         var tmp = (Int32(0), Int32(0), Int32(0), Int32(0), Int32(0), Int32(0), Int32(0), Int32(0),

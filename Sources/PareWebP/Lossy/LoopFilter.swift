@@ -101,6 +101,9 @@ enum LoopFilter {
         }
     }
 
+    // SAFETY: every edge filtered has four pixels on both sides inside the caches: left and
+    // top edges only where the macroblock has that neighbour (its pixels, or the previous
+    // macroblock row kept above the current one), inner edges 4 pixels from the border.
     /// Filters one macroblock (`y`, `u`, `v` at its top-left corners in their planes) as
     /// §15.1 orders it. `left`/`top` say whether the macroblock has a neighbour there.
     static func filterMacroblock(y: UnsafeMutablePointer<UInt8>, yStride: Int, u: UnsafeMutablePointer<UInt8>,

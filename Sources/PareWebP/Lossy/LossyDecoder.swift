@@ -132,6 +132,10 @@ struct LossyDecoder {
         (vCache.baseAddress).update(from: vCache.baseAddress + 8 * uvStride, count: 8 * uvStride)
     }
 
+    // SAFETY (reconstruct, filterRow, emitRows): mbX < mbWidth and mbY < mbHeight, so each
+    // macroblock's 16 (8) columns lie inside the caches' yStride (uvStride); the workspace is
+    // 17 (9) rows of 32 with the block at column 8, leaving the left column and the 4 pixels
+    // above-right; emitted rows and chroma rows lie in the two cached macroblock rows.
     /// Predicts and reconstructs one macroblock in the workspace, copies it to the cache and
     /// keeps its bottom row for the macroblock below.
     func reconstruct(mbX: Int, mbY: Int, header: MacroblockHeader) {

@@ -34,6 +34,8 @@ struct MacroblockHeader {
 
     /// Reads the header; `top` (4 modes of the macroblock above) and `left` (4 of the one to
     /// the left) are the contexts of §11.3 and are updated for the next macroblocks.
+    // SAFETY: `top` and `left` hold four modes each; modes are 0...9, so the table index
+    // (top × 10 + left) × 9 + node stays inside its 900 entries.
     mutating func read(_ br: inout BooleanDecoder, frame: VP8FrameHeader, top: UnsafeMutablePointer<UInt8>,
                        left: UnsafeMutablePointer<UInt8>) {
         // §10: the segment id tree.

@@ -12,17 +12,20 @@ struct Residuals {
 
     /// Reads the residuals; `top` and `left` hold nine flags each (4 luma, 2 U, 2 V, Y2).
     /// Returns whether any block has a coefficient (after the WHT).
+    // SAFETY: `coefficients` holds 25 × 16 values and `kinds` 25 (LossyDecoder allocates them);
+    // `top` and `left` nine flags each; block indices stay below 25.
     @inline(__always)
     func read(_ br: inout BooleanDecoder, probabilities: UnsafePointer<UInt8>, is4x4: Bool, q: SegmentQuantizer,
               top: UnsafeMutablePointer<UInt8>, left: UnsafeMutablePointer<UInt8>) -> Bool {
         coefficients.update(repeating: 0, count: 25 * 16)
         var first = 0
-        var table = probabilities + Tokens.typeY4 * 8 * 3 * 11
+        var table = probabilities + Tokens.typeY4 * Tokens.probabilitiesPerType
         if !is4x4 {
             let dc = coefficients + Self.y2Block * 16
             let context = Int(top[8]) + Int(left[8])
-            let n = Tokens.readBlock(&br, probabilities: probabilities + Tokens.typeY2 * 264, context: context,
-                                     first: 0, dc: q.y2.dc, ac: q.y2.ac, out: dc)
+            let y2 = probabilities + Tokens.typeY2 * Tokens.probabilitiesPerType
+            let n = Tokens.readBlock(&br, probabilities: y2, context: context, first: 0, dc: q.y2.dc, ac: q.y2.ac,
+                                     out: dc)
             let flag: UInt8 = n > 0 ? 1 : 0
             top[8] = flag
             left[8] = flag
@@ -33,7 +36,7 @@ struct Residuals {
                 for i in 0 ..< 16 { coefficients[i * 16] = value }
             }
             first = 1
-            table = probabilities + Tokens.typeY16AC * 264
+            table = probabilities + Tokens.typeY16AC * Tokens.probabilitiesPerType
         }
         var any = false
         for by in 0 ..< 4 {
@@ -51,7 +54,7 @@ struct Residuals {
                 if kind != 0 { any = true }
             }
         }
-        let chroma = probabilities + Tokens.typeChroma * 264
+        let chroma = probabilities + Tokens.typeChroma * Tokens.probabilitiesPerType
         for plane in 0 ..< 2 {
             for by in 0 ..< 2 {
                 for bx in 0 ..< 2 {

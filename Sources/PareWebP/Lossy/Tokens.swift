@@ -14,7 +14,12 @@ enum Tokens {
     static let category6: [UInt8] = [254, 254, 243, 230, 196, 177, 153, 140, 133, 130, 129]
 
     /// The block types of §13.3, the first index of the probability table.
-    static let typeY16AC = 0, typeY2 = 1, typeChroma = 2, typeY4 = 3
+    static var typeY16AC: Int { 0 }
+    static var typeY2: Int { 1 }
+    static var typeChroma: Int { 2 }
+    static var typeY4: Int { 3 }
+    /// One block type's probabilities: 8 bands × 3 contexts × 11 tree nodes.
+    static var probabilitiesPerType: Int { 8 * 3 * 11 }
 
     /// §13.2: a token past ONE: TWO, THREE, FOUR, or a category's base plus its extra bits.
     @inline(__always)
@@ -41,7 +46,8 @@ enum Tokens {
     /// [band][context][node] table. Returns the position after the last token read before
     /// the end of block (16 when none ended it): the context its neighbours read.
     /// `bands` and `zigzag` as a fixed-size value, so that the token loop reads them without
-    /// the checks and lazy initialisation of global arrays.
+    /// the checks and lazy initialisation of global arrays: each band as its offset in a block
+    /// type's table (band × 3 contexts × 11 nodes), with the sentinel for position 16.
     struct Positions {
         var bandOffset: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) =
             (0, 33, 66, 99, 198, 132, 165, 198, 198, 198, 198, 198, 198, 198, 198, 231, 0)
@@ -62,6 +68,8 @@ enum Tokens {
         }
     }
 
+    // SAFETY: `probabilities` is one block type's 8 × 3 × 11 table; band offsets stay below 8 × 33,
+    // contexts below 3; `out` holds 16 coefficients and zigzag places are 0...15.
     @inline(__always)
     static func readBlock(_ br: inout BooleanDecoder, probabilities: UnsafePointer<UInt8>, context: Int,
                           first: Int, dc: Int32, ac: Int32, out: UnsafeMutablePointer<Int16>,

@@ -1,4 +1,5 @@
-/// The constant tables of VP8 key frames (RFC 6386), as the RFC prints them.
+/// The constant tables of VP8 key frames (RFC 6386), with the RFC's values; the subblock mode
+/// probabilities are indexed in `SubblockMode` order.
 enum VP8Tables {
     /// RFC 6386 §13.5 `default_coeff_probs[4][8][3][11]`: block type, band, context, token tree node.
     static let defaultCoefficientProbabilities: [UInt8] = [

@@ -28,6 +28,10 @@ struct LossyDecoder {
     /// The workspace: 17 rows (the edge above, then the macroblock) of `workStride` bytes.
     let workY: LedgerBuffer<UInt8>, workU: LedgerBuffer<UInt8>, workV: LedgerBuffer<UInt8>
     let coefficients: LedgerBuffer<Int16>, kinds: LedgerBuffer<UInt8>
+    let positions: LedgerBuffer<Int>
+    /// The coefficient probabilities, and the left neighbour's four modes and nine flags.
+    let probabilities: LedgerBuffer<UInt8>
+    let leftModes: LedgerBuffer<UInt8>, leftFlags: LedgerBuffer<UInt8>
     let output: LedgerBuffer<UInt8>
     /// The upsampled U and V of one output row.
     let chromaRow: LedgerBuffer<Int32>
@@ -66,6 +70,13 @@ struct LossyDecoder {
             workV = try ledger.allocate(UInt8.self, count: Self.workStride * 9, initialValue: 0)
             coefficients = try ledger.allocate(Int16.self, count: 25 * 16, initialValue: 0)
             kinds = try ledger.allocate(UInt8.self, count: 25, initialValue: 0)
+            let table = Tokens.positionTable
+            positions = try ledger.allocate(Int.self, count: table.count, initialValue: 0)
+            for (i, value) in table.enumerated() { positions[i] = value }
+            probabilities = try ledger.allocate(UInt8.self, count: frame.coefficientProbabilities.count, initialValue: 0)
+            for (i, value) in frame.coefficientProbabilities.enumerated() { probabilities[i] = value }
+            leftModes = try ledger.allocate(UInt8.self, count: 4, initialValue: 0)
+            leftFlags = try ledger.allocate(UInt8.self, count: 9, initialValue: 0)
             output = try ledger.allocate(UInt8.self, count: width * channels, initialValue: 255)
             chromaRow = try ledger.allocate(Int32.self, count: 2 * width, initialValue: 0)
         } catch { throw .core(error) }
@@ -81,30 +92,24 @@ struct LossyDecoder {
             BooleanDecoder(data: frame.payload.baseAddress, start: $0.start, end: $0.end)
         }
         var header = MacroblockHeader()
-        var leftModes: [UInt8] = [0, 0, 0, 0]
-        var leftFlags = [UInt8](repeating: 0, count: 9)
-        let residuals = Residuals(coefficients: coefficients.baseAddress, kinds: kinds.baseAddress)
+        let quantizers = frame.quantizers
+        let residuals = Residuals(coefficients: coefficients.baseAddress, kinds: kinds.baseAddress,
+                                  positions: positions.baseAddress)
         for mbY in 0 ..< mbHeight {
             if cancellation.isCancelled { throw .core(.cancelled) }
-            for i in 0 ..< 4 { leftModes[i] = 0 }
-            for i in 0 ..< 9 { leftFlags[i] = 0 }
+            leftModes.fill(with: 0)
+            leftFlags.fill(with: 0)
             let part = mbY & (tokens.count - 1)
             var br = tokens[part]
             for mbX in 0 ..< mbWidth {
-                leftModes.withUnsafeMutableBufferPointer { left in
-                    header.read(&modes, frame: frame, top: topModes.baseAddress + mbX * 4, left: left.baseAddress!)
-                }
+                header.read(&modes, frame: frame, top: topModes.baseAddress + mbX * 4, left: leftModes.baseAddress)
                 var any = false
                 let topFlag = topFlags.baseAddress + mbX * 9
-                leftFlags.withUnsafeMutableBufferPointer { left in
-                    if !header.skip {
-                        any = frame.coefficientProbabilities.withUnsafeBufferPointer { probabilities in
-                            residuals.read(&br, probabilities: probabilities.baseAddress!, is4x4: header.is4x4,
-                                           q: frame.quantizers[header.segment], top: topFlag, left: left.baseAddress!)
-                        }
-                    } else {
-                        residuals.skip(is4x4: header.is4x4, top: topFlag, left: left.baseAddress!)
-                    }
+                if !header.skip {
+                    any = residuals.read(&br, probabilities: probabilities.baseAddress, is4x4: header.is4x4,
+                                         q: quantizers[header.segment], top: topFlag, left: leftFlags.baseAddress)
+                } else {
+                    residuals.skip(is4x4: header.is4x4, top: topFlag, left: leftFlags.baseAddress)
                 }
                 var strength = frame.filterStrengths[header.segment * 2 + (header.is4x4 ? 1 : 0)]
                 strength.inner = strength.inner || any

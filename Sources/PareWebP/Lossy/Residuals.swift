@@ -7,6 +7,8 @@ struct Residuals {
     var coefficients: UnsafeMutablePointer<Int16>
     /// Per block: 0 no coefficients, 1 DC only, 2 more (which inverse transform to run).
     var kinds: UnsafeMutablePointer<UInt8>
+    /// `Tokens.positionTable`.
+    var positions: UnsafePointer<Int>
 
     static let y2Block = 24
 
@@ -25,7 +27,7 @@ struct Residuals {
             let context = Int(top[8]) + Int(left[8])
             let y2 = probabilities + Tokens.typeY2 * Tokens.probabilitiesPerType
             let n = Tokens.readBlock(&br, probabilities: y2, context: context, first: 0, dc: q.y2.dc, ac: q.y2.ac,
-                                     out: dc)
+                                     out: dc, positions: positions)
             let flag: UInt8 = n > 0 ? 1 : 0
             top[8] = flag
             left[8] = flag
@@ -45,7 +47,7 @@ struct Residuals {
                 let out = coefficients + block * 16
                 let context = Int(top[bx]) + Int(left[by])
                 let n = Tokens.readBlock(&br, probabilities: table, context: context, first: first,
-                                         dc: q.y1.dc, ac: q.y1.ac, out: out)
+                                         dc: q.y1.dc, ac: q.y1.ac, out: out, positions: positions)
                 let flag: UInt8 = n > first ? 1 : 0
                 top[bx] = flag
                 left[by] = flag
@@ -62,7 +64,7 @@ struct Residuals {
                     let out = coefficients + block * 16
                     let t = 4 + plane * 2 + bx, l = 4 + plane * 2 + by
                     let n = Tokens.readBlock(&br, probabilities: chroma, context: Int(top[t]) + Int(left[l]), first: 0,
-                                             dc: q.uv.dc, ac: q.uv.ac, out: out)
+                                             dc: q.uv.dc, ac: q.uv.ac, out: out, positions: positions)
                     let flag: UInt8 = n > 0 ? 1 : 0
                     top[t] = flag
                     left[l] = flag

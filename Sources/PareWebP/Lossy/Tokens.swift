@@ -45,35 +45,18 @@ enum Tokens {
     /// into `out`, multiplying by `dc` / `ac`. `probabilities` points at the block type's
     /// [band][context][node] table. Returns the position after the last token read before
     /// the end of block (16 when none ended it): the context its neighbours read.
-    /// `bands` and `zigzag` as a fixed-size value, so that the token loop reads them without
-    /// the checks and lazy initialisation of global arrays: each band as its offset in a block
-    /// type's table (band × 3 contexts × 11 nodes), with the sentinel for position 16.
-    struct Positions {
-        var bandOffset: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) =
-            (0, 33, 66, 99, 198, 132, 165, 198, 198, 198, 198, 198, 198, 198, 198, 231, 0)
-        var zigzag: (Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int, Int) =
-            (0, 1, 4, 8, 5, 2, 3, 6, 9, 12, 13, 10, 7, 11, 14, 15)
-    }
-
-    @inline(__always)
-    static func readBlock(_ br: inout BooleanDecoder, probabilities: UnsafePointer<UInt8>, context: Int,
-                          first: Int, dc: Int32, ac: Int32, out: UnsafeMutablePointer<Int16>) -> Int {
-        var positions = Positions()
-        return withUnsafeBytes(of: &positions) { raw in
-            // SAFETY: n stays in 0...16; the tuples hold 17 band offsets and 16 places.
-            let bandOffset = raw.baseAddress!.assumingMemoryBound(to: Int.self)
-            let zigzag = bandOffset + 17
-            return readBlock(&br, probabilities: probabilities, context: context, first: first, dc: dc, ac: ac, out: out,
-                             bandOffset: bandOffset, zigzag: zigzag)
-        }
-    }
+    /// `bands` as offsets in a block type's table (band × 3 contexts × 11 nodes, with the
+    /// sentinel for position 16), then `zigzag`: the 33 values `Residuals` keeps in a buffer,
+    /// so that the token loop reads them without the checks of global arrays.
+    static var positionTable: [Int] { bands.map { $0 * 33 } + zigzag }
 
     // SAFETY: `probabilities` is one block type's 8 × 3 × 11 table; band offsets stay below 8 × 33,
     // contexts below 3; `out` holds 16 coefficients and zigzag places are 0...15.
     @inline(__always)
     static func readBlock(_ br: inout BooleanDecoder, probabilities: UnsafePointer<UInt8>, context: Int,
                           first: Int, dc: Int32, ac: Int32, out: UnsafeMutablePointer<Int16>,
-                          bandOffset: UnsafePointer<Int>, zigzag: UnsafePointer<Int>) -> Int {
+                          positions: UnsafePointer<Int>) -> Int {
+        let bandOffset = positions, zigzag = positions + 17
         var n = first
         var p = probabilities + bandOffset[n] + context * 11
         while n < 16 {

@@ -27,51 +27,6 @@ enum LoopFilter {
         p[0] = byte(q0 - a1)
     }
 
-    /// §15.3 `subblock_filter` without high edge variance: p1, p0, q0, q1 adjusted.
-    @inline(__always)
-    static func adjustFour(_ p: UnsafeMutablePointer<UInt8>, _ step: Int) {
-        let p1 = Int(p[-2 * step]), p0 = Int(p[-step]), q0 = Int(p[0]), q1 = Int(p[step])
-        let a = 3 * (q0 - p0)
-        let a1 = clampSigned((a + 4) >> 3, -16, 15)
-        let a2 = clampSigned((a + 3) >> 3, -16, 15)
-        let a3 = (a1 + 1) >> 1
-        p[-2 * step] = byte(p1 + a3)
-        p[-step] = byte(p0 + a2)
-        p[0] = byte(q0 - a1)
-        p[step] = byte(q1 - a3)
-    }
-
-    /// §15.3 `MBfilter` without high edge variance: three pixels each side, weights 27, 18, 9.
-    @inline(__always)
-    static func adjustSix(_ p: UnsafeMutablePointer<UInt8>, _ step: Int) {
-        let p2 = Int(p[-3 * step]), p1 = Int(p[-2 * step]), p0 = Int(p[-step])
-        let q0 = Int(p[0]), q1 = Int(p[step]), q2 = Int(p[2 * step])
-        let a = clampSigned(3 * (q0 - p0) + clampSigned(p1 - q1, -128, 127), -128, 127)
-        let a1 = (27 * a + 63) >> 7
-        let a2 = (18 * a + 63) >> 7
-        let a3 = (9 * a + 63) >> 7
-        p[-3 * step] = byte(p2 + a3)
-        p[-2 * step] = byte(p1 + a2)
-        p[-step] = byte(p0 + a1)
-        p[0] = byte(q0 - a1)
-        p[step] = byte(q1 - a2)
-        p[2 * step] = byte(q2 - a3)
-    }
-
-    /// §15.3: the normal filter's interior test (every step within the interior limit).
-    @inline(__always)
-    static func interiorQuiet(_ p: UnsafeMutablePointer<UInt8>, _ step: Int, _ interior: Int) -> Bool {
-        let p3 = Int(p[-4 * step]), p2 = Int(p[-3 * step]), p1 = Int(p[-2 * step]), p0 = Int(p[-step])
-        let q0 = Int(p[0]), q1 = Int(p[step]), q2 = Int(p[2 * step]), q3 = Int(p[3 * step])
-        return abs(p3 - p2) <= interior && abs(p2 - p1) <= interior && abs(p1 - p0) <= interior
-            && abs(q3 - q2) <= interior && abs(q2 - q1) <= interior && abs(q1 - q0) <= interior
-    }
-
-    @inline(__always)
-    static func highVariance(_ p: UnsafeMutablePointer<UInt8>, _ step: Int, _ threshold: Int) -> Bool {
-        abs(Int(p[-2 * step]) - Int(p[-step])) > threshold || abs(Int(p[step]) - Int(p[0])) > threshold
-    }
-
     /// §15.2: the simple filter along one edge of `count` pixels.
     @inline(__always)
     static func simpleEdge(_ p: UnsafeMutablePointer<UInt8>, step: Int, along: Int, count: Int, limit: Int) {
@@ -83,23 +38,53 @@ enum LoopFilter {
     }
 
     /// §15.3: the normal filter along one edge; `macroblockEdge` picks `MBfilter` over
-    /// `subblock_filter` where the variance is low.
+    /// `subblock_filter` where the variance is low. Each position's eight pixels are read
+    /// once, the tests made on them, and the chosen adjustment written back.
     @inline(__always)
     static func normalEdge(_ p: UnsafeMutablePointer<UInt8>, step: Int, along: Int, count: Int, limit: Int,
                            interior: Int, hevThreshold: Int, macroblockEdge: Bool) {
-        let threshold = 2 * limit + 1
+        let threshold = Int32(2 * limit + 1), inner = Int32(interior), hev = Int32(hevThreshold)
         for i in 0 ..< count {
             let q = p + i * along
-            guard edgeVariance(q, step) <= threshold, interiorQuiet(q, step, interior) else { continue }
-            if highVariance(q, step, hevThreshold) {
-                adjustTwo(q, step)
+            let p1 = Int32(q[-2 * step]), p0 = Int32(q[-step]), q0 = Int32(q[0]), q1 = Int32(q[step])
+            if 4 * abs(p0 - q0) + abs(p1 - q1) > threshold { continue }
+            let p3 = Int32(q[-4 * step]), p2 = Int32(q[-3 * step]), q2 = Int32(q[2 * step]), q3 = Int32(q[3 * step])
+            if abs(p3 - p2) > inner || abs(p2 - p1) > inner || abs(p1 - p0) > inner || abs(q3 - q2) > inner
+                || abs(q2 - q1) > inner || abs(q1 - q0) > inner { continue }
+            if abs(p1 - p0) > hev || abs(q1 - q0) > hev {
+                // common_adjust with the outer taps: p0 and q0 only.
+                let a = 3 * (q0 - p0) + clamp32(p1 - q1, -128, 127)
+                let a1 = clamp32((a + 4) >> 3, -16, 15), a2 = clamp32((a + 3) >> 3, -16, 15)
+                q[-step] = byte32(p0 + a2)
+                q[0] = byte32(q0 - a1)
             } else if macroblockEdge {
-                adjustSix(q, step)
+                // MBfilter: three pixels each side, weights 27, 18, 9.
+                let a = clamp32(3 * (q0 - p0) + clamp32(p1 - q1, -128, 127), -128, 127)
+                let a1 = (27 * a + 63) >> 7, a2 = (18 * a + 63) >> 7, a3 = (9 * a + 63) >> 7
+                q[-3 * step] = byte32(p2 + a3)
+                q[-2 * step] = byte32(p1 + a2)
+                q[-step] = byte32(p0 + a1)
+                q[0] = byte32(q0 - a1)
+                q[step] = byte32(q1 - a2)
+                q[2 * step] = byte32(q2 - a3)
             } else {
-                adjustFour(q, step)
+                // subblock_filter: p1, p0, q0, q1.
+                let a = 3 * (q0 - p0)
+                let a1 = clamp32((a + 4) >> 3, -16, 15), a2 = clamp32((a + 3) >> 3, -16, 15)
+                let a3 = (a1 + 1) >> 1
+                q[-2 * step] = byte32(p1 + a3)
+                q[-step] = byte32(p0 + a2)
+                q[0] = byte32(q0 - a1)
+                q[step] = byte32(q1 - a3)
             }
         }
     }
+
+    @inline(__always)
+    static func clamp32(_ v: Int32, _ low: Int32, _ high: Int32) -> Int32 { min(max(v, low), high) }
+
+    @inline(__always)
+    static func byte32(_ v: Int32) -> UInt8 { UInt8(clamping: v) }
 
     // SAFETY: every edge filtered has four pixels on both sides inside the caches: left and
     // top edges only where the macroblock has that neighbour (its pixels, or the previous

@@ -19,13 +19,24 @@ struct PrefixCodeGroups {
     mutating func read(count: Int, cacheBits: Int, reader: inout LosslessBitReader,
                        ledger: MemoryLedger, reservation: LedgerReservation) throws(WebPError) {
         let sizes = Self.alphabetSizes(cacheBits: cacheBits)
+        // Every code takes a root table at least: that much is counted before any is built,
+        // so that a meta prefix image naming thousands of groups is refused up front.
+        let rootBytes = (1 << PrefixCode.rootBits) * MemoryLayout<UInt32>.stride
+        let (upfront, overflow) = count.multipliedReportingOverflow(by: 5 * rootBytes + 5 * MemoryLayout<Int>.stride)
+        if overflow { throw .core(.sizeOverflow) }
+        try reservation.grow(bytes: upfront, ledger: ledger)
+        var counted = count * 5 * rootBytes
         var lengths = [UInt8](repeating: 0, count: sizes[0])
         groups.reserveCapacity(count * 5)
+        tables.reserveCapacity(count * 5 * (1 << PrefixCode.rootBits))
         for _ in 0 ..< count {
             for size in sizes {
-                let before = tables.count
                 try readCode(alphabetSize: size, lengths: &lengths, reader: &reader)
-                try reservation.grow(bytes: (tables.count - before) * 4, ledger: ledger)
+                let used = tables.count * MemoryLayout<UInt32>.stride
+                if used > counted {
+                    try reservation.grow(bytes: used - counted, ledger: ledger)
+                    counted = used
+                }
             }
         }
     }

@@ -33,6 +33,7 @@ let package = Package(
         // One codec alone, for code that needs no thumbnail pipeline (as NIOCore beside NIOPosix).
         .library(name: "PareJPEG", targets: ["PareJPEG"]),
         .library(name: "ParePNG", targets: ["ParePNG"]),
+        .library(name: "PareWebP", targets: ["PareWebP"]),
         .library(name: "PareEXIF", targets: ["PareEXIF"]),
         .library(name: "PareICC", targets: ["PareICC"]),
         // Data and URL conveniences, apart so that nothing else links Foundation.
@@ -50,6 +51,7 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
         .target(name: "ParePNG", dependencies: ["PareCore", "CZlib"], swiftSettings: codecSettings),
+        .target(name: "PareWebP", dependencies: ["PareCore"], swiftSettings: codecSettings),
         .target(name: "Pare", dependencies: ["PareCore", "PareJPEG", "PareEXIF", "PareICC", "ParePNG", "CZlib"], swiftSettings: codecSettings),
         .target(name: "PareFoundation", dependencies: ["Pare"]),
         .executableTarget(name: "pare", dependencies: ["Pare", "PareCore", "PareJPEG", "PareEXIF", "PareICC", "ParePNG"],
@@ -62,6 +64,7 @@ let package = Package(
         .testTarget(name: "PareEXIFTests", dependencies: ["PareEXIF", "TestSupport"]),
         .testTarget(name: "PareICCTests", dependencies: ["PareICC", "TestSupport"]),
         .testTarget(name: "ParePNGTests", dependencies: ["ParePNG", "TestSupport"]),
+        .testTarget(name: "PareWebPTests", dependencies: ["PareWebP", "TestSupport"]),
         .testTarget(name: "PareTests", dependencies: ["Pare", "PareFoundation", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

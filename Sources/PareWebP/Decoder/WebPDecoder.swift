@@ -1,0 +1,249 @@
+import PareCore
+
+/// A WebP decoder (WebP Container Specification; RFC 6386 for lossy frames; WebP Lossless
+/// Bitstream Specification) that hands out rows as `dwebp -pam` (libwebp 1.2.4) writes them.
+///
+/// `init` reads the container and the image's headers, so `info` and `outputFormat` are known
+/// before any pixel is decoded. `decode(into:)` then pushes rows into a sink, top to bottom:
+/// a lossy image one macroblock row (16 pixel rows) at a time, holding only a few macroblock
+/// rows; a lossless image once its whole picture (which its transforms need) is decoded. An
+/// animation gives its first frame placed on its canvas, the rest transparent black, as
+/// libwebp's animation decoder composes a first frame. RGBA when the image has alpha (straight,
+/// not premultiplied) or is animated, RGB otherwise.
+///
+/// Damage in the image data (a file cut off inside it) throws when `options.strict` is set,
+/// the default; without it the rows decoded before the damage are kept, the rest are left to
+/// the sink (black or transparent in an `ImageBuilder`) and `warnings` says so.
+public struct WebPDecoder<Source: ByteSource> {
+    let source: Source
+    let ledger: MemoryLedger
+    let options: WebPOptions
+    var container: RIFFReader<Source>
+    var lossyHeader: VP8FrameHeader?
+    /// What the container and the headers say.
+    public private(set) var info: WebPInfo
+    /// Damage a decode with `options.strict` false survived.
+    public internal(set) var warnings: [WebPWarning] = []
+    /// Asked between macroblock rows (and before each stage of a lossless decode); when it
+    /// says stop, `decode` throws `.core(.cancelled)`.
+    public var cancellation = CancellationCheck()
+    var decoded = false
+
+    public init(source: Source, ledger: MemoryLedger, options: WebPOptions = WebPOptions()) throws(WebPError) {
+        self.source = source
+        self.ledger = ledger
+        self.options = options
+        container = RIFFReader(source: source, options: options)
+        try container.read()
+        let image = container.image!
+        let animated = container.hasANIM
+        info = WebPInfo(width: 0, height: 0, hasAlpha: false, isLossless: image.bitstream.fourCC == FourCC.vp8l,
+                        isAnimated: animated, frameCount: animated ? container.frameCount : 1,
+                        loopCount: container.loopCount, backgroundColor: container.background,
+                        chunks: container.chunks, extendedFlags: container.vp8xFlags)
+        let headerBytes = try container.bytes(image.bitstream.payloadOffset, min(image.bitstream.available, 30),
+                                              what: "image header")
+        var frameWidth = 0, frameHeight = 0
+        if info.isLossless {
+            var vp8l = try VP8LDecoder.parseHeader(headerBytes, fileOffset: image.bitstream.payloadOffset)
+            frameWidth = vp8l.width
+            frameHeight = vp8l.height
+            try checkLimits(frameWidth, frameHeight, offset: image.bitstream.offset)
+            // The transforms and the cache size are read by a pass over the stream's start.
+            try scanLossless(image.bitstream, info: &vp8l)
+            info.vp8l = vp8l
+            info.hasAlpha = vp8l.alphaHint
+        } else {
+            let header = try VP8FrameHeader(source: source, chunk: image.bitstream, ledger: ledger)
+            frameWidth = header.width
+            frameHeight = header.height
+            try checkLimits(frameWidth, frameHeight, offset: image.bitstream.offset)
+            lossyHeader = header
+            info.vp8 = header.info
+            if let alpha = image.alpha {
+                let byte = try container.bytes(alpha.payloadOffset, min(1, alpha.available), what: "ALPH header")
+                if let b = byte.first {
+                    info.alpha = WebPAlphaInfo(compression: Int(b & 3), filter: Int(b >> 2) & 3,
+                                               preprocessing: Int(b >> 4) & 3)
+                }
+                info.hasAlpha = true
+            }
+        }
+        if let flags = container.vp8xFlags {
+            if flags & 0x10 != 0 { info.hasAlpha = true }
+            info.width = container.canvasWidth
+            info.height = container.canvasHeight
+            if animated {
+                info.hasAlpha = true
+                guard frameWidth == container.frameWidth, frameHeight == container.frameHeight else {
+                    throw .invalidChunk(fourCC: "ANMF", offset: image.bitstream.offset,
+                                        reason: "frame header says \(frameWidth)x\(frameHeight), ANMF says \(container.frameWidth)x\(container.frameHeight)")
+                }
+                info.frameX = container.frameX
+                info.frameY = container.frameY
+                info.frameWidth = frameWidth
+                info.frameHeight = frameHeight
+                info.frameBlends = container.frameBlends
+                info.frameDisposesToBackground = container.frameDisposes
+            } else {
+                guard frameWidth == container.canvasWidth, frameHeight == container.canvasHeight else {
+                    throw .invalidChunk(fourCC: "VP8X", offset: 12,
+                                        reason: "canvas \(container.canvasWidth)x\(container.canvasHeight) differs from the image's \(frameWidth)x\(frameHeight)")
+                }
+            }
+        } else {
+            info.width = frameWidth
+            info.height = frameHeight
+        }
+        if !animated {
+            info.frameWidth = frameWidth
+            info.frameHeight = frameHeight
+        }
+        info.iccProfile = try metadata(container.icc)
+        info.exif = try metadata(container.exif)
+        info.xmp = try metadata(container.xmp)
+    }
+
+    func checkLimits(_ width: Int, _ height: Int, offset: Int) throws(WebPError) {
+        if let crossed = ImageSizeLimits.crossed(width: width, height: height, maxWidth: options.maxWidth,
+                                                 maxHeight: options.maxHeight, maxPixels: options.maxPixels) {
+            throw .limitExceeded(what: crossed.what, value: crossed.value, limit: crossed.limit, offset: offset)
+        }
+    }
+
+    func metadata(_ chunk: ChunkHeader?) throws(WebPError) -> [UInt8]? {
+        guard let chunk, chunk.isComplete, chunk.size <= options.maxMetadataBytes else { return nil }
+        return try container.bytes(chunk.payloadOffset, chunk.size, what: "metadata chunk")
+    }
+
+    /// Reads a lossless stream's transforms and cache size for `info` (the pixels are not kept).
+    func scanLossless(_ chunk: ChunkHeader, info: inout VP8LInfo) throws(WebPError) {
+        let payload = try container.payload(chunk, ledger: ledger)
+        do throws(WebPError) {
+            try VP8LDecoder.scan(data: payload.baseAddress, count: payload.count, fileOffset: chunk.payloadOffset,
+                                 ledger: ledger, maxPixels: options.maxPixels, info: &info)
+        } catch {
+            // A damaged or cut-off stream is reported by `decode`, which reads it again.
+            if error.kind == .memoryLimit || error.kind == .limit { throw error }
+        }
+    }
+
+    /// The layout of the rows `decode` hands out.
+    public var outputFormat: PixelFormat { info.hasAlpha ? .rgba8 : .rgb8 }
+
+    /// Decodes the image (the first frame of an animation) into `sink`. Call it once.
+    public mutating func decode<Sink: RowSink>(into sink: inout Sink) throws(WebPError) {
+        precondition(!decoded, "WebPDecoder.decode called twice")
+        decoded = true
+        let format = outputFormat
+        do { try sink.begin(RowStreamHeader(width: info.width, height: info.height, format: format)) } catch {
+            throw .core(error)
+        }
+        if info.isAnimated {
+            var canvas = try CanvasPlacement(inner: sink, info: info, ledger: ledger)
+            try decodeFrame(into: &canvas, format: format)
+            canvas.finish()
+            sink = canvas.inner
+        } else {
+            try decodeFrame(into: &sink, format: format)
+        }
+    }
+
+    mutating func decodeFrame<Sink: RowSink>(into sink: inout Sink, format: PixelFormat) throws(WebPError) {
+        if cancellation.isCancelled { throw .core(.cancelled) }
+        let image = container.image!
+        if info.isLossless {
+            try decodeLossless(image.bitstream, into: &sink, format: format)
+        } else {
+            try decodeLossy(image, into: &sink, format: format)
+        }
+    }
+
+    mutating func noteDamage(_ warning: WebPWarning) throws(WebPError) {
+        if options.strict { throw .strict(warning) }
+        warnings.append(warning)
+    }
+
+    /// A lossless image: the whole stream decoded, then its rows handed out.
+    mutating func decodeLossless<Sink: RowSink>(_ chunk: ChunkHeader, into sink: inout Sink,
+                                                format: PixelFormat) throws(WebPError) {
+        let payload = try container.payload(chunk, ledger: ledger)
+        var vp8l = info.vp8l!
+        let image = try VP8LDecoder.decode(data: payload.baseAddress, count: payload.count, fileOffset: chunk.payloadOffset,
+                                           width: vp8l.width, height: vp8l.height, hasHeader: true, ledger: ledger,
+                                           maxPixels: options.maxPixels, info: &vp8l)
+        info.vp8l = vp8l
+        if cancellation.isCancelled { throw .core(.cancelled) }
+        let channels = format.channels
+        let row: LedgerBuffer<UInt8>
+        do { row = try ledger.allocate(UInt8.self, count: image.width * channels, initialValue: 0) } catch {
+            throw .core(error)
+        }
+        for y in 0 ..< image.completeRows {
+            let line = image.pixels.baseAddress + y * image.width
+            let out = row.baseAddress
+            // SAFETY: x < image.width; out holds image.width * channels bytes.
+            for x in 0 ..< image.width {
+                let p = line[x]
+                out[x * channels] = UInt8(truncatingIfNeeded: p >> 16)
+                out[x * channels + 1] = UInt8(truncatingIfNeeded: p >> 8)
+                out[x * channels + 2] = UInt8(truncatingIfNeeded: p)
+                if channels == 4 { out[x * 4 + 3] = UInt8(truncatingIfNeeded: p >> 24) }
+            }
+            sink.consume(UnsafeBufferPointer(row.buffer), at: RowPlacement(y: y, width: image.width))
+        }
+        if let offset = image.truncatedAt {
+            try noteDamage(.truncated(row: image.completeRows, offset: offset))
+        }
+    }
+}
+
+extension WebPDecoder {
+    /// Decodes the whole image into an `Image`, counted by the decoder's ledger.
+    public mutating func decodeImage() throws(WebPError) -> Image {
+        var builder = ImageBuilder(ledger: ledger)
+        try decode(into: &builder)
+        guard let image = builder.image else { throw .missingImage(offset: 0) }
+        return image
+    }
+}
+
+extension WebPDecoder where Source == MemoryByteSource {
+    /// Decodes a whole WebP file held in memory into an `Image`.
+    public static func decodeImage(_ bytes: [UInt8], ledger: MemoryLedger,
+                                   options: WebPOptions = WebPOptions()) throws(WebPError) -> Image {
+        var decoder = try WebPDecoder(source: MemoryByteSource(bytes), ledger: ledger, options: options)
+        return try decoder.decodeImage()
+    }
+}
+
+extension WebPDecoder {
+    /// A lossy image: the alpha plane first (when there is an ALPH chunk), then the frame
+    /// macroblock row by macroblock row.
+    mutating func decodeLossy<Sink: RowSink>(_ image: ImageChunks, into sink: inout Sink,
+                                             format: PixelFormat) throws(WebPError) {
+        let frame = lossyHeader!
+        var alpha: LedgerBuffer<UInt8>?
+        if let chunk = image.alpha, format.channels == 4 {
+            let payload = try container.payload(chunk, ledger: ledger)
+            do throws(WebPError) {
+                let (plane, rows) = try AlphaChunk.decode(data: payload.baseAddress, count: payload.count,
+                                                          fileOffset: chunk.payloadOffset, width: frame.width,
+                                                          height: frame.height, ledger: ledger,
+                                                          maxPixels: options.maxPixels)
+                alpha = plane
+                if rows < frame.height { try noteDamage(.alphaDamaged(row: rows, offset: chunk.payloadOffset + chunk.available)) }
+            } catch {
+                if case .strict = error { throw error }
+                if case .core = error { throw error }
+                if case .limitExceeded = error { throw error }
+                try noteDamage(.alphaDamaged(row: 0, offset: chunk.payloadOffset))
+            }
+        }
+        var decoder = try LossyDecoder(frame: frame, channels: format.channels, ledger: ledger)
+        try decoder.decode(into: &sink, alpha: alpha, cancellation: cancellation)
+        if let row = decoder.truncatedRow {
+            try noteDamage(.truncated(row: row, offset: decoder.truncatedOffset))
+        }
+    }
+}

@@ -1,0 +1,186 @@
+import PareCore
+
+/// One transform read from a lossless stream (WebP Lossless Bitstream §4) with its data:
+/// the block size bits and sub-image of the predictor and cross-colour transforms, the
+/// palette of colour indexing. `width` is the image width the transform applies to.
+struct LosslessTransform {
+    var kind: VP8LTransformKind
+    var width: Int
+    var bits: Int
+    var data: LedgerBuffer<UInt32>?
+    var paletteSize = 0
+
+    /// Per-byte sums modulo 256 of two ARGB words.
+    @inline(__always)
+    static func addPixels(_ a: UInt32, _ b: UInt32) -> UInt32 {
+        let ag = (a & 0xFF00_FF00) &+ (b & 0xFF00_FF00)
+        let rb = (a & 0x00FF_00FF) &+ (b & 0x00FF_00FF)
+        return (ag & 0xFF00_FF00) | (rb & 0x00FF_00FF)
+    }
+
+    /// Per-byte floor averages.
+    @inline(__always)
+    static func average(_ a: UInt32, _ b: UInt32) -> UInt32 {
+        (((a ^ b) & 0xFEFE_FEFE) >> 1) &+ (a & b)
+    }
+
+    @inline(__always)
+    static func channel(_ p: UInt32, _ shift: UInt32) -> Int { Int((p >> shift) & 0xFF) }
+
+    /// §4.1 predictor 11: whichever of L and T is nearer (Manhattan, over the four
+    /// channels) to the gradient estimate L + T − TL.
+    @inline(__always)
+    static func select(_ l: UInt32, _ t: UInt32, _ tl: UInt32) -> UInt32 {
+        var toLeft = 0, toTop = 0
+        for shift: UInt32 in [24, 16, 8, 0] {
+            toLeft += abs(channel(t, shift) - channel(tl, shift))
+            toTop += abs(channel(l, shift) - channel(tl, shift))
+        }
+        return toLeft < toTop ? l : t
+    }
+
+    @inline(__always)
+    static func clampByte(_ v: Int) -> UInt32 { UInt32(v < 0 ? 0 : v > 255 ? 255 : v) }
+
+    /// §4.1 predictor 12: L + T − TL per channel, clamped.
+    @inline(__always)
+    static func clampAddSubtractFull(_ l: UInt32, _ t: UInt32, _ tl: UInt32) -> UInt32 {
+        var out: UInt32 = 0
+        for shift: UInt32 in [24, 16, 8, 0] {
+            out |= clampByte(channel(l, shift) + channel(t, shift) - channel(tl, shift)) << shift
+        }
+        return out
+    }
+
+    /// §4.1 predictor 13: a + (a − TL) / 2 per channel, a the average of L and T, the
+    /// division truncating toward zero, clamped.
+    @inline(__always)
+    static func clampAddSubtractHalf(_ l: UInt32, _ t: UInt32, _ tl: UInt32) -> UInt32 {
+        let a = average(l, t)
+        var out: UInt32 = 0
+        for shift: UInt32 in [24, 16, 8, 0] {
+            let c = channel(a, shift)
+            out |= clampByte(c + (c - channel(tl, shift)) / 2) << shift
+        }
+        return out
+    }
+
+    /// §4.1: the prediction of mode `mode` from the left, top, top-right and top-left pixels.
+    @inline(__always)
+    static func predict(_ mode: Int, l: UInt32, t: UInt32, tr: UInt32, tl: UInt32) -> UInt32 {
+        switch mode {
+        case 1: return l
+        case 2: return t
+        case 3: return tr
+        case 4: return tl
+        case 5: return average(average(l, tr), t)
+        case 6: return average(l, tl)
+        case 7: return average(l, t)
+        case 8: return average(tl, t)
+        case 9: return average(t, tr)
+        case 10: return average(average(l, tl), average(t, tr))
+        case 11: return select(l, t, tl)
+        case 12: return clampAddSubtractFull(l, t, tl)
+        case 13: return clampAddSubtractHalf(l, t, tl)
+        default: return 0xFF00_0000 // modes 0, 14 and 15
+        }
+    }
+
+    // SAFETY (the undo functions): `pixels` holds `rows` rows of `width` words (rows ≤ the
+    // image height); sub-image indices are (y >> bits) × blocksWide + (x >> bits), inside the
+    // sub-image read for exactly that size; palette indices are checked against its count.
+    /// Undoes §4.1 on `rows` rows of `pixels` in place: the first pixel is predicted as opaque
+    /// black, the rest of the first row from the left, the first column from above, the others
+    /// by their block's mode (the sub-image's green). The top-right neighbour of the last
+    /// column is the first pixel of the current row, as the pixels lie in memory.
+    func undoPredictor(_ pixels: UnsafeMutablePointer<UInt32>, rows: Int) {
+        guard let data, rows > 0 else { return }
+        let w = width
+        let blocksWide = (w + (1 << bits) - 1) >> bits
+        pixels[0] = Self.addPixels(pixels[0], 0xFF00_0000)
+        for x in 1 ..< max(w, 1) { pixels[x] = Self.addPixels(pixels[x], pixels[x - 1]) }
+        for y in 1 ..< max(rows, 1) {
+            let row = pixels + y * w
+            row[0] = Self.addPixels(row[0], row[-w])
+            let modes = (y >> bits) * blocksWide
+            var x = 1
+            while x < w {
+                let mode = Int((data[modes + (x >> bits)] >> 8) & 0xF)
+                let end = min(w, ((x >> bits) + 1) << bits)
+                while x < end {
+                    let p = Self.predict(mode, l: row[x - 1], t: row[x - w], tr: row[x - w + 1], tl: row[x - w - 1])
+                    row[x] = Self.addPixels(row[x], p)
+                    x += 1
+                }
+            }
+        }
+    }
+
+    /// §4.2: the colour transform delta, signed 3.5 fixed point.
+    @inline(__always)
+    static func delta(_ t: UInt32, _ c: UInt32) -> Int {
+        (Int(Int8(truncatingIfNeeded: t)) * Int(Int8(truncatingIfNeeded: c))) >> 5
+    }
+
+    /// Undoes §4.2: red += green·g2r, blue += green·g2b + red·r2b (the new red).
+    func undoCrossColor(_ pixels: UnsafeMutablePointer<UInt32>, rows: Int) {
+        guard let data else { return }
+        let w = width
+        let blocksWide = (w + (1 << bits) - 1) >> bits
+        for y in 0 ..< rows {
+            let row = pixels + y * w
+            let line = (y >> bits) * blocksWide
+            for x in 0 ..< w {
+                let m = data[line + (x >> bits)]
+                let p = row[x]
+                let green = (p >> 8) & 0xFF
+                var red = Int((p >> 16) & 0xFF) + Self.delta(m, green)
+                red &= 0xFF
+                var blue = Int(p & 0xFF) + Self.delta(m >> 8, green) + Self.delta(m >> 16, UInt32(red))
+                blue &= 0xFF
+                row[x] = (p & 0xFF00_FF00) | UInt32(red) << 16 | UInt32(blue)
+            }
+        }
+    }
+
+    /// Undoes §4.3: red and blue += green.
+    func undoSubtractGreen(_ pixels: UnsafeMutablePointer<UInt32>, count: Int) {
+        for i in 0 ..< count {
+            let p = pixels[i]
+            let g = (p >> 8) & 0xFF
+            let rb = ((p & 0x00FF_00FF) &+ (g << 16 | g)) & 0x00FF_00FF
+            pixels[i] = (p & 0xFF00_FF00) | rb
+        }
+    }
+
+    /// Undoes §4.4: each index (several bundled into one pixel's green when the palette has
+    /// 16 colours or fewer) becomes its palette colour; indices past the palette are
+    /// transparent black. Reads `source` rows `packedWidth` wide, writes `width`-wide rows.
+    func undoColorIndexing(from source: UnsafeMutablePointer<UInt32>, to target: UnsafeMutablePointer<UInt32>,
+                           rows: Int) {
+        guard let data else { return }
+        let packedWidth = (width + (1 << bits) - 1) >> bits
+        let bitsPerIndex = 8 >> bits
+        let mask = (1 << bitsPerIndex) - 1
+        let perPixel = 1 << bits
+        let entries = data.count
+        // Rows are expanded last to first within each row so that source and target may overlap
+        // only when they are the same buffer and the width is unchanged.
+        for y in 0 ..< rows {
+            let inRow = source + y * packedWidth
+            let outRow = target + y * width
+            if bits == 0 {
+                for x in 0 ..< width {
+                    let index = Int((inRow[x] >> 8) & 0xFF)
+                    outRow[x] = index < entries ? data[index] : 0
+                }
+                continue
+            }
+            for x in 0 ..< width {
+                let packed = Int((inRow[x >> bits] >> 8) & 0xFF)
+                let index = (packed >> ((x & (perPixel - 1)) * bitsPerIndex)) & mask
+                outRow[x] = index < entries ? data[index] : 0
+            }
+        }
+    }
+}

@@ -1,0 +1,270 @@
+import PareCore
+
+/// Decodes a lossy key frame (RFC 6386) one macroblock row at a time and hands out its pixel
+/// rows as soon as the loop filter and the chroma upsampling no longer change them.
+///
+/// Each macroblock is predicted and reconstructed in a small workspace whose edges are the
+/// unfiltered pixels of its neighbours (RFC 6386 §15: the loop filter's output is never a
+/// predictor in a key frame), then copied into a cache of two macroblock rows; after the whole
+/// row, the loop filter runs over it (touching the three rows above it), and the rows that are
+/// final are converted to RGB. Memory: the caches (two macroblock rows of luma, two of
+/// chroma), one row of edge pixels and contexts, one output row: a few rows' worth.
+struct LossyDecoder {
+    let frame: VP8FrameHeader
+    let width: Int, height: Int
+    let mbWidth: Int, mbHeight: Int
+    let yStride: Int, uvStride: Int
+    /// Two macroblock rows: the previous one (rows 0–15) above the current one (16–31).
+    let yCache: LedgerBuffer<UInt8>
+    /// Two macroblock rows of each chroma plane (0–7 previous, 8–15 current).
+    let uCache: LedgerBuffer<UInt8>, vCache: LedgerBuffer<UInt8>
+    /// The unfiltered bottom row of the macroblocks above, for prediction.
+    let topY: LedgerBuffer<UInt8>, topU: LedgerBuffer<UInt8>, topV: LedgerBuffer<UInt8>
+    /// Per macroblock column: the four 4×4 modes along its bottom, and nine coefficient flags.
+    let topModes: LedgerBuffer<UInt8>, topFlags: LedgerBuffer<UInt8>
+    /// Per macroblock of the current row: the filter strength index and whether inner edges
+    /// are filtered.
+    let filterInfo: LedgerBuffer<FilterStrength>
+    /// The workspace: 17 rows (the edge above, then the macroblock) of `workStride` bytes.
+    let workY: LedgerBuffer<UInt8>, workU: LedgerBuffer<UInt8>, workV: LedgerBuffer<UInt8>
+    let coefficients: LedgerBuffer<Int16>, kinds: LedgerBuffer<UInt8>
+    let positions: LedgerBuffer<Int>
+    /// The coefficient probabilities, and the left neighbour's four modes and nine flags.
+    let probabilities: LedgerBuffer<UInt8>
+    let leftModes: LedgerBuffer<UInt8>, leftFlags: LedgerBuffer<UInt8>
+    let output: LedgerBuffer<UInt8>
+    /// The upsampled U and V of one output row.
+    let chromaRow: LedgerBuffer<Int32>
+    let channels: Int
+
+    static let workStride = 32
+    /// Where the macroblock's top-left pixel is in the workspace (row 1, column 8).
+    static let workOrigin = 32 + 8
+
+    var nextOutputRow = 0
+    /// When the data ran out: the first pixel row not handed out.
+    var truncatedRow: Int?
+    var truncatedOffset = 0
+
+    init(frame: VP8FrameHeader, channels: Int, ledger: MemoryLedger) throws(WebPError) {
+        self.frame = frame
+        width = frame.width
+        height = frame.height
+        mbWidth = (width + 15) >> 4
+        mbHeight = (height + 15) >> 4
+        yStride = mbWidth * 16
+        uvStride = mbWidth * 8
+        self.channels = channels
+        do {
+            yCache = try ledger.allocate(UInt8.self, count: 32 * yStride, initialValue: 0)
+            uCache = try ledger.allocate(UInt8.self, count: 16 * uvStride, initialValue: 0)
+            vCache = try ledger.allocate(UInt8.self, count: 16 * uvStride, initialValue: 0)
+            topY = try ledger.allocate(UInt8.self, count: yStride, initialValue: 127)
+            topU = try ledger.allocate(UInt8.self, count: uvStride, initialValue: 127)
+            topV = try ledger.allocate(UInt8.self, count: uvStride, initialValue: 127)
+            topModes = try ledger.allocate(UInt8.self, count: mbWidth * 4, initialValue: 0)
+            topFlags = try ledger.allocate(UInt8.self, count: mbWidth * 9, initialValue: 0)
+            filterInfo = try ledger.allocate(FilterStrength.self, count: mbWidth, initialValue: FilterStrength())
+            workY = try ledger.allocate(UInt8.self, count: Self.workStride * 17, initialValue: 0)
+            workU = try ledger.allocate(UInt8.self, count: Self.workStride * 9, initialValue: 0)
+            workV = try ledger.allocate(UInt8.self, count: Self.workStride * 9, initialValue: 0)
+            coefficients = try ledger.allocate(Int16.self, count: 25 * 16, initialValue: 0)
+            kinds = try ledger.allocate(UInt8.self, count: 25, initialValue: 0)
+            let table = Tokens.positionTable
+            positions = try ledger.allocate(Int.self, count: table.count, initialValue: 0)
+            for (i, value) in table.enumerated() { positions[i] = value }
+            probabilities = try ledger.allocate(UInt8.self, count: frame.coefficientProbabilities.count, initialValue: 0)
+            for (i, value) in frame.coefficientProbabilities.enumerated() { probabilities[i] = value }
+            leftModes = try ledger.allocate(UInt8.self, count: 4, initialValue: 0)
+            leftFlags = try ledger.allocate(UInt8.self, count: 9, initialValue: 0)
+            output = try ledger.allocate(UInt8.self, count: width * channels, initialValue: 255)
+            chromaRow = try ledger.allocate(Int32.self, count: 2 * width, initialValue: 0)
+        } catch { throw .core(error) }
+    }
+
+    /// Decodes every macroblock row, handing finished rows to `emit(row, pixels)`; `alpha`
+    /// (when not nil) gives each output row's alpha values. Stops early, setting
+    /// `truncatedRow`, when a partition runs out of data.
+    mutating func decode<Sink: RowSink>(into sink: inout Sink, alpha: LedgerBuffer<UInt8>?,
+                                        cancellation: CancellationCheck) throws(WebPError) {
+        var modes = frame.modes
+        var tokens: [BooleanDecoder] = frame.partitions.map {
+            BooleanDecoder(data: frame.payload.baseAddress, start: $0.start, end: $0.end)
+        }
+        var header = MacroblockHeader()
+        let quantizers = frame.quantizers
+        let residuals = Residuals(coefficients: coefficients.baseAddress, kinds: kinds.baseAddress,
+                                  positions: positions.baseAddress)
+        for mbY in 0 ..< mbHeight {
+            if cancellation.isCancelled { throw .core(.cancelled) }
+            leftModes.fill(with: 0)
+            leftFlags.fill(with: 0)
+            let part = mbY & (tokens.count - 1)
+            var br = tokens[part]
+            for mbX in 0 ..< mbWidth {
+                header.read(&modes, frame: frame, top: topModes.baseAddress + mbX * 4, left: leftModes.baseAddress)
+                var any = false
+                let topFlag = topFlags.baseAddress + mbX * 9
+                if !header.skip {
+                    any = residuals.read(&br, probabilities: probabilities.baseAddress, is4x4: header.is4x4,
+                                         q: quantizers[header.segment], top: topFlag, left: leftFlags.baseAddress)
+                } else {
+                    residuals.skip(is4x4: header.is4x4, top: topFlag, left: leftFlags.baseAddress)
+                }
+                var strength = frame.filterStrengths[header.segment * 2 + (header.is4x4 ? 1 : 0)]
+                strength.inner = strength.inner || any
+                filterInfo[mbX] = strength
+                reconstruct(mbX: mbX, mbY: mbY, header: header)
+            }
+            tokens[part] = br
+            if br.exhausted || modes.exhausted {
+                // Rows already handed out are final; the rest would need this row.
+                truncatedRow = nextOutputRow
+                truncatedOffset = frame.fileOffset + (br.exhausted ? br.offset : modes.offset)
+                return
+            }
+            if frame.filterType > 0 { filterRow(mbY) }
+            let last = mbY == mbHeight - 1
+            emitRows(upTo: last ? height : min(height, 16 * mbY + 8), currentRow: mbY, into: &sink, alpha: alpha)
+            if !last { shiftCaches() }
+        }
+    }
+
+    /// Moves the current macroblock row's pixels into the "previous" half of the caches.
+    func shiftCaches() {
+        (yCache.baseAddress).update(from: yCache.baseAddress + 16 * yStride, count: 16 * yStride)
+        (uCache.baseAddress).update(from: uCache.baseAddress + 8 * uvStride, count: 8 * uvStride)
+        (vCache.baseAddress).update(from: vCache.baseAddress + 8 * uvStride, count: 8 * uvStride)
+    }
+
+    // SAFETY (reconstruct, filterRow, emitRows): mbX < mbWidth and mbY < mbHeight, so each
+    // macroblock's 16 (8) columns lie inside the caches' yStride (uvStride); the workspace is
+    // 17 (9) rows of 32 with the block at column 8, leaving the left column and the 4 pixels
+    // above-right; emitted rows and chroma rows lie in the two cached macroblock rows.
+    /// Predicts and reconstructs one macroblock in the workspace, copies it to the cache and
+    /// keeps its bottom row for the macroblock below.
+    func reconstruct(mbX: Int, mbY: Int, header: MacroblockHeader) {
+        let s = Self.workStride
+        let y = workY.baseAddress + Self.workOrigin
+        let u = workU.baseAddress + Self.workOrigin
+        let v = workV.baseAddress + Self.workOrigin
+        // The left edge: the previous macroblock's last column, or 129 at the frame's left.
+        if mbX > 0 {
+            for r in -1 ..< 16 { y[r * s - 1] = y[r * s + 15] }
+            for r in -1 ..< 8 {
+                u[r * s - 1] = u[r * s + 7]
+                v[r * s - 1] = v[r * s + 7]
+            }
+        } else {
+            for r in 0 ..< 16 { y[r * s - 1] = 129 }
+            for r in 0 ..< 8 {
+                u[r * s - 1] = 129
+                v[r * s - 1] = 129
+            }
+            let corner: UInt8 = mbY > 0 ? 129 : 127
+            y[-s - 1] = corner
+            u[-s - 1] = corner
+            v[-s - 1] = corner
+        }
+        // The edge above: the unfiltered bottom row of the macroblock above (127 above the frame).
+        (y - s).update(from: topY.baseAddress + mbX * 16, count: 16)
+        (u - s).update(from: topU.baseAddress + mbX * 8, count: 8)
+        (v - s).update(from: topV.baseAddress + mbX * 8, count: 8)
+        if header.is4x4 {
+            // Above-right of the macroblock (§12.3): the next macroblock's bottom row, or the last
+            // pixel above repeated at the right edge; the 4×4 blocks of the right column below
+            // the first row reuse these same four pixels.
+            let right = y - s + 16
+            if mbY == 0 {
+                right.update(repeating: 127, count: 4)
+            } else if mbX == mbWidth - 1 {
+                right.update(repeating: topY[mbX * 16 + 15], count: 4)
+            } else {
+                right.update(from: topY.baseAddress + (mbX + 1) * 16, count: 4)
+            }
+            for r in [3, 7, 11] { (y + r * s + 16).update(from: right, count: 4) }
+            for block in 0 ..< 16 {
+                let dst = y + (block >> 2) * 4 * s + (block & 3) * 4
+                IntraPrediction.predictSubblock(dst, stride: s, mode: header.subblockModes[block])
+                addResidual(block, dst)
+            }
+        } else {
+            let mode = Self.edgeMode(header.lumaMode, mbX: mbX, mbY: mbY)
+            IntraPrediction.predictBlock(y, stride: s, size: 16, mode: mode)
+            for block in 0 ..< 16 { addResidual(block, y + (block >> 2) * 4 * s + (block & 3) * 4) }
+        }
+        let chromaMode = Self.edgeMode(header.chromaMode, mbX: mbX, mbY: mbY)
+        IntraPrediction.predictBlock(u, stride: s, size: 8, mode: chromaMode)
+        IntraPrediction.predictBlock(v, stride: s, size: 8, mode: chromaMode)
+        for block in 0 ..< 4 {
+            let offset = (block >> 1) * 4 * s + (block & 1) * 4
+            addResidual(16 + block, u + offset)
+            addResidual(20 + block, v + offset)
+        }
+        // Into the cache's current half, and the bottom rows kept for the row below.
+        let yOut = yCache.baseAddress + 16 * yStride + mbX * 16
+        for r in 0 ..< 16 { (yOut + r * yStride).update(from: y + r * s, count: 16) }
+        let uOut = uCache.baseAddress + 8 * uvStride + mbX * 8
+        let vOut = vCache.baseAddress + 8 * uvStride + mbX * 8
+        for r in 0 ..< 8 {
+            (uOut + r * uvStride).update(from: u + r * s, count: 8)
+            (vOut + r * uvStride).update(from: v + r * s, count: 8)
+        }
+        (topY.baseAddress + mbX * 16).update(from: y + 15 * s, count: 16)
+        (topU.baseAddress + mbX * 8).update(from: u + 7 * s, count: 8)
+        (topV.baseAddress + mbX * 8).update(from: v + 7 * s, count: 8)
+    }
+
+    @inline(__always)
+    func addResidual(_ block: Int, _ dst: UnsafeMutablePointer<UInt8>) {
+        switch kinds[block] {
+        case 0: return
+        case 1: InverseTransform.addDC(coefficients.baseAddress + block * 16, to: dst, stride: Self.workStride)
+        default: InverseTransform.add(coefficients.baseAddress + block * 16, to: dst, stride: Self.workStride)
+        }
+    }
+
+    /// §12.2: DC prediction at the frame's top or left edge averages only the edge that exists.
+    static func edgeMode(_ mode: UInt8, mbX: Int, mbY: Int) -> UInt8 {
+        guard mode == MacroblockMode.dc else { return mode }
+        if mbX == 0 { return mbY == 0 ? MacroblockMode.dcNoTopLeft : MacroblockMode.dcNoLeft }
+        return mbY == 0 ? MacroblockMode.dcNoTop : MacroblockMode.dc
+    }
+
+    /// §15: the loop filter over the current macroblock row, macroblock by macroblock.
+    func filterRow(_ mbY: Int) {
+        for mbX in 0 ..< mbWidth {
+            let strength = filterInfo[mbX]
+            guard strength.limit > 0 else { continue }
+            LoopFilter.filterMacroblock(
+                y: yCache.baseAddress + 16 * yStride + mbX * 16, yStride: yStride,
+                u: uCache.baseAddress + 8 * uvStride + mbX * 8, v: vCache.baseAddress + 8 * uvStride + mbX * 8,
+                uvStride: uvStride, strength: strength, simple: frame.filterType == 1, left: mbX > 0, top: mbY > 0)
+        }
+    }
+
+    /// Converts and hands out the rows from `nextOutputRow` to `end` (exclusive). The caches
+    /// hold macroblock rows `currentRow − 1` and `currentRow`.
+    mutating func emitRows<Sink: RowSink>(upTo end: Int, currentRow: Int, into sink: inout Sink,
+                                          alpha: LedgerBuffer<UInt8>?) {
+        let chromaLast = (height + 1) / 2 - 1
+        let yBase = 16 * (currentRow - 1), uvBase = 8 * (currentRow - 1)
+        while nextOutputRow < end {
+            let r = nextOutputRow
+            let near = r >> 1
+            let far = r & 1 == 0 ? max(near - 1, 0) : min(near + 1, chromaLast)
+            let yRow = yCache.baseAddress + (r - yBase) * yStride
+            let nearOffset = (near - uvBase) * uvStride, farOffset = (far - uvBase) * uvStride
+            YUVToRGB.upsampleRow(y: yRow, nearU: uCache.baseAddress + nearOffset, nearV: vCache.baseAddress + nearOffset,
+                                 farU: uCache.baseAddress + farOffset, farV: vCache.baseAddress + farOffset,
+                                 width: width, out: output.baseAddress, channels: channels,
+                                 scratch: chromaRow.baseAddress)
+            if channels == 4, let alpha {
+                let a = alpha.baseAddress + r * width
+                for x in 0 ..< width { output[x * 4 + 3] = a[x] }
+            }
+            sink.consume(UnsafeBufferPointer(output.buffer), at: RowPlacement(y: r, width: width))
+            nextOutputRow += 1
+        }
+    }
+}

@@ -35,6 +35,7 @@ let package = Package(
         .library(name: "ParePNG", targets: ["ParePNG"]),
         .library(name: "PareEXIF", targets: ["PareEXIF"]),
         .library(name: "PareICC", targets: ["PareICC"]),
+        .library(name: "PareGIF", targets: ["PareGIF"]),
         // Data and URL conveniences, apart so that nothing else links Foundation.
         .library(name: "PareFoundation", targets: ["PareFoundation"]),
         .executable(name: "pare", targets: ["pare"]),
@@ -44,6 +45,7 @@ let package = Package(
         .target(name: "PareJPEG", dependencies: ["PareCore"], swiftSettings: codecSettings),
         .target(name: "PareEXIF", dependencies: ["PareCore"], swiftSettings: codecSettings),
         .target(name: "PareICC", dependencies: ["PareCore"], swiftSettings: codecSettings),
+        .target(name: "PareGIF", dependencies: ["PareCore"], swiftSettings: codecSettings),
         .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
@@ -62,6 +64,7 @@ let package = Package(
         .testTarget(name: "PareEXIFTests", dependencies: ["PareEXIF", "TestSupport"]),
         .testTarget(name: "PareICCTests", dependencies: ["PareICC", "TestSupport"]),
         .testTarget(name: "ParePNGTests", dependencies: ["ParePNG", "TestSupport"]),
+        .testTarget(name: "PareGIFTests", dependencies: ["PareGIF", "TestSupport"]),
         .testTarget(name: "PareTests", dependencies: ["Pare", "PareFoundation", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

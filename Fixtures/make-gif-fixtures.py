@@ -17,7 +17,9 @@ width and height are those of `Image.open(f).convert("RGBA")` on frame 0 (Pillow
 logical screen to hold the first frame), frames is Pillow's `n_frames`, loop its
 `info["loop"]` (-1 without NETSCAPE2.0), transparent 1 when frame 0 has a transparent index,
 and fnv1a64 the 64-bit FNV-1a hash (hex) of the RGBA bytes, so that the Swift tests check the
-pixels without Pillow. Files with an XMP packet get `<stem>.xmp` (`exiftool -b -XMP`).
+pixels without Pillow. `truncated.txt` holds, as `name length fnv1a64`, Pillow's frame-0 RGBA
+of some files cut to their first `length` bytes, loaded with `ImageFile.LOAD_TRUNCATED_IMAGES`
+(the pixels decoded before the cut, the canvas fill after). Files with an XMP packet get `<stem>.xmp` (`exiftool -b -XMP`).
 
 Writers: `p-*` Pillow, `im-*` ImageMagick, `gl-*` giflib (gifbuild re-encodes a Pillow file
 with giflib's encoder), `h-*` this script's own minimal encoder (below), for what the tools
@@ -354,6 +356,26 @@ def describe(name, data):
                                     fnv1a64(rgba.tobytes()))
 
 
+# (file, fraction of its length kept)
+TRUNCATIONS = [("p-not-interlaced.gif", 0.4), ("p-not-interlaced.gif", 0.6), ("p-not-interlaced.gif", 0.9),
+               ("p-interlaced.gif", 0.5), ("p-interlaced.gif", 0.8), ("p-transparent.gif", 0.7),
+               ("h-offset-transparent.gif", 0.85), ("im-offset.gif", 0.8), ("h-deferred-clear.gif", 0.75)]
+
+
+def truncations(files):
+    from PIL import ImageFile
+    ImageFile.LOAD_TRUNCATED_IMAGES = True
+    try:
+        lines = []
+        for name, fraction in TRUNCATIONS:
+            length = int(len(files[name]) * fraction)
+            rgba = Image.open(io.BytesIO(files[name][:length])).convert("RGBA")
+            lines.append("%s %d %s" % (name, length, fnv1a64(rgba.tobytes())))
+        return "\n".join(lines) + "\n"
+    finally:
+        ImageFile.LOAD_TRUNCATED_IMAGES = False
+
+
 def write(folder, files, extra=None):
     os.makedirs(folder, exist_ok=True)
     lines = []
@@ -381,7 +403,7 @@ def main():
         files.update(giflib_files(tmp, pillow))
         data, xmp = xmp_file(tmp, pillow)
         files["x-xmp.gif"] = data
-        write(os.path.join(HERE, "gif"), files, {"x-xmp.xmp": xmp})
+        write(os.path.join(HERE, "gif"), files, {"x-xmp.xmp": xmp, "truncated.txt": truncations(files).encode()})
 
 
 if __name__ == "__main__":

@@ -165,7 +165,7 @@ public struct GIFDecoder<Source: ByteSource> {
         let missing = frame.width * frame.height - pixelsBefore - n
         let error: GIFError
         switch lzw.end {
-        case let .truncated(offset): error = .truncated(offset: offset, needed: 1, what: "image data")
+        case let .truncated(offset, needed): error = .truncated(offset: offset, needed: needed, what: "image data")
         case let .terminator(offset), let .endCode(offset): error = .notEnoughImageData(offset: offset, pixelsMissing: missing)
         case let .invalidCode(codeError): error = codeError
         case nil: error = .notEnoughImageData(offset: stream.position, pixelsMissing: missing)

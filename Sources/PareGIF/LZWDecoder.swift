@@ -55,27 +55,29 @@ struct LZWDecoder {
         }
     }
 
-    /// The next data byte, crossing sub-block boundaries; nil at the terminator or the end
-    /// of the file (then `end` says which).
+    /// The next data byte, crossing sub-block boundaries; nil at the terminator or when the
+    /// file ends (then `end` says which). A sub-block the file cuts short is not read at
+    /// all, as Pillow does: a cut-off file shows the pixels of its whole sub-blocks.
     @inline(__always)
     mutating func nextDataByte(_ stream: inout ByteStream) throws(CoreError) -> UInt8? {
         if blockRemaining == 0 {
             guard let size = try stream.nextByte() else {
-                end = .truncated(offset: stream.position)
+                end = .truncated(offset: stream.position, needed: 1)
                 return nil
             }
             if size == 0 {
                 end = .terminator(offset: stream.position - 1)
                 return nil
             }
+            guard stream.remaining >= Int(size) else {
+                end = .truncated(offset: stream.count, needed: Int(size) - stream.remaining)
+                return nil
+            }
             blockRemaining = Int(size)
         }
-        guard let byte = try stream.nextByte() else {
-            end = .truncated(offset: stream.position)
-            return nil
-        }
+        // The sub-block's bytes are in the file (checked with its size byte).
         blockRemaining -= 1
-        return byte
+        return try stream.nextByte() ?? 0
     }
 
     /// Fills `out[0 ..< count]` with indices and returns how many it wrote: `count`, or
@@ -178,8 +180,9 @@ enum LZWEnd: Equatable {
     case endCode(offset: Int)
     /// The block terminator came before the end code.
     case terminator(offset: Int)
-    /// The file ended inside the data.
-    case truncated(offset: Int)
+    /// The file ended inside the data: at `offset`, with `needed` more bytes for the
+    /// sub-block it cut (1 when it cut before a size byte).
+    case truncated(offset: Int, needed: Int)
     /// A code past the table, or one that needs a predecessor right after a clear code.
     case invalidCode(GIFError)
 }

@@ -25,16 +25,6 @@ struct ExpectedGIF {
     }
 }
 
-/// 64-bit FNV-1a, the digest the fixture script writes.
-func fnv1a64(_ bytes: [UInt8]) -> UInt64 {
-    var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-    for byte in bytes {
-        hash ^= UInt64(byte)
-        hash = hash &* 0x100_0000_01B3
-    }
-    return hash
-}
-
 /// The image's pixels as RGBA (alpha 255 added to RGB).
 func rgbaPixels(_ image: Image) -> [UInt8] {
     if image.format == .rgba8 { return image.pixels }

@@ -207,7 +207,8 @@ struct RawPreviewScan<Source: ByteSource> {
     /// SubIFDs (tag 330), named as exiftool names them: SubIFD, SubIFD1, SubIFD2…
     mutating func readSubIFDs(of parent: IFD, reader: inout IFDReader<Source>, block: TIFFBlock<Source>) {
         guard let entry = parent.entry(RawTag.subIFDs) else { return }
-        for index in 0 ..< entry.valueCount {
+        // A damaged count could be in the billions: no more pointers than IFDs may be read.
+        for index in 0 ..< min(entry.valueCount, options.maxIFDs) {
             guard let pointer = entry.unsignedInteger(at: index), pointer != 0 else { continue }
             let name: MessageText = index == 0 ? "SubIFD" : "SubIFD\(index)"
             do {

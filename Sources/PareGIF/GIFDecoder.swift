@@ -9,6 +9,7 @@
 /// decoding it (§15): `info` then holds the frame count, the loop count, comments, XMP and
 /// the block list, at the cost of reading the file once through the 64 KiB window (a
 /// 600-frame animation takes a few milliseconds, and no LZW table is ever allocated for it).
+/// `GIFOptions.walksAllBlocks` false stops the walk at the first frame.
 ///
 /// `decode(into:)` decodes the first frame's LZW data (§22, Appendix F) and pushes canvas
 /// rows top to bottom into the sink: the canvas is the logical screen, grown (as Pillow
@@ -81,7 +82,10 @@ public struct GIFDecoder<Source: ByteSource> {
         walker.info.localColorCount = (first.localPalette?.count ?? 0) / 3
         lookup = ColorLookup(palette: first.localPalette ?? walker.globalPalette,
                              transparentIndex: walker.info.transparentIndex)
-        walker.readRest(&stream, first: first)
+        if options.walksAllBlocks {
+            walker.readRest(&stream, first: first)
+            walker.info.framesCounted = true
+        }
         info = walker.info
         warnings = walker.warnings
     }

@@ -49,8 +49,12 @@ public struct GIFInfo: Sendable, Equatable {
     public var backgroundIndex: Int?
     /// Entries of the global colour table (§19), 0 when there is none.
     public var globalColorCount = 0
-    /// Image descriptors found (§20): the frames of an animation.
+    /// Image descriptors found (§20): the frames of an animation. 1 when
+    /// `GIFOptions.walksAllBlocks` is false.
     public var frameCount = 0
+    /// True when the walk went to the trailer (or to damage that ended it), so that
+    /// `frameCount`, `blocks`, `comments` and `loopCount` cover the whole file.
+    public var framesCounted = false
     /// The NETSCAPE2.0 application extension's loop count (0: forever); nil without one
     /// (the animation plays once).
     public var loopCount: Int?

@@ -37,6 +37,11 @@ public struct GIFOptions: Sendable, Equatable {
     /// file's structure before the first frame's data throw either way; damage after the
     /// first frame is only ever a warning, since it cannot change the first frame.
     public var strict: Bool = true
+    /// Walk the whole file at `init` (skipping image data by its sub-block sizes) for the
+    /// frame count, the block list and the extensions after the first frame. Default: true.
+    /// False stops at the first frame's image descriptor: a thumbnailer that only shows the
+    /// first frame then reads nothing past its data, and `GIFInfo.framesCounted` is false.
+    public var walksAllBlocks: Bool = true
     /// The pixel layout handed out. Default: `.native`.
     public var output: GIFOutput = .native
 

@@ -36,6 +36,21 @@ import TestSupport
         #expect(info.blocks[13].frame == 1)
     }
 
+    @Test func theWalkCanStopAtTheFirstFrame() throws {
+        let bytes = try #require(FileSystem.read(gifFixtures + "/p-animated-local-tables.gif"))
+        var options = GIFOptions()
+        options.walksAllBlocks = false
+        let source = CountingSource(bytes)
+        var decoder = try GIFDecoder(source: source, ledger: MemoryLedger(), options: options)
+        #expect(decoder.info.frameCount == 1 && !decoder.info.framesCounted)
+        #expect(decoder.info.blocks.last?.kind == .imageDescriptor)
+        let image = try decoder.decodeImage()
+        let expected = try #require(ExpectedGIF.read(gifFixtures).first { $0.name == "p-animated-local-tables.gif" })
+        #expect(fnv1a64(rgbaPixels(image)) == expected.digest)
+        let all = try GIFDecoder(source: MemoryByteSource(bytes), ledger: MemoryLedger())
+        #expect(all.info.frameCount == 5 && all.info.framesCounted)
+    }
+
     @Test func theFirstTransparentIndexHolds() throws {
         let info = try Self.decoder("h-two-gce.gif").info
         #expect(info.hasTransparency && info.transparentIndex == 2)

@@ -29,6 +29,7 @@ struct CanvasComposition {
                 fillRow[x * bytesPerPixel + c] = lookup.rgba[fill + c]
             }
         }
+        // SAFETY: both buffers were allocated with rowBytes elements just above.
         row.baseAddress.update(from: fillRow.baseAddress, count: rowBytes)
     }
 

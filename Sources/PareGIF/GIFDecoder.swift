@@ -131,6 +131,7 @@ public struct GIFDecoder<Source: ByteSource> {
         var damaged = false
         if frame.interlaced {
             var decodedPixels = 0
+            // SAFETY (both loops): y < frame.height and frameRows holds frame.width × frame.height indices.
             for y in InterlaceOrder.rows(height: frame.height) where !damaged {
                 if cancellation.isCancelled { throw .core(.cancelled) }
                 let target = frameRows.baseAddress + y * frame.width
@@ -144,6 +145,7 @@ public struct GIFDecoder<Source: ByteSource> {
                              at: RowPlacement(y: frame.top + y, width: width))
             }
         } else {
+            // SAFETY: frameRows holds one row of frame.width indices, all that decodeRow and compose touch.
             for y in 0 ..< frame.height {
                 if cancellation.isCancelled { throw .core(.cancelled) }
                 if !damaged {

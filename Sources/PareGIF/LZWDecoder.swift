@@ -148,6 +148,7 @@ struct LZWDecoder {
                 produced += stringLength
             } else {
                 pendingStart = Self.maxCodes - stringLength
+                // SAFETY: stringLength <= maxCodes (a string has at most one byte per code), pending's count.
                 write(code, length: stringLength, to: pending.baseAddress + pendingStart)
                 // SAFETY: room < stringLength = maxCodes - pendingStart, and out has room bytes left.
                 (out + produced).update(from: pending.baseAddress + pendingStart, count: room)

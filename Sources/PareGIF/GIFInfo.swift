@@ -56,7 +56,8 @@ public struct GIFInfo: Sendable, Equatable {
     /// `frameCount`, `blocks`, `comments` and `loopCount` cover the whole file.
     public var framesCounted = false
     /// The NETSCAPE2.0 application extension's loop count (0: forever); nil without one
-    /// (the animation plays once).
+    /// (the animation plays once). The first such block anywhere in the file counts, as in
+    /// browsers (Pillow reads it only before the first image).
     public var loopCount: Int?
     /// The first frame's Graphic Control Extension names a transparent index (§23).
     public var hasTransparency = false

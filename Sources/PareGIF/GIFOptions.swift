@@ -23,8 +23,9 @@ public struct GIFOptions: Sendable, Equatable {
     public var maxHeight: Int = 65_535
     /// Largest accepted width × height. Default: 2^28 (268,435,456), "pixel count".
     public var maxPixels: Int = 1 << 28
-    /// Most bytes of comments and XMP kept, all together; later ones are dropped (and
-    /// counted in `GIFInfo.droppedMetadataBlocks`). Default: 1 MiB.
+    /// Most bytes of comments and XMP kept, all together, each comment counting 16 bytes
+    /// more than its text; later ones are dropped (and counted in
+    /// `GIFInfo.droppedMetadataBlocks`). Default: 1 MiB.
     public var maxMetadataBytes: Int = 1 << 20
     /// Most blocks listed in `GIFInfo.blocks`; the walk goes on counting frames past it.
     /// Default: 100,000.

@@ -136,8 +136,10 @@ struct StructureWalker {
                 }
                 list(.graphicControl, offset: offset, size: stream.position - offset, frame: frame)
             case BlockLabel.comment:
-                if let text = try stream.collectSubBlocks(budget: metadataRoom) {
-                    metadataBytes += text.count
+                // Each comment kept costs its bytes and an entry's worth more, so that a file
+                // of a million empty comments cannot fill memory with empty entries.
+                if let text = try stream.collectSubBlocks(budget: metadataRoom - Self.entryCost), metadataRoom >= Self.entryCost {
+                    metadataBytes += text.count + Self.entryCost
                     info.comments.append(text)
                 } else {
                     info.droppedMetadataBlocks += 1
@@ -159,6 +161,8 @@ struct StructureWalker {
     }
 
     var metadataRoom: Int { max(0, options.maxMetadataBytes - metadataBytes) }
+    /// What keeping one comment costs against `maxMetadataBytes` besides its text.
+    static var entryCost: Int { 16 }
 
     /// §23: packed fields (disposal in bits 2–4, transparency flag in bit 0), delay, index.
     /// As Pillow does, a later GCE before the same image without the transparency flag does

@@ -51,6 +51,16 @@ import TestSupport
         #expect(all.info.frameCount == 5 && all.info.framesCounted)
     }
 
+    @Test func emptyCommentsCannotPileUp() throws {
+        let comments = [UInt8]((0 ..< 100_000).flatMap { _ in [UInt8(0x21), 0xFE, 0] })
+        let frame = imageBlock(data: packCodes([(4, 3), (5, 3)]))
+        let decoder = try GIFDecoder(source: MemoryByteSource(handmadeGIF(blocks: comments + frame)), ledger: MemoryLedger())
+        #expect(decoder.info.comments.count == (1 << 20) / 16)
+        #expect(decoder.info.droppedMetadataBlocks == 100_000 - (1 << 20) / 16)
+        #expect(decoder.info.blocks.count == 100_000)
+        #expect(decoder.info.unlistedBlocks == 3 + 100_000 + 3 - 100_000)
+    }
+
     @Test func theFirstTransparentIndexHolds() throws {
         let info = try Self.decoder("h-two-gce.gif").info
         #expect(info.hasTransparency && info.transparentIndex == 2)

@@ -36,6 +36,7 @@ let package = Package(
         .library(name: "PareWebP", targets: ["PareWebP"]),
         .library(name: "PareEXIF", targets: ["PareEXIF"]),
         .library(name: "PareICC", targets: ["PareICC"]),
+        .library(name: "PareGIF", targets: ["PareGIF"]),
         // Data and URL conveniences, apart so that nothing else links Foundation.
         .library(name: "PareFoundation", targets: ["PareFoundation"]),
         .executable(name: "pare", targets: ["pare"]),
@@ -45,6 +46,7 @@ let package = Package(
         .target(name: "PareJPEG", dependencies: ["PareCore"], swiftSettings: codecSettings),
         .target(name: "PareEXIF", dependencies: ["PareCore"], swiftSettings: codecSettings),
         .target(name: "PareICC", dependencies: ["PareCore"], swiftSettings: codecSettings),
+        .target(name: "PareGIF", dependencies: ["PareCore"], swiftSettings: codecSettings),
         .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
@@ -65,6 +67,8 @@ let package = Package(
         .testTarget(name: "PareICCTests", dependencies: ["PareICC", "TestSupport"]),
         .testTarget(name: "ParePNGTests", dependencies: ["ParePNG", "TestSupport"]),
         .testTarget(name: "PareWebPTests", dependencies: ["PareWebP", "TestSupport"]),
+        .testTarget(name: "PareGIFTests", dependencies: ["PareGIF", "TestSupport"]),
+
         .testTarget(name: "PareTests", dependencies: ["Pare", "PareFoundation", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

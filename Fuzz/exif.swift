@@ -1,6 +1,7 @@
 // libFuzzer target: metadata parsing (PareEXIF). Every input is read three ways: as a JPEG
 // (segment walk, EXIF APP1, MPF APP2, JFXX), as a TIFF block in memory (an APP1 payload or
-// a PNG eXIf chunk), and as a plain TIFF file through a byte source. Every value accessor
+// a PNG eXIf chunk), as a plain TIFF file through a byte source, and as a RAW file for its
+// JPEG previews. Every value accessor
 // is then run on every entry, and every embedded image is read back from the input. Any
 // typed error is an accepted outcome; a trap or a sanitizer report is a finding.
 import PareCore
@@ -64,6 +65,19 @@ public func fuzzEXIF(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 
     do {
         touch(try EXIFReader.readTIFFFile(source), source: source)
+    } catch {
+        _ = error.description
+    }
+    // As a RAW file: every preview listed must lie inside the input and read back.
+    do {
+        let raw = try EXIFReader.readRawPreviews(source)
+        for preview in raw.previews {
+            precondition(preview.offset >= 0 && preview.length > 0 && preview.offset + preview.length <= size,
+                         "preview outside the input")
+            _ = try preview.bytes(from: source)
+        }
+        _ = raw.largest
+        for warning in raw.warnings { _ = warning.description }
     } catch {
         _ = error.description
     }

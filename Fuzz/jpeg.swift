@@ -2,34 +2,13 @@
 // first input byte picks the decode: its low two bits the scale (1/8, 1/4, 1/2, 1), bit 2 a
 // second decode with the same decoder at the scale above (1/1 wraps to 1/8), bit 3 strict
 // mode, bit 4 a progressive store with no budget for exact sets (corners), bit 5 with it
-// `ProgressiveFidelity.preview` (first scans only, as thumbnails decode); the rest is the file. Rows go into a sink that checks each row's placement and
+// `ProgressiveFidelity.preview` (first scans only, as thumbnails decode); the rest is the file. Rows go into a sink
+// (Fuzz/shared/SequentialCheckingSink.swift) that checks each row's placement and
 // length and keeps nothing, under a 64 MiB ledger. Any typed error is an accepted outcome; a
 // trap, a sanitizer report, a timeout or an RSS blow-up is a finding, and so is a ledger that
 // is not back to zero after the decoder is gone.
 import PareCore
 import PareJPEG
-
-/// Checks what the decoder promises a sink (each row once, top to bottom, inside the
-/// announced image, of the announced length) and keeps nothing.
-struct CheckingSink: RowSink {
-    var header: RowStreamHeader?
-    var nextRow = 0
-
-    mutating func begin(_ header: RowStreamHeader) throws(CoreError) {
-        precondition(header.width > 0 && header.height > 0, "empty image announced")
-        self.header = header
-        nextRow = 0
-    }
-
-    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
-        guard let header else { preconditionFailure("row before begin") }
-        precondition(placement.y == nextRow, "rows out of order")
-        precondition(placement.y < header.height, "row outside the image")
-        precondition(placement.xOrigin == 0 && placement.xStep == 1 && placement.width == header.width, "bad placement")
-        precondition(row.count == header.width * header.format.bytesPerPixel, "row length disagrees with header")
-        nextRow += 1
-    }
-}
 
 let ledgerLimit = 64 << 20
 

@@ -3,7 +3,8 @@
 #
 #   Fuzz/run.sh TARGET SECONDS [--merge] [extra libFuzzer flags...]
 #
-# TARGET is png, webp, exif, jpeg, icc, pipeline or encoder; SECONDS 0 only builds. The modules are
+# TARGET is png, webp, exif, jpeg, icc, gif, pipeline or encoder; SECONDS 0 only builds. The modules are
+
 # compiled once per sanitizer with swiftc (SwiftPM products cannot carry a fuzzer entry
 # point) into $FUZZ_ROOT/modules-SANITIZER/ and reused by every target until a source file
 # changes; each target is then one compile of Fuzz/TARGET.swift linked against them
@@ -19,7 +20,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-usage() { echo "usage: Fuzz/run.sh png|webp|exif|jpeg|icc|pipeline|encoder SECONDS [--merge] [libFuzzer flags...]" >&2; exit 2; }
+usage() { echo "usage: Fuzz/run.sh png|webp|exif|jpeg|icc|gif|pipeline|encoder SECONDS [--merge] [libFuzzer flags...]" >&2; exit 2; }
+
 [ $# -ge 2 ] || usage
 TARGET=$1; SECONDS_TO_RUN=$2; shift 2
 MERGE=0
@@ -29,13 +31,15 @@ SWIFTC=${SWIFTC:-swiftc}
 
 # The modules each target links, in dependency order. CZlib is the system zlib's module map,
 # found through -I and linked with -lz.
-ALL_MODULES="PareCore PareJPEG PareEXIF PareICC ParePNG PareWebP Pare"
+ALL_MODULES="PareCore PareJPEG PareEXIF PareICC ParePNG PareWebP Pare PareGIF"
+
 case "$TARGET" in
     png)      MODULES="PareCore ParePNG";            DICTS="png" ;;
     webp)     MODULES="PareCore PareWebP";           DICTS="webp" ;;
     exif)     MODULES="PareCore PareEXIF";           DICTS="tiff jpeg" ;;
     jpeg)     MODULES="PareCore PareJPEG";           DICTS="jpeg" ;;
     icc)      MODULES="PareCore PareICC";            DICTS="icc" ;;
+    gif)      MODULES="PareCore PareGIF";            DICTS="gif" ;;
     encoder)  MODULES="PareCore PareJPEG";           DICTS="" ;;
     pipeline) MODULES="$ALL_MODULES";                DICTS="jpeg png tiff" ;;
     *) usage ;;
@@ -97,12 +101,17 @@ flock -u 9
 BINARY=$MODULE_BUILD/fuzz-$TARGET
 OBJECTS=()
 for module in $MODULES; do OBJECTS+=("$MODULE_BUILD/$module.o"); done
+# The encoder target reads its request with the replay test's EncoderFuzzRequest; the jpeg and
+# gif targets share their row sink.
+SHARED=()
+case "$TARGET" in
+    encoder) SHARED=(Tests/TestSupport/EncoderFuzzRequest.swift) ;;
+    jpeg|gif) SHARED=(Fuzz/shared/SequentialCheckingSink.swift) ;;
+esac
 if [ ! -x "$BINARY" ] || [ "$BINARY" -ot "$MODULE_BUILD/stamp" ] || [ "$BINARY" -ot "Fuzz/$TARGET.swift" ] ||
-        [ "$BINARY" -ot Tests/TestSupport/EncoderFuzzRequest.swift ]; then
+        [ "$BINARY" -ot Tests/TestSupport/EncoderFuzzRequest.swift ] || [ "$BINARY" -ot Fuzz/shared/SequentialCheckingSink.swift ]; then
     echo "fuzz: linking $BINARY"
     # gold warns about every ASan register thunk it cannot export; keep that noise out of sight.
-    # The encoder target reads its request with the replay test's EncoderFuzzRequest.
-    SHARED=(); [ "$TARGET" = encoder ] && SHARED=(Tests/TestSupport/EncoderFuzzRequest.swift)
     if ! "$SWIFTC" "${FLAGS[@]}" -module-name "Fuzz_$TARGET" "Fuzz/$TARGET.swift" "${SHARED[@]}" "${OBJECTS[@]}" -lz \
             -o "$BINARY" 2> "$WORK/link.log"; then
         grep -v 'Cannot export local symbol' "$WORK/link.log" >&2

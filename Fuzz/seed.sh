@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Rebuilds the committed seed corpus Fuzz/corpus/TARGET from scratch: candidate files of the
 # right kind from Fixtures/ and ../shared/corpus, each cut to its first CUT bytes (1024 for
-# JPEG and pipeline inputs, behind a request byte; 2048 for PNG and EXIF; ICC profiles whole
+# JPEG and pipeline inputs, behind a request byte; 2048 for PNG, EXIF and GIF; ICC profiles whole
 # when under 4 KiB), of which libFuzzer's set-cover merge on edges (-use_counters=0) keeps a small set
 # covering the same edges, so that the committed corpora stay a few hundred KB in all. Needs the target built (Fuzz/run.sh TARGET 0). Campaigns then add to
 # it with `Fuzz/run.sh TARGET SECONDS --merge`.
@@ -9,7 +9,7 @@
 #   Fuzz/seed.sh TARGET
 set -euo pipefail
 cd "$(dirname "$0")/.."
-TARGET=${1:?usage: Fuzz/seed.sh png|exif|jpeg|icc|pipeline|encoder}
+TARGET=${1:?usage: Fuzz/seed.sh png|exif|jpeg|icc|gif|pipeline|encoder}
 BINARY=${FUZZ_ROOT:-/tmp/pare-fuzz}/modules-${SANITIZER:-address}/fuzz-$TARGET
 [ -x "$BINARY" ] || { echo "seed: build it first: Fuzz/run.sh $TARGET 0" >&2; exit 1; }
 CORPUS=../shared/corpus
@@ -21,6 +21,7 @@ candidates() {
                    \( -iname '*.jpg' -o -iname '*.jpeg' -o -iname '*.tif' -o -iname '*.tiff' \) ;;
         jpeg) find Fixtures "$CORPUS/jpeg/conformance" "$CORPUS/jpeg/malformed" "$CORPUS/jpeg/unsupported" \
                    "$CORPUS/exif/orientation" -type f \( -iname '*.jpg' -o -iname '*.jpeg' \) ;;
+        gif)  find Fixtures "$CORPUS/gif" -name '*.gif' ;;
         icc)  find /usr/share/color/icc -type f \( -iname '*.icc' -o -iname '*.icm' \) -size -4k ;;
         pipeline) find Fixtures "$CORPUS/jpeg/conformance" "$CORPUS/exif" "$CORPUS/png" -type f \
                        \( -iname '*.jpg' -o -iname '*.png' -o -iname '*.tif' \) | grep -v '\.s[1248]\.png$' ;;

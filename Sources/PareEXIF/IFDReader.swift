@@ -85,7 +85,10 @@ enum TIFFHeader {
 struct IFDReader<Source: ByteSource> {
     let block: TIFFBlock<Source>
     let options: EXIFOptions
-    private(set) var byteOrder: ByteOrder = .bigEndian
+    /// Set by the header; RawPreviews sets it for a maker note's IFD, which has no header.
+    var byteOrder: ByteOrder = .bigEndian
+    /// Also accept the magic numbers of TIFF-based RAW files (RawPreviews.swift).
+    var acceptsRawMagic = false
     private(set) var layout = TIFFLayout.classic
     private(set) var warnings: [EXIFError] = []
     /// The offsets of the IFDs read (each inside the block, so an `Int`).
@@ -152,6 +155,10 @@ struct IFDReader<Source: ByteSource> {
                                         reason: "reserved field \(reserved), expected 0")
             }
             return unsigned(header, TIFFHeader.bigFirstIFD, 8)
+        case let magic where acceptsRawMagic && RawFormat.classicMagics.contains(magic):
+            layout = .classic
+            try need(TIFFHeader.classicFirstIFD + 4)
+            return unsigned(header, TIFFHeader.classicFirstIFD, 4)
         case let magic:
             throw .badMagic(offset: block.absolute(TIFFHeader.version), value: Int(magic))
         }

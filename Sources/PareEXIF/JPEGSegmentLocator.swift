@@ -23,6 +23,8 @@ struct JPEGSegmentLocator {
     var jfxx: MarkerSegment?
     var frameWidth: Int?
     var frameHeight: Int?
+    /// The SOFn marker of that frame (RawPreviews tells a preview from lossless raw data).
+    var frameMarker: UInt8?
     var warnings: [EXIFError] = []
 
     /// The window a walk reads through (from a ledger of its own: the walk holds nothing else).
@@ -93,6 +95,7 @@ struct JPEGSegmentLocator {
                     // T.81 Figure B.3: P, then Y and X, two bytes each.
                     frameHeight = Int(signature[1]) << 8 | Int(signature[2])
                     frameWidth = Int(signature[3]) << 8 | Int(signature[4])
+                    frameMarker = marker.code
                     if stopAtFrame { return }
                 }
             default:

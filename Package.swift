@@ -35,6 +35,7 @@ let package = Package(
         .library(name: "ParePNG", targets: ["ParePNG"]),
         .library(name: "PareEXIF", targets: ["PareEXIF"]),
         .library(name: "PareICC", targets: ["PareICC"]),
+        .library(name: "PareTIFF", targets: ["PareTIFF"]),
         // Data and URL conveniences, apart so that nothing else links Foundation.
         .library(name: "PareFoundation", targets: ["PareFoundation"]),
         .executable(name: "pare", targets: ["pare"]),
@@ -50,6 +51,7 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
         .target(name: "ParePNG", dependencies: ["PareCore", "CZlib"], swiftSettings: codecSettings),
+        .target(name: "PareTIFF", dependencies: ["PareCore", "PareEXIF", "PareJPEG"], swiftSettings: codecSettings),
         .target(name: "Pare", dependencies: ["PareCore", "PareJPEG", "PareEXIF", "PareICC", "ParePNG", "CZlib"], swiftSettings: codecSettings),
         .target(name: "PareFoundation", dependencies: ["Pare"]),
         .executableTarget(name: "pare", dependencies: ["Pare", "PareCore", "PareJPEG", "PareEXIF", "PareICC", "ParePNG"],
@@ -62,6 +64,7 @@ let package = Package(
         .testTarget(name: "PareEXIFTests", dependencies: ["PareEXIF", "TestSupport"]),
         .testTarget(name: "PareICCTests", dependencies: ["PareICC", "TestSupport"]),
         .testTarget(name: "ParePNGTests", dependencies: ["ParePNG", "TestSupport"]),
+        .testTarget(name: "PareTIFFTests", dependencies: ["PareTIFF", "ParePNG", "TestSupport"]),
         .testTarget(name: "PareTests", dependencies: ["Pare", "PareFoundation", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -2,14 +2,24 @@ import PareCore
 
 /// A TIFF block inside a byte source: where its header is, how far it reaches, and which
 /// absolute file offset its header has, so that every offset reported is absolute.
-struct TIFFBlock<Source: ByteSource> {
-    let source: Source
+/// PareTIFF reads a TIFF file's own directories through it (`@_spi(TIFF)`).
+@_spi(TIFF)
+public struct TIFFBlock<Source: ByteSource> {
+    public let source: Source
     /// The header's position in `source`.
     let start: Int
     /// Bytes from the header to the end of the block.
     let count: Int
     /// The header's absolute offset in the file.
     let absoluteBase: Int
+
+    /// A block of `count` bytes whose header is at `start` in `source` and at `absoluteBase` in the file.
+    public init(source: Source, start: Int, count: Int, absoluteBase: Int) {
+        self.source = source
+        self.start = start
+        self.count = count
+        self.absoluteBase = absoluteBase
+    }
 
     /// True when `length` bytes at header-relative `offset` lie inside the block; computed
     /// in 64 bits because a 32-bit offset plus a count overflows a 32-bit Int.
@@ -81,18 +91,20 @@ enum TIFFHeader {
 /// Reads a TIFF header and walks IFDs (TIFF 6.0 §2, "Image File Directory"), classic or
 /// BigTIFF: every pointer is checked against the block, each IFD is read once (loops are
 /// reported), and the IFD count, entries per IFD and copied value bytes are limited by
-/// `EXIFOptions`, whatever the width of the counts.
-struct IFDReader<Source: ByteSource> {
+/// `EXIFOptions`, whatever the width of the counts. The one IFD reader: EXIF's and
+/// PareTIFF's (`@_spi(TIFF)`).
+@_spi(TIFF)
+public struct IFDReader<Source: ByteSource> {
     let block: TIFFBlock<Source>
     let options: EXIFOptions
-    private(set) var byteOrder: ByteOrder = .bigEndian
+    public private(set) var byteOrder: ByteOrder = .bigEndian
     private(set) var layout = TIFFLayout.classic
-    private(set) var warnings: [EXIFError] = []
+    public private(set) var warnings: [EXIFError] = []
     /// The offsets of the IFDs read (each inside the block, so an `Int`).
     private var visited: [Int] = []
     private var valueBytes = 0
 
-    init(block: TIFFBlock<Source>, options: EXIFOptions) {
+    public init(block: TIFFBlock<Source>, options: EXIFOptions) {
         self.block = block
         self.options = options
     }
@@ -111,7 +123,7 @@ struct IFDReader<Source: ByteSource> {
     }
 
     /// The header (byte order, 42 or 43, offset of IFD0); returns IFD0's offset.
-    mutating func readHeader() throws(EXIFError) -> UInt64 {
+    public mutating func readHeader() throws(EXIFError) -> UInt64 {
         try parseHeader(try block.bytes(at: 0, count: min(TIFFHeader.bigFirstIFD + 8, block.count)))
     }
 
@@ -160,8 +172,12 @@ struct IFDReader<Source: ByteSource> {
     /// Reads the IFD at header-relative `offset`, whose tags `names` names. A table that does not fit in the block is
     /// an error; entries after one whose value points outside the block are dropped with a
     /// warning; values over the size limits are kept as entries without a value.
+    public mutating func readIFD(at offset: UInt64, name: MessageText) throws(EXIFError) -> IFD {
+        try readIFD(at: offset, name: name, names: .main)
+    }
+
     mutating func readIFD(at offset: UInt64, name: MessageText,
-                          names: TagNames.Table = .main) throws(EXIFError) -> IFD {
+                          names: TagNames.Table) throws(EXIFError) -> IFD {
         let absolute = block.absolute(pointer: offset)
         // Clamping keeps the comparison exact: every visited offset is below `Int.max`.
         if visited.contains(Int(clamping: offset)) { throw .ifdLoop(ifd: name, offset: absolute) }
@@ -201,6 +217,26 @@ struct IFDReader<Source: ByteSource> {
             next = unsigned(try block.bytes(at: nextAt, count: layout.offsetSize), 0, layout.offsetSize)
         }
         return IFD(name: name, offset: absolute, entries: entries, nextIFD: next)
+    }
+
+    /// The next-IFD pointer of the IFD at header-relative `offset`, reading only its entry
+    /// count and that pointer (a multi-page file's pages are counted without reading their
+    /// entries). The IFD counts as visited, so that a chain that loops is reported.
+    public mutating func nextIFDPointer(of offset: UInt64, name: MessageText) throws(EXIFError) -> UInt64 {
+        let absolute = block.absolute(pointer: offset)
+        if visited.contains(Int(clamping: offset)) { throw .ifdLoop(ifd: name, offset: absolute) }
+        guard visited.count < options.maxIFDs else { throw .tooManyIFDs(offset: absolute, limit: options.maxIFDs) }
+        guard block.contains(offset, length: UInt64(layout.entryCountSize)) else {
+            throw .ifdOutOfBounds(ifd: name, offset: absolute)
+        }
+        visited.append(Int(offset))
+        let count = unsigned(try block.bytes(at: Int(offset), count: layout.entryCountSize), 0, layout.entryCountSize)
+        let (table, overflow) = count.multipliedReportingOverflow(by: UInt64(layout.entrySize))
+        let nextAt = offset + UInt64(layout.entryCountSize) + table
+        guard !overflow, block.contains(nextAt, length: UInt64(layout.offsetSize)) else {
+            throw .truncatedIFD(ifd: name, offset: absolute, declared: Int(clamping: count), read: 0)
+        }
+        return unsigned(try block.bytes(at: Int(nextAt), count: layout.offsetSize), 0, layout.offsetSize)
     }
 
     /// The entry; nil when its value lies outside the block. One entry is made at the end:

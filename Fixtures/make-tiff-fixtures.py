@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""Write the TIFF decoder fixtures (Fixtures/tiff/) from pictures this script draws.
+
+    python3 Fixtures/make-tiff-fixtures.py [OUTDIR] [--large SOURCE...]
+
+Needs: PyPI tifffile, ImageMagick (convert, for palettes of 2 and 4 bits),, imagecodecs (its LZW, Deflate, PackBits and JPEG encoders), numpy,
+Pillow; apt libtiff-tools (tiffcp, fax2tiff, tiff2rgba). Rewrites OUTDIR (default
+Fixtures/tiff/).
+
+Every file is written by another tool (tifffile, tiffcp, fax2tiff), and next to each is
+`<stem>.rgba.png`: what `tiff2rgba -c none` (libtiff's RGBA interface, the oracle) makes
+of it, stored losslessly as 8-bit RGBA. libtiff's RGBA output premultiplies unassociated
+alpha and keeps associated alpha as stored; the tests compare accordingly.
+
+With --large, the same kinds of file are made at full size from the given photos (the
+corpus's JPEGs and PNGs) instead of drawn pictures: that is how /work/shared/corpus/tiff
+is made (never committed).
+"""
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import tifffile
+from PIL import Image
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def picture(width, height, seed):
+    """A smooth colour field with a little noise: compressible, every value reached."""
+    rng = np.random.default_rng(seed)
+    y, x = np.mgrid[0:height, 0:width]
+    r = (x * 255 // max(1, width - 1))
+    g = (y * 255 // max(1, height - 1))
+    b = ((x + y) * 4) % 256
+    rgb = np.stack([r, g, b], axis=-1).astype(np.int32)
+    rgb += rng.integers(-12, 13, size=rgb.shape)
+    return np.clip(rgb, 0, 255).astype(np.uint8)
+
+
+def oracle(path):
+    """tiff2rgba's pixels of `path`, written as <stem>.rgba.png."""
+    out = path + ".oracle.tif"
+    subprocess.run(["tiff2rgba", "-c", "none", path, out], check=True)
+    rgba = tifffile.imread(out)
+    os.remove(out)
+    if rgba.ndim == 2 or rgba.shape[-1] != 4:
+        raise SystemExit(f"unexpected tiff2rgba output for {path}: {rgba.shape}")
+    Image.fromarray(rgba, "RGBA").save(path[: -len(".tif")] + ".rgba.png")
+
+
+def write(out, name, data, **kwargs):
+    path = os.path.join(out, name + ".tif")
+    tifffile.imwrite(path, data, **kwargs)
+    oracle(path)
+    return path
+
+
+def packed(out, name, data, tiffcp_args, **kwargs):
+    """Bit depths below 8 with compression: tifffile writes them uncompressed, tiffcp compresses."""
+    tmp = os.path.join(out, name + ".tmp.tif")
+    tifffile.imwrite(tmp, data, **kwargs)
+    path = os.path.join(out, name + ".tif")
+    subprocess.run(["tiffcp"] + tiffcp_args + [tmp, path], check=True)
+    os.remove(tmp)
+    oracle(path)
+
+
+def make(out, rgb, seed=1):
+    h, w = rgb.shape[:2]
+    gray = (rgb.astype(np.uint32) @ np.array([77, 150, 29]) >> 8).astype(np.uint8)
+    rng = np.random.default_rng(seed)
+    compressions = [("none", None), ("packbits", "packbits"), ("lzw", "lzw"), ("deflate", "adobe_deflate")]
+    for cname, comp in compressions:
+        for layout, extra in [("strips", {"rowsperstrip": 7}), ("tiles", {"tile": (16, 16)})]:
+            write(out, f"rgb8-{cname}-{layout}", rgb, photometric="rgb", compression=comp, **extra)
+            write(out, f"gray8-{cname}-{layout}", gray, photometric="minisblack", compression=comp, **extra)
+        cmap = rng.integers(0, 65536, size=(3, 256), dtype=np.uint16)
+        write(out, f"palette8-{cname}", gray, photometric="palette", colormap=cmap, compression=comp, rowsperstrip=5)
+        cmyk = np.concatenate([255 - rgb, np.minimum.reduce(255 - rgb, axis=-1, keepdims=True) // 2], axis=-1)
+        write(out, f"cmyk8-{cname}", cmyk.astype(np.uint8), photometric="separated", compression=comp, rowsperstrip=9)
+    # 32946: the older Deflate tag value.
+    write(out, "rgb8-deflate32946-strips", rgb, photometric="rgb", compression="deflate", rowsperstrip=8)
+    # Bit depths, predictor, planar, alpha, byte order, BigTIFF.
+    rgb16 = rgb.astype(np.uint16) * 257 + rng.integers(0, 257, size=rgb.shape, dtype=np.uint16)
+    gray16 = gray.astype(np.uint16) * 257 + rng.integers(0, 257, size=gray.shape, dtype=np.uint16)
+    write(out, "rgb16-none-strips", rgb16, photometric="rgb", rowsperstrip=6)
+    write(out, "rgb16-lzw-predictor-tiles", rgb16, photometric="rgb", compression="lzw", predictor=True, tile=(16, 16))
+    write(out, "gray16-deflate-predictor-strips", gray16, photometric="minisblack", compression="adobe_deflate",
+          predictor=True, rowsperstrip=10)
+    write(out, "gray16-be-none-strips", gray16, photometric="minisblack", byteorder=">", rowsperstrip=10)
+    write(out, "rgb8-lzw-predictor-strips", rgb, photometric="rgb", compression="lzw", predictor=True, rowsperstrip=4)
+    write(out, "rgb8-deflate-predictor-tiles", rgb, photometric="rgb", compression="adobe_deflate", predictor=True,
+          tile=(16, 32))
+    write(out, "rgb8-lzw-planar2-strips", np.moveaxis(rgb, -1, 0), photometric="rgb", planarconfig="separate", compression="lzw",
+          rowsperstrip=5)
+    write(out, "rgb16-deflate-planar2-tiles", np.moveaxis(rgb16, -1, 0), photometric="rgb", planarconfig="separate",
+          compression="adobe_deflate", predictor=True, tile=(16, 16))
+    write(out, "rgb8-be-lzw-strips", rgb, photometric="rgb", compression="lzw", byteorder=">", rowsperstrip=11)
+    write(out, "rgb8-bigtiff-deflate-tiles", rgb, photometric="rgb", compression="adobe_deflate", bigtiff=True,
+          tile=(32, 16))
+    alpha = ((np.arange(w)[None, :] * 255 // max(1, w - 1)) * np.ones((h, 1), dtype=np.int64)).astype(np.uint8)
+    rgba = np.concatenate([rgb, alpha[..., None]], axis=-1)
+    write(out, "rgba8-unassoc-lzw-strips", rgba, photometric="rgb", extrasamples=["unassalpha"],
+          compression="lzw", rowsperstrip=8)
+    premultiplied = rgba.copy()
+    premultiplied[..., :3] = (rgb.astype(np.uint32) * alpha[..., None] + 127) // 255
+    write(out, "rgba8-assoc-none-tiles", premultiplied, photometric="rgb", extrasamples=["assocalpha"], tile=(16, 16))
+    write(out, "rgba8-unassoc-planar2-deflate", np.moveaxis(rgba, -1, 0), photometric="rgb", extrasamples=["unassalpha"],
+          planarconfig="separate", compression="adobe_deflate", rowsperstrip=16)
+    rgba16 = np.concatenate([rgb16, (alpha.astype(np.uint16) * 257)[..., None]], axis=-1)
+    write(out, "rgba16-unassoc-none-strips", rgba16, photometric="rgb", extrasamples=["unassalpha"], rowsperstrip=9)
+    grayalpha = np.stack([gray, alpha], axis=-1)
+    write(out, "grayalpha8-unassoc-packbits", grayalpha, photometric="minisblack", extrasamples=["unassalpha"],
+          compression="packbits", rowsperstrip=6)
+    # Low bit depths: tifffile packs bool as 1 bit; 2 and 4 bits through bitspersample.
+    write(out, "bilevel-miniswhite-none", gray < 128, photometric="miniswhite", rowsperstrip=12)
+    packed(out, "bilevel-minisblack-packbits-tiles", gray < 100, ["-c", "packbits", "-t", "-w", "16", "-l", "16"],
+           photometric="minisblack")
+    packed(out, "gray4-lzw", (gray >> 4).astype(np.uint8), ["-c", "lzw", "-r", "8"], photometric="minisblack",
+           bitspersample=4)
+    write(out, "gray2-none", (gray >> 6).astype(np.uint8), photometric="minisblack", bitspersample=2, rowsperstrip=5)
+    write(out, "miniswhite8-deflate", gray, photometric="miniswhite", compression="adobe_deflate", rowsperstrip=7)
+    # Palettes of 4 and 2 bits: ImageMagick quantises and writes them (tiffcp compresses).
+    png = os.path.join(out, "palette.tmp.png")
+    Image.fromarray(rgb).save(png)
+    for name, colors, depth, args in [("palette4-packbits", 12, 4, ["-c", "packbits", "-r", "6"]),
+                                      ("palette2-none", 4, 2, ["-c", "none", "-r", "20"])]:
+        tmp = os.path.join(out, name + ".tmp.tif")
+        subprocess.run(["convert", png, "-colors", str(colors), "-type", "Palette", "-depth", str(depth),
+                        "-compress", "none", tmp], check=True)
+        path = os.path.join(out, name + ".tif")
+        subprocess.run(["tiffcp"] + args + [tmp, path], check=True)
+        os.remove(tmp)
+        oracle(path)
+    os.remove(png)
+    # Two pages; Orientation 6 (the decoder hands out stored rows; tiff2rgba turns them, so
+    # the oracle is made from a copy without the tag).
+    path = os.path.join(out, "pages2-orientation6.tif")
+    with tifffile.TiffWriter(path) as tw:
+        tw.write(rgb, photometric="rgb", compression="lzw", extratags=[(274, "H", 1, 6, True)])
+        tw.write(gray, photometric="minisblack")
+    plain = path + ".plain.tif"
+    tifffile.imwrite(plain, rgb, photometric="rgb", compression="lzw")
+    oracle(plain)
+    os.replace(plain[: -len(".tif")] + ".rgba.png", path[: -len(".tif")] + ".rgba.png")
+    os.remove(plain)
+    # JPEG through libtiff's own encoder: YCbCr 2x2 and 2x1 subsampling with JPEGTables,
+    # RGB, gray, strips and tiles.
+    base = os.path.join(out, "base-rgb.tmp.tif")
+    tifffile.imwrite(base, rgb, photometric="rgb", rowsperstrip=16)
+    gbase = os.path.join(out, "base-gray.tmp.tif")
+    tifffile.imwrite(gbase, gray, photometric="minisblack", rowsperstrip=16)
+    for name, src, args in [
+        ("jpeg-ycbcr-strips", base, ["-c", "jpeg:90", "-r", "16"]),
+        ("jpeg-ycbcr-tiles", base, ["-c", "jpeg:75", "-t", "-w", "16", "-l", "16"]),
+        ("jpeg-rgb-strips", base, ["-c", "jpeg:r:90", "-r", "8"]),
+        ("jpeg-gray-tiles", gbase, ["-c", "jpeg:85", "-t", "-w", "32", "-l", "16"]),
+    ]:
+        path = os.path.join(out, name + ".tif")
+        subprocess.run(["tiffcp"] + args + [src, path], check=True)
+        oracle(path)
+    os.remove(base)
+    os.remove(gbase)
+    # CCITT: tiffcp from a bilevel file, in each of the three fax codings.
+    bilevel = os.path.join(out, "bilevel.tmp.tif")
+    tifffile.imwrite(bilevel, gray < 128, photometric="miniswhite", rowsperstrip=h)
+    for name, args in [("fax-g3-1d", ["-c", "g3:1d"]), ("fax-g3-2d", ["-c", "g3:2d:fill"]),
+                       ("fax-g4", ["-c", "g4"]), ("fax-rle", ["-c", "none"])]:
+        path = os.path.join(out, name + ".tif")
+        subprocess.run(["tiffcp"] + args + [bilevel, path], check=True)
+        if name == "fax-rle":
+            # tiffcp cannot write Compression 2; fax2tiff can.
+            g3 = os.path.join(out, "raw.tmp.g3")
+            os.remove(path)
+            subprocess.run(["tiffcp", "-c", "g3:1d", bilevel, path + ".g3.tif"], check=True)
+            subprocess.run(["fax2tiff", "-M", "-1", "-o", path, "-X", str(w), path + ".g3.tif"], check=False,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            os.remove(path + ".g3.tif")
+            if not os.path.exists(path):
+                continue
+        oracle(path)
+    os.remove(bilevel)
+
+
+def main():
+    args = sys.argv[1:]
+    large = "--large" in args
+    if large:
+        i = args.index("--large")
+        sources = args[i + 1:]
+        args = args[:i]
+    out = args[0] if args else os.path.join(HERE, "tiff")
+    if os.path.isdir(out):
+        shutil.rmtree(out)
+    os.makedirs(out)
+    if large:
+        for n, src in enumerate(sources):
+            rgb = np.asarray(Image.open(src).convert("RGB"))
+            sub = os.path.join(out, os.path.splitext(os.path.basename(src))[0])
+            os.makedirs(sub)
+            make(sub, rgb, seed=n)
+    else:
+        make(out, picture(45, 37, 7))
+
+
+if __name__ == "__main__":
+    main()

@@ -164,24 +164,34 @@ def make(out, rgb, seed=1):
         oracle(path)
     os.remove(base)
     os.remove(gbase)
-    # CCITT: tiffcp from a bilevel file, in each of the three fax codings.
+    # CCITT: tiffcp from a bilevel file, in the T.4 1-D and 2-D and T.6 codings; fax2tiff
+    # from the raw T.4 data (its defaults: 2-D output with EOLs byte-aligned, FillOrder 2,
+    # TIFF Class F); Pillow (through libtiff) for Compression 2, modified Huffman.
     bilevel = os.path.join(out, "bilevel.tmp.tif")
     tifffile.imwrite(bilevel, gray < 128, photometric="miniswhite", rowsperstrip=h)
     for name, args in [("fax-g3-1d", ["-c", "g3:1d"]), ("fax-g3-2d", ["-c", "g3:2d:fill"]),
-                       ("fax-g4", ["-c", "g4"]), ("fax-rle", ["-c", "none"])]:
+                       ("fax-g4", ["-c", "g4"]), ("fax-g4-strips", ["-c", "g4", "-r", "5"])]:
         path = os.path.join(out, name + ".tif")
         subprocess.run(["tiffcp"] + args + [bilevel, path], check=True)
-        if name == "fax-rle":
-            # tiffcp cannot write Compression 2; fax2tiff can.
-            g3 = os.path.join(out, "raw.tmp.g3")
-            os.remove(path)
-            subprocess.run(["tiffcp", "-c", "g3:1d", bilevel, path + ".g3.tif"], check=True)
-            subprocess.run(["fax2tiff", "-M", "-1", "-o", path, "-X", str(w), path + ".g3.tif"], check=False,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            os.remove(path + ".g3.tif")
-            if not os.path.exists(path):
-                continue
         oracle(path)
+    g3 = os.path.join(out, "fax-g3-1d.tif")
+    with tifffile.TiffFile(g3) as tif:
+        page = tif.pages[0]
+        with open(g3, "rb") as f:
+            f.seek(page.dataoffsets[0])
+            raw = f.read(page.databytecounts[0])
+    rawpath = os.path.join(out, "raw.tmp.g3")
+    with open(rawpath, "wb") as f:
+        f.write(raw)
+    for name, args in [("fax2tiff-g3-2d-lsb", []), ("fax2tiff-g4-lsb", ["-8"])]:
+        path = os.path.join(out, name + ".tif")
+        subprocess.run(["fax2tiff", "-M", "-1", "-X", str(w)] + args + ["-o", path, rawpath], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        oracle(path)
+    os.remove(rawpath)
+    path = os.path.join(out, "fax-rle-minisblack.tif")
+    Image.fromarray(((gray >= 128) * 255).astype(np.uint8)).convert("1").save(path, compression="tiff_ccitt")
+    oracle(path)
     os.remove(bilevel)
 
 

@@ -64,7 +64,7 @@ let package = Package(
         .testTarget(name: "PareEXIFTests", dependencies: ["PareEXIF", "TestSupport"]),
         .testTarget(name: "PareICCTests", dependencies: ["PareICC", "TestSupport"]),
         .testTarget(name: "ParePNGTests", dependencies: ["ParePNG", "TestSupport"]),
-        .testTarget(name: "PareTIFFTests", dependencies: ["PareTIFF", "ParePNG", "TestSupport"]),
+        .testTarget(name: "PareTIFFTests", dependencies: ["PareTIFF", "ParePNG", "PareEXIF", "CZlib", "TestSupport"]),
         .testTarget(name: "PareTests", dependencies: ["Pare", "PareFoundation", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

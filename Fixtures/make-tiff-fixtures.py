@@ -12,9 +12,10 @@ Every file is written by another tool (tifffile, tiffcp, fax2tiff), and next to 
 of it, stored losslessly as 8-bit RGBA. libtiff's RGBA output premultiplies unassociated
 alpha and keeps associated alpha as stored; the tests compare accordingly.
 
-With --large, the same kinds of file are made at full size from the given photos (the
-corpus's JPEGs and PNGs) instead of drawn pictures: that is how /work/shared/corpus/tiff
-is made (never committed).
+With --large, the same kinds of file are made from the given photos (resized to 640
+pixels wide) instead of drawn pictures, with 12-megapixel timing files from the first, and
+oracle pictures for given TIFFs (real/<stem>.rgba.png): that is how the corpus's tiff/
+folder is made (never committed), by Fixtures/make-tiff-corpus.sh.
 """
 import os
 import shutil
@@ -195,6 +196,13 @@ def make(out, rgb, seed=1):
     os.remove(bilevel)
 
 
+def bench(out, rgb):
+    """12-megapixel RGB strips (4000x3000), uncompressed, LZW and Deflate, for timing."""
+    big = np.asarray(Image.fromarray(rgb).resize((4000, 3000), Image.BICUBIC))
+    for name, comp in [("bench-12mp-none", None), ("bench-12mp-lzw", "lzw"), ("bench-12mp-deflate", "adobe_deflate")]:
+        tifffile.imwrite(os.path.join(out, name + ".tif"), big, photometric="rgb", compression=comp, rowsperstrip=16)
+
+
 def main():
     args = sys.argv[1:]
     large = "--large" in args
@@ -207,11 +215,24 @@ def main():
         shutil.rmtree(out)
     os.makedirs(out)
     if large:
+        # Each photo at 640 pixels wide through every kind of file; the corpus's real TIFFs
+        # (exif/tiff, read in place) get their oracle pictures in real/; one photo at 12 MP
+        # for the timing.
         for n, src in enumerate(sources):
-            rgb = np.asarray(Image.open(src).convert("RGB"))
+            if src.lower().endswith((".tif", ".tiff")):
+                os.makedirs(os.path.join(out, "real"), exist_ok=True)
+                tmp = os.path.join(out, "real", os.path.basename(src).rsplit(".", 1)[0] + ".tif")
+                shutil.copy(src, tmp)
+                oracle(tmp)
+                os.remove(tmp)
+                continue
+            photo = Image.open(src).convert("RGB")
+            if n == 0:
+                bench(out, np.asarray(photo))
+            small = photo.resize((640, 640 * photo.height // photo.width), Image.BICUBIC)
             sub = os.path.join(out, os.path.splitext(os.path.basename(src))[0])
             os.makedirs(sub)
-            make(sub, rgb, seed=n)
+            make(sub, np.asarray(small), seed=n)
     else:
         make(out, picture(45, 37, 7))
 

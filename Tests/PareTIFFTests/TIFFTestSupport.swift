@@ -1,3 +1,4 @@
+import CZlib
 import PareCore
 import ParePNG
 import PareTIFF
@@ -61,4 +62,13 @@ func referenceRGBA(_ pngPath: String) throws -> [UInt8]? {
     options.output = .rgba8
     let image = try PNGDecoder.decodeImage(bytes, ledger: MemoryLedger(), options: options)
     return image.pixels
+}
+
+/// `bytes` as one zlib stream (level 9), or nil if zlib fails.
+func zlibCompress(_ bytes: [UInt8]) -> [UInt8]? {
+    var length = compressBound(uLong(bytes.count))
+    var out = [UInt8](repeating: 0, count: Int(length))
+    guard compress2(&out, &length, bytes, uLong(bytes.count), 9) == Z_OK else { return nil }
+    out.removeLast(out.count - Int(length))
+    return out
 }

@@ -12,7 +12,7 @@ Every file is written by another tool (tifffile, tiffcp, fax2tiff), and next to 
 of it, stored losslessly as 8-bit RGBA. libtiff's RGBA output premultiplies unassociated
 alpha and keeps associated alpha as stored; the tests compare accordingly.
 
-With --large, the same kinds of file are made from the given photos (resized to 640
+With --large, the same kinds of file are made from the given photos (resized to 320
 pixels wide) instead of drawn pictures, with 12-megapixel timing files from the first, and
 oracle pictures for given TIFFs (real/<stem>.rgba.png): that is how the corpus's tiff/
 folder is made (never committed), by Fixtures/make-tiff-corpus.sh.
@@ -215,7 +215,7 @@ def main():
         shutil.rmtree(out)
     os.makedirs(out)
     if large:
-        # Each photo at 640 pixels wide through every kind of file; the corpus's real TIFFs
+        # Each photo at 320 pixels wide through every kind of file; the corpus's real TIFFs
         # (exif/tiff, read in place) get their oracle pictures in real/; one photo at 12 MP
         # for the timing.
         for n, src in enumerate(sources):
@@ -229,7 +229,7 @@ def main():
             photo = Image.open(src).convert("RGB")
             if n == 0:
                 bench(out, np.asarray(photo))
-            small = photo.resize((640, 640 * photo.height // photo.width), Image.BICUBIC)
+            small = photo.resize((320, 320 * photo.height // photo.width), Image.BICUBIC)
             sub = os.path.join(out, os.path.splitext(os.path.basename(src))[0])
             os.makedirs(sub)
             make(sub, np.asarray(small), seed=n)

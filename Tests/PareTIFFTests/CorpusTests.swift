@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// The TIFF corpus beside the repository (../shared/corpus/tiff, made by
-/// Fixtures/make-tiff-corpus.sh from camera photos): every kind of file at 640 pixels wide,
+/// Fixtures/make-tiff-corpus.sh from camera photos): every kind of file at 320 pixels wide,
 /// and the corpus's real TIFFs (exif/tiff) against tiff2rgba's pictures of them.
 @Suite struct TIFFCorpusTests {
     static var folder: String { Corpus.path + "/tiff" }

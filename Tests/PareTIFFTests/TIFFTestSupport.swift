@@ -17,26 +17,32 @@ func testOptions(strict: Bool = true) -> TIFFOptions {
 /// unassociated RGB alpha premultiplied ((c × a + 127) / 255; libtiff leaves gray+alpha as
 /// it is).
 func oracleRGBA(_ image: Image, alpha: TIFFAlpha) -> [UInt8] {
-    var out: [UInt8] = []
-    out.reserveCapacity(image.width * image.height * 4)
-    let bpp = image.format.bytesPerPixel
+    let count = image.width * image.height
+    var out = [UInt8](repeating: 255, count: count * 4)
     let pixels = image.pixels
-    for y in 0 ..< image.height {
-        for x in 0 ..< image.width {
-            let at = (y * image.width + x) * bpp
-            let p = Array(pixels[at ..< at + bpp])
-            switch image.format {
-            case .gray8: out += [p[0], p[0], p[0], 255]
-            case .grayAlpha8:
-                let g = alpha == .associated ? premultiply(p[0], p[1]) : p[0]
-                out += [g, g, g, p[1]]
-            case .rgb8: out += [p[0], p[1], p[2], 255]
-            case .rgba8: out += [premultiply(p[0], p[3]), premultiply(p[1], p[3]), premultiply(p[2], p[3]), p[3]]
-            case .cmyk8:
-                let k = 255 - Int(p[3])
-                out += [UInt8(k * (255 - Int(p[0])) / 255), UInt8(k * (255 - Int(p[1])) / 255),
-                        UInt8(k * (255 - Int(p[2])) / 255), 255]
-            default: out += [0, 0, 0, 0]
+    let bpp = image.format.bytesPerPixel
+    pixels.withUnsafeBufferPointer { p in
+        out.withUnsafeMutableBufferPointer { o in
+            for i in 0 ..< count {
+                let at = i * bpp, to = 4 * i
+                switch image.format {
+                case .gray8:
+                    o[to] = p[at]; o[to + 1] = p[at]; o[to + 2] = p[at]
+                case .grayAlpha8:
+                    let g = alpha == .associated ? premultiply(p[at], p[at + 1]) : p[at]
+                    o[to] = g; o[to + 1] = g; o[to + 2] = g; o[to + 3] = p[at + 1]
+                case .rgb8:
+                    o[to] = p[at]; o[to + 1] = p[at + 1]; o[to + 2] = p[at + 2]
+                case .rgba8:
+                    let a = p[at + 3]
+                    o[to] = premultiply(p[at], a); o[to + 1] = premultiply(p[at + 1], a)
+                    o[to + 2] = premultiply(p[at + 2], a); o[to + 3] = a
+                case .cmyk8:
+                    let k = 255 - Int(p[at + 3])
+                    for c in 0 ..< 3 { o[to + c] = UInt8(k * (255 - Int(p[at + c])) / 255) }
+                default:
+                    o[to + 3] = 0
+                }
             }
         }
     }
@@ -50,9 +56,13 @@ func premultiply(_ c: UInt8, _ a: UInt8) -> UInt8 {
 /// The largest difference between two equally long sample arrays (Int.max when the lengths differ).
 func maxDifference(_ a: [UInt8], _ b: [UInt8]) -> Int {
     guard a.count == b.count else { return Int.max }
-    var m = 0
-    for i in 0 ..< a.count { m = max(m, abs(Int(a[i]) - Int(b[i]))) }
-    return m
+    return a.withUnsafeBufferPointer { a in
+        b.withUnsafeBufferPointer { b in
+            var m = 0
+            for i in 0 ..< a.count { m = max(m, abs(Int(a[i]) - Int(b[i]))) }
+            return m
+        }
+    }
 }
 
 /// The oracle's RGBA pixels of `stem` (`<stem>.rgba.png` beside the TIFF).

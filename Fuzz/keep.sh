@@ -9,10 +9,10 @@
 # The replay test of TARGET (see Fuzz/README.md) picks every file in the folder up; run it
 # after fixing the bug. jpeg and pipeline inputs keep their leading request byte (*.fuzz).
 set -euo pipefail
-[ $# -ge 2 ] || { echo "usage: Fuzz/keep.sh ARTIFACT png|exif|jpeg|icc|pipeline|encoder [WHAT IT BROKE]" >&2; exit 2; }
+[ $# -ge 2 ] || { echo "usage: Fuzz/keep.sh ARTIFACT png|exif|jpeg|icc|tiff|pipeline|encoder [WHAT IT BROKE]" >&2; exit 2; }
 ARTIFACT=$(realpath "$1"); TARGET=$2; WHAT=${3:-}
 cd "$(dirname "$0")/.."
-case "$TARGET" in png|exif|jpeg|icc|pipeline|encoder) ;; *) echo "keep: unknown target $TARGET" >&2; exit 2 ;; esac
+case "$TARGET" in png|exif|jpeg|icc|tiff|pipeline|encoder) ;; *) echo "keep: unknown target $TARGET" >&2; exit 2 ;; esac
 [ -f "$ARTIFACT" ] || { echo "keep: no file $ARTIFACT" >&2; exit 2; }
 
 kind=$(basename "$ARTIFACT" | sed -E 's/^(crash|timeout|oom|slow-unit|leak)-.*/\1/; t; s/.*/input/')
@@ -26,7 +26,7 @@ if [ -x "$BINARY" ] && [ "$kind" = crash ]; then
         INPUT=$minimised
     fi
 fi
-case "$TARGET" in jpeg|pipeline|encoder) ext=fuzz ;; png) ext=png ;; icc) ext=icc ;; exif) ext=bin ;; esac
+case "$TARGET" in jpeg|pipeline|encoder) ext=fuzz ;; png) ext=png ;; icc) ext=icc ;; tiff) ext=tif ;; exif) ext=bin ;; esac
 DIR=Fixtures/regressions/$TARGET
 NAME=$kind-$(sha1sum "$INPUT" | cut -c1-12).$ext
 mkdir -p "$DIR"

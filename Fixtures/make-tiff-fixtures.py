@@ -137,6 +137,16 @@ def make(out, rgb, seed=1):
         os.remove(tmp)
         oracle(path)
     os.remove(png)
+    # YCbCr without JPEG, full-resolution chroma (tifffile writes the samples as given and
+    # YCbCrSubsampling 1, 1): the picture's own YCbCr (JPEG's equations, rounded).
+    m = np.array([[0.299, 0.587, 0.114], [-0.168736, -0.331264, 0.5], [0.5, -0.418688, -0.081312]])
+    ycc = np.clip(np.rint(rgb.astype(np.float64) @ m.T + [0, 128, 128]), 0, 255).astype(np.uint8)
+    write(out, "ycbcr-none-strips", ycc, photometric="ycbcr", rowsperstrip=10)
+    write(out, "ycbcr-lzw-tiles", ycc, photometric="ycbcr", compression="lzw", tile=(16, 16))
+    # An ICC profile (tag 34675): Pillow's sRGB.
+    from PIL import ImageCms
+    icc = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
+    write(out, "rgb8-icc-lzw", rgb, photometric="rgb", compression="lzw", iccprofile=icc)
     # Two pages; Orientation 6 (the decoder hands out stored rows; tiff2rgba turns them, so
     # the oracle is made from a copy without the tag).
     path = os.path.join(out, "pages2-orientation6.tif")

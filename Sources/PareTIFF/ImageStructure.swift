@@ -33,6 +33,8 @@ struct ImageStructure {
     var colorMap: [UInt8] = []
     var jpegTables: [UInt8]?
     var ycbcrSubsampling = (horizontal: 2, vertical: 2)
+    /// YCbCr stored without JPEG (full-resolution chroma only), converted by the row stage.
+    var ycbcr: YCbCrConversion?
     var t4Options = 0, t6Options = 0
     var orientation = Orientation.up
     var icc: [UInt8]?
@@ -178,7 +180,7 @@ struct ImageStructure {
             throw .unsupported(what: "Compression", value: compression, offset: compressionAt)
         }
         if photometric == TIFFPhotometric.ycbcr && compression != TIFFCompression.jpeg {
-            throw .unsupported(what: "YCbCr without JPEG compression", value: photometric, offset: photometricAt)
+            try readYCbCr(ifd, photometricAt: photometricAt)
         }
         guard planar == 1 || planar == 2 else {
             throw .invalidTag(tag: TIFFTag.planarConfiguration, name: "PlanarConfiguration",
@@ -217,6 +219,34 @@ struct ImageStructure {
         default: if samplesPerPixel > 3 && photometric == TIFFPhotometric.rgb { alpha = .associated }
         }
         if photometric == TIFFPhotometric.palette { alpha = .none }
+    }
+
+    /// TIFF 6.0 §21: YCbCrCoefficients, YCbCrSubsampling and ReferenceBlackWhite of YCbCr
+    /// stored without JPEG. Subsampled chroma (the default, 2×2) is refused: only 1×1 is read.
+    private mutating func readYCbCr(_ ifd: IFD, photometricAt: Int) throws(TIFFError) {
+        var horizontal = 2, vertical = 2
+        if let e = ifd.entry(TIFFTag.ycbcrSubsampling), let h = e.unsignedInteger(at: 0), let v = e.unsignedInteger(at: 1) {
+            horizontal = Int(clamping: h)
+            vertical = Int(clamping: v)
+        }
+        guard horizontal == 1 && vertical == 1 else {
+            throw .unsupported(what: "YCbCr subsampling without JPEG compression (horizontal factor)", value: horizontal,
+                               offset: ifd.entry(TIFFTag.ycbcrSubsampling)?.valueOffset ?? photometricAt)
+        }
+        guard bitsPerSample == 8 else {
+            throw .unsupported(what: "YCbCr BitsPerSample", value: bitsPerSample, offset: photometricAt)
+        }
+        func floats(_ tag: UInt16, _ defaults: [Float]) -> [Float] {
+            guard let e = ifd.entry(tag), e.valueCount >= defaults.count else { return defaults }
+            var values: [Float] = []
+            for i in 0 ..< defaults.count {
+                guard let v = e.double(at: i), v.isFinite, abs(v) < 1e6 else { return defaults }
+                values.append(Float(v))
+            }
+            return values
+        }
+        ycbcr = YCbCrConversion(coefficients: floats(TIFFTag.ycbcrCoefficients, YCbCrConversion.defaultCoefficients),
+                                reference: floats(TIFFTag.referenceBlackWhite, YCbCrConversion.defaultReference))
     }
 
     /// TIFF 6.0 §5 ColorMap: 3 × 2^BitsPerSample 16-bit values, all reds, then greens, then

@@ -24,6 +24,7 @@ struct RowAssembler {
     let alpha: TIFFAlpha
     let alphaSample: Int
     let colorMap: [UInt8]
+    let ycbcr: YCbCrConversion?
     let byteOrder: ByteOrder
     let format: PixelFormat
 
@@ -38,11 +39,12 @@ struct RowAssembler {
         segmentRowBytes = s.segmentRowBytes
         segmentBytes = s.segmentBytes
         // JPEG data arrives as RGB: YCbCr is converted by the JPEG decoder.
-        photometric = s.photometric == TIFFPhotometric.ycbcr ? TIFFPhotometric.rgb : s.photometric
+        photometric = s.photometric == TIFFPhotometric.ycbcr && s.ycbcr == nil ? TIFFPhotometric.rgb : s.photometric
         colorSamples = s.colorSamples
         alpha = s.alpha
         alphaSample = s.alphaSample
         colorMap = s.colorMap
+        ycbcr = s.ycbcr
         self.byteOrder = byteOrder
         format = s.outputFormat
     }
@@ -139,6 +141,16 @@ struct RowAssembler {
         case TIFFPhotometric.separated:
             for x in 0 ..< width {
                 for c in 0 ..< 4 { output[4 * x + c] = eight(samples[x * spp + c]) }
+            }
+        case TIFFPhotometric.ycbcr:
+            guard let ycbcr else { return }
+            let stride = format.bytesPerPixel
+            for x in 0 ..< width {
+                let (r, g, b) = ycbcr.rgb(eight(samples[x * spp]), eight(samples[x * spp + 1]), eight(samples[x * spp + 2]))
+                output[stride * x] = r
+                output[stride * x + 1] = g
+                output[stride * x + 2] = b
+                if stride == 4 { output[4 * x + 3] = eight(samples[x * spp + alphaSample]) }
             }
         default:
             if alpha == .none {

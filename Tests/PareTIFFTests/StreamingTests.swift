@@ -56,12 +56,37 @@ import TestSupport
         #expect(info.segments.allSatisfy { $0.offset > 8 && $0.offset + $0.count <= bytes.count })
     }
 
+    @Test func iccProfileIsExposed() throws {
+        let bytes = try #require(FileSystem.read(Corpus.fixtures + "/tiff/rgb8-icc-lzw.tif"))
+        let decoder = try TIFFDecoder(source: MemoryByteSource(bytes), ledger: MemoryLedger())
+        let icc = try #require(decoder.info.iccProfile)
+        // An ICC header: its size first, "acsp" at 36.
+        #expect(icc.count > 128 && Array(icc[36 ..< 40]) == Array("acsp".utf8))
+        #expect(Int(icc[0]) << 24 | Int(icc[1]) << 16 | Int(icc[2]) << 8 | Int(icc[3]) == icc.count)
+        let plain = try #require(FileSystem.read(Corpus.fixtures + "/tiff/rgb8-lzw-strips.tif"))
+        #expect(try TIFFDecoder(source: MemoryByteSource(plain), ledger: MemoryLedger()).info.iccProfile == nil)
+    }
+
+    @Test func subsampledYCbCrWithoutJPEGIsUnsupported() throws {
+        var t = TinyTIFF.gray(width: 8, height: 8, rowsPerStrip: 8)
+        t.set(262, .short, [6])
+        t.set(277, .short, [3])
+        t.set(258, .short, [8, 8, 8])
+        #expect {
+            _ = try TIFFDecoder(source: MemoryByteSource(t.bytes), ledger: MemoryLedger())
+        } throws: { error in
+            guard let error = error as? TIFFError, case let .unsupported(what, value, _) = error else { return false }
+            return value == 2 && "\(what)".contains("YCbCr subsampling")
+        }
+    }
+
     @Test func outputFormats() throws {
         let expected: [(String, PixelFormat, TIFFAlpha)] = [
             ("gray8-none-strips.tif", .gray8, .none), ("palette8-lzw.tif", .rgb8, .none),
             ("cmyk8-lzw.tif", .cmyk8, .none), ("rgba8-unassoc-lzw-strips.tif", .rgba8, .unassociated),
             ("rgba8-assoc-none-tiles.tif", .rgba8, .associated), ("grayalpha8-unassoc-packbits.tif", .grayAlpha8, .unassociated),
             ("rgb16-none-strips.tif", .rgb8, .none), ("jpeg-ycbcr-strips.tif", .rgb8, .none), ("fax-g4.tif", .gray8, .none),
+            ("ycbcr-none-strips.tif", .rgb8, .none),
         ]
         for (name, format, alpha) in expected {
             let bytes = try #require(FileSystem.read(Corpus.fixtures + "/tiff/" + name))

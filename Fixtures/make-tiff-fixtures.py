@@ -19,6 +19,7 @@ folder is made (never committed), by Fixtures/make-tiff-corpus.sh.
 """
 import os
 import shutil
+import struct
 import subprocess
 import sys
 
@@ -57,6 +58,60 @@ def write(out, name, data, **kwargs):
     tifffile.imwrite(path, data, **kwargs)
     oracle(path)
     return path
+
+
+def old_style_lzw(data):
+    """LZW as the first TIFF writers coded it (before TIFF 5.0): codes packed least
+    significant bit first, the width growing one code later than new-style LZW. No tool
+    writes it any more; libtiff still reads it (LZWDecodeCompat), and tiff2rgba is the oracle."""
+    out, acc, nbits = bytearray(), 0, 0
+
+    def put(code, width):
+        nonlocal acc, nbits
+        acc |= code << nbits
+        nbits += width
+        while nbits >= 8:
+            out.append(acc & 255)
+            acc >>= 8
+            nbits -= 8
+    table = {bytes([i]): i for i in range(256)}
+    free, width = 258, 9
+    put(256, width)
+    w = b""
+    for b in data:
+        wc = w + bytes([b])
+        if wc in table:
+            w = wc
+            continue
+        put(table[w], width)
+        table[wc] = free
+        free += 1
+        if free - 1 == (1 << width) and width < 12:
+            width += 1
+        if free == 4093:
+            put(256, width)
+            table = {bytes([i]): i for i in range(256)}
+            free, width = 258, 9
+        w = bytes([b])
+    if w:
+        put(table[w], width)
+    put(257, width)
+    if nbits:
+        out.append(acc & 255)
+    return bytes(out)
+
+
+def one_strip_gray_tiff(path, image, compression, data):
+    """A classic little-endian TIFF of one 8-bit gray strip holding `data` as given."""
+    h, w = image.shape
+    entries = sorted([(256, 4, w), (257, 4, h), (258, 3, 8), (259, 3, compression), (262, 3, 1), (273, 4, None),
+                      (278, 4, h), (279, 4, len(data))])
+    start = 8 + 2 + 12 * len(entries) + 4
+    out = b"II*\0" + struct.pack("<I", 8) + struct.pack("<H", len(entries))
+    for tag, typ, value in entries:
+        out += struct.pack("<HHII", tag, typ, 1, start if value is None else value)
+    with open(path, "wb") as f:
+        f.write(out + struct.pack("<I", 0) + data)
 
 
 def packed(out, name, data, tiffcp_args, **kwargs):
@@ -137,6 +192,12 @@ def make(out, rgb, seed=1):
         os.remove(tmp)
         oracle(path)
     os.remove(png)
+    # Old-style LZW (see old_style_lzw): a larger gray picture, so that the codes reach 12 bits
+    # and the table is cleared.
+    big = np.asarray(Image.fromarray(gray).resize((4 * w, 4 * h), Image.BICUBIC))
+    path = os.path.join(out, "gray8-lzw-oldstyle.tif")
+    one_strip_gray_tiff(path, big, 5, old_style_lzw(big.tobytes()))
+    oracle(path)
     # YCbCr without JPEG, full-resolution chroma (tifffile writes the samples as given and
     # YCbCrSubsampling 1, 1): the picture's own YCbCr (JPEG's equations, rounded).
     m = np.array([[0.299, 0.587, 0.114], [-0.168736, -0.331264, 0.5], [0.5, -0.418688, -0.081312]])

@@ -104,7 +104,7 @@ struct CCITTFax {
         var a0 = 0, white = true
         while a0 < width {
             a0 = min(width, a0 + (try run(&reader, white: white)))
-            changes.append(a0)
+            try append(a0, to: &changes)
             white.toggle()
         }
     }
@@ -147,19 +147,19 @@ struct CCITTFax {
             if bits >> 6 == 1 {
                 // V0
                 reader.skip(1)
-                a0 = vertical(b1, a0: a0, changes: &changes)
+                a0 = try vertical(b1, a0: a0, changes: &changes)
                 white.toggle()
             } else if bits >> 4 == 0b011 || bits >> 4 == 0b010 {
                 reader.skip(3)
-                a0 = vertical(b1 + (bits >> 4 == 0b011 ? 1 : -1), a0: a0, changes: &changes)
+                a0 = try vertical(b1 + (bits >> 4 == 0b011 ? 1 : -1), a0: a0, changes: &changes)
                 white.toggle()
             } else if bits >> 4 == 0b001 {
                 reader.skip(3)
                 let start = max(a0, 0)
                 let a1 = min(width, start + (try run(&reader, white: white)))
                 let a2 = min(width, a1 + (try run(&reader, white: !white)))
-                changes.append(a1)
-                changes.append(a2)
+                try append(a1, to: &changes)
+                try append(a2, to: &changes)
                 a0 = a2
             } else if bits >> 3 == 0b0001 {
                 reader.skip(4)
@@ -167,11 +167,11 @@ struct CCITTFax {
                 a0 = b2
             } else if bits >> 1 == 0b000011 || bits >> 1 == 0b000010 {
                 reader.skip(6)
-                a0 = vertical(b1 + (bits >> 1 == 0b000011 ? 2 : -2), a0: a0, changes: &changes)
+                a0 = try vertical(b1 + (bits >> 1 == 0b000011 ? 2 : -2), a0: a0, changes: &changes)
                 white.toggle()
             } else if bits == 0b0000011 || bits == 0b0000010 {
                 reader.skip(7)
-                a0 = vertical(b1 + (bits == 0b0000011 ? 3 : -3), a0: a0, changes: &changes)
+                a0 = try vertical(b1 + (bits == 0b0000011 ? 3 : -3), a0: a0, changes: &changes)
                 white.toggle()
             } else {
                 if reader.exhausted { throw .ended }
@@ -183,10 +183,18 @@ struct CCITTFax {
     }
 
     /// A vertical mode's changing element, kept within a0…width.
-    private func vertical(_ a1: Int, a0: Int, changes: inout [Int]) -> Int {
+    private func vertical(_ a1: Int, a0: Int, changes: inout [Int]) throws(Failure) -> Int {
         let clamped = min(width, max(a1, a0, 0))
-        changes.append(clamped)
+        try append(clamped, to: &changes)
         return clamped
+    }
+
+    /// Adds a changing element. A row has at most one per column (and the end); codes that
+    /// keep changing colour without moving (zero runs, vertical codes left of a0) would
+    /// otherwise grow the list with the data.
+    private func append(_ change: Int, to changes: inout [Int]) throws(Failure) {
+        guard changes.count <= width + 2 else { throw .invalid("more colour changes than pixels in a row") }
+        changes.append(change)
     }
 
     /// Packs the row: black (1) from each odd-numbered change to the next.

@@ -9,7 +9,7 @@ import PareJPEG
 enum JPEGSegment {
     /// Writes the segment's decoded samples into `output` as rows of `rowBytes` bytes;
     /// returns the bytes of the rows written, `damage` when the stream ends short or is refused.
-    static func decode(_ input: UnsafeRawBufferPointer, tables: [UInt8]?, cmyk: Bool, rowBytes: Int,
+    static func decode(_ input: UnsafeRawBufferPointer, tables: [UInt8]?, cmyk: Bool, width: Int, rowBytes: Int,
                        into output: UnsafeMutableRawBufferPointer, ledger: MemoryLedger) -> Decompressed {
         var stream: [UInt8] = []
         // Tables stream: SOI, tables, EOI; the EOI is dropped and the segment's SOI too.
@@ -25,6 +25,13 @@ enum JPEGSegment {
         var sink = SegmentSink(output: output, rowBytes: rowBytes)
         do {
             var decoder = try JPEGDecoder(source: MemoryByteSource(stream), ledger: ledger, options: options)
+            // A stream larger than its strip or tile would be decoded only to be clipped: a
+            // small file could cost a 2^28-pixel decode per segment.
+            let rows = output.count / max(1, rowBytes)
+            guard decoder.info.width <= width, decoder.info.height <= rows else {
+                return Decompressed(produced: 0, damage: .refused(
+                    "JPEG stream of \(decoder.info.width)x\(decoder.info.height) in a \(width)x\(rows) strip or tile"))
+            }
             try decoder.decode(scale: .full, into: &sink)
         } catch {
             return Decompressed(produced: sink.rowsWritten * rowBytes, damage: .refused(error.description))

@@ -182,7 +182,7 @@ public struct TIFFDecoder<Source: ByteSource> {
             result = inflate(data, into: region)
         case TIFFCompression.jpeg:
             result = JPEGSegment.decode(data, tables: s.jpegTables, cmyk: s.photometric == TIFFPhotometric.separated,
-                                        rowBytes: s.segmentRowBytes, into: region, ledger: ledger)
+                                        width: s.segmentWidth, rowBytes: s.segmentRowBytes, into: region, ledger: ledger)
         default:
             result = CCITTFax.decode(data, compression: s.compression, t4Options: s.t4Options, width: s.segmentWidth,
                                      rowBytes: s.segmentRowBytes, into: region)

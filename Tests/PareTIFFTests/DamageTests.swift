@@ -151,6 +151,39 @@ import TestSupport
         }
     }
 
+    @Test func faxCodesThatNeverMoveAreRefused() throws {
+        // T.6, 64 pixels wide: VL3 (0000010) over and over keeps a0 where it is.
+        var t = TinyTIFF.gray(width: 64, height: 4, rowsPerStrip: 4)
+        var bits: [Bool] = []
+        for _ in 0 ..< 2000 { bits += [false, false, false, false, false, true, false] }
+        t.data = stride(from: 0, to: bits.count - 7, by: 8).map { i in
+            (0 ..< 8).reduce(UInt8(0)) { $0 << 1 | (bits[i + $1] ? 1 : 0) }
+        }
+        t.set(258, .short, [1]); t.set(259, .short, [4]); t.set(262, .short, [0])
+        t.set(273, .long, [UInt32(t.dataOffset)]); t.set(279, .long, [UInt32(t.data.count)])
+        #expect {
+            _ = try decode(t.bytes)
+        } throws: { error in
+            guard let error = error as? TIFFError, case let .compressedDataError(_, rows, _, reason) = error else { return false }
+            return rows == 0 && reason.contains("more colour changes than pixels")
+        }
+    }
+
+    @Test func jpegStreamLargerThanItsStripIsRefused() throws {
+        var t = TinyTIFF.gray(width: 16, height: 16, rowsPerStrip: 16)
+        t.data = BombFiles.jpeg(width: 4096, height: 4096, dataBytes: 64)
+        t.set(259, .short, [7])
+        t.set(273, .long, [UInt32(t.dataOffset)]); t.set(279, .long, [UInt32(t.data.count)])
+        let ledger = MemoryLedger()
+        #expect {
+            _ = try decode(t.bytes, ledger: ledger)
+        } throws: { error in
+            guard let error = error as? TIFFError, case let .compressedDataError(_, _, _, reason) = error else { return false }
+            return reason.contains("JPEG stream of 4096x4096 in a 16x16")
+        }
+        #expect(ledger.peakBytes < 1 << 20)
+    }
+
     @Test func pageChainLoopEndsTheCountWithAWarning() throws {
         var t = TinyTIFF.gray(width: 4, height: 4, rowsPerStrip: 4)
         t.nextIFD = 8

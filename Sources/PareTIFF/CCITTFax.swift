@@ -22,6 +22,7 @@ struct CCITTFax {
         var exhausted: Bool { position > data.count * 8 }
 
         /// The next `n` (at most 16) bits, zeros past the end.
+        // SAFETY: each byte read is checked against data.count.
         func peek(_ n: Int) -> Int {
             let byte = position >> 3
             var word = 0
@@ -199,6 +200,7 @@ struct CCITTFax {
 
     /// Packs the row: black (1) from each odd-numbered change to the next.
     func render(_ changes: [Int], into row: UnsafeMutableRawBufferPointer) {
+        // SAFETY: x < width and row.count = ⌈width / 8⌉ (the segment's row bytes), so x >> 3 < row.count.
         for i in 0 ..< row.count { row[i] = 0 }
         var i = 0
         var previous = 0

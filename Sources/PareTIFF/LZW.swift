@@ -43,6 +43,9 @@ struct LZWDecoder {
             suffix.withUnsafeMutableBufferPointer { suffix in
                 first.withUnsafeMutableBufferPointer { first in
                     length.withUnsafeMutableBufferPointer { length in
+                        // SAFETY: input reads at next < input.count (checked); output writes at
+                        // o ≤ position < end; table indices are codes < nextCode ≤ maxCodes or
+                        // prefixes stored from such codes.
                         while o < end {
                             // Refill to at least one code's bits.
                             while bitCount < width {

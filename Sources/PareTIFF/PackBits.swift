@@ -3,6 +3,8 @@
 enum PackBits {
     static func decode(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Decompressed {
         var i = 0, o = 0
+        // SAFETY: every read is at i < input.count and every write at o < output.count, each
+        // checked (runs are cut to both `available` and the output's room) before the access.
         while o < output.count {
             guard i < input.count else { return Decompressed(produced: o, damage: .ended) }
             let n = Int(Int8(bitPattern: input[i]))

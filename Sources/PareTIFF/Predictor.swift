@@ -10,6 +10,8 @@ enum HorizontalPredictor {
     static func undo(_ data: UnsafeMutableRawBufferPointer, rows: Int, rowBytes: Int, samples: Int,
                      bitsPerSample: Int, byteOrder: ByteOrder) {
         guard rows > 0, rowBytes > 0, rows * rowBytes <= data.count else { return }
+        // SAFETY: every index is row + i with i < rowBytes (i + 1 < rowBytes for 16-bit
+        // samples) and row ≤ (rows − 1) × rowBytes, inside `data` by the guard above.
         if bitsPerSample == 8 {
             for r in 0 ..< rows {
                 let row = r * rowBytes

@@ -62,6 +62,8 @@ struct RowAssembler {
     func assemble(row: Int, band: UnsafeRawPointer, samples: UnsafeMutablePointer<UInt16>,
                   output: UnsafeMutablePointer<UInt8>) {
         if copiesRows {
+            // SAFETY: the band row holds segmentRowBytes = width × samplesPerPixel bytes (one
+            // 8-bit strip as wide as the image), the output row as many.
             output.update(from: (band + row * segmentRowBytes).assumingMemoryBound(to: UInt8.self),
                           count: width * samplesPerPixel)
             return

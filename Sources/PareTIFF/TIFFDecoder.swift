@@ -116,6 +116,8 @@ public struct TIFFDecoder<Source: ByteSource> {
             for plane in 0 ..< s.planes {
                 for column in 0 ..< s.across {
                     let index = plane * s.segmentsPerPlane + bandIndex * s.across + column
+                    // SAFETY: the band holds planes × across segments of segmentBytes; this one is
+                    // segment plane × across + column, segmentRows × segmentRowBytes ≤ segmentBytes long.
                     let region = UnsafeMutableRawBufferPointer(
                         start: band.baseAddress + (plane * s.across + column) * s.segmentBytes,
                         count: segmentRows * s.segmentRowBytes)
@@ -124,6 +126,8 @@ public struct TIFFDecoder<Source: ByteSource> {
                     if damage == nil, let problem { damage = problem }
                 }
             }
+            // SAFETY: goodRows ≤ the rows every segment of the band decoded; `samples` and `row`
+            // are sized for one image row (see RowAssembler.assemble).
             for r in 0 ..< goodRows {
                 assembler.assemble(row: r, band: UnsafeRawPointer(band.baseAddress), samples: samples.baseAddress,
                                    output: row.baseAddress)
@@ -160,6 +164,7 @@ public struct TIFFDecoder<Source: ByteSource> {
         do {
             input = try ledger.allocate(UInt8.self, count: available, initialValue: 0)
             var copied = 0
+            // SAFETY: each read fills input[copied ..< available], inside the buffer of `available` bytes.
             while copied < available {
                 let n = try source.read(into: UnsafeMutableRawBufferPointer(start: input.baseAddress + copied,
                                                                             count: available - copied),

@@ -2,7 +2,7 @@
 import PackageDescription
 
 /// Pare: a portable thumbnailer. See README.md for the module map; PareCore, PareJPEG,
-/// PareEXIF and PareICC must stay Embedded-ready (no Foundation, typed throws, no existentials), which
+/// PareEXIF, PareICC and PareTIFF must stay Embedded-ready (no Foundation, typed throws, no existentials), which
 /// `.ci/run` checks by compiling them with `-enable-experimental-feature Embedded`.
 ///
 /// The default build runs on any CPU of its architecture. `PARE_TARGET_CPU` (for example

@@ -93,7 +93,7 @@ public struct TIFFDecoder<Source: ByteSource> {
         } catch {
             throw .core(error)
         }
-        let lzwBytes = 6 * LZWDecoder.maxCodes
+        let lzwBytes = 2 * MemoryLayout<Int>.stride * LZWDecoder.maxCodes
         if s.compression == TIFFCompression.lzw {
             do { try ledger.reserve(bytes: lzwBytes) } catch { throw .core(error) }
             lzw = LZWDecoder()

@@ -2,9 +2,9 @@
 import PareCore
 
 /// A streaming TIFF decoder (TIFF 6.0; BigTIFF): the first image of the file, from strips
-/// or tiles, uncompressed, PackBits, LZW, Deflate, JPEG or CCITT fax, every baseline
-/// photometric interpretation but YCbCr without JPEG, 1 to 16 bits a sample, either planar
-/// configuration, the horizontal predictor, alpha.
+/// or tiles, uncompressed, PackBits, LZW, Deflate, JPEG or CCITT fax; min-is-white,
+/// min-is-black, RGB, palette, CMYK and YCbCr (subsampled only inside JPEG); 1 to 16 bits a
+/// sample, either planar configuration, the horizontal predictor, alpha.
 ///
 /// `init` reads the header and IFD0 through PareEXIF's IFD reader (one IFD reader in Pare),
 /// counts the pages and checks every tag and size, so `info` and `outputFormat` are known
@@ -52,11 +52,13 @@ public struct TIFFDecoder<Source: ByteSource> {
                 next = try reader.nextIFDPointer(of: next, name: "IFD\(pages)")
                 pages += 1
             } catch {
-                warnings.append(.structure(error))
+                if options.maxWarnings > 0 { warnings.append(.structure(error)) }
                 break
             }
         }
-        for warning in reader.warnings.prefix(options.maxWarnings - warnings.count) { warnings.append(.structure(warning)) }
+        for warning in reader.warnings.prefix(max(0, options.maxWarnings - warnings.count)) {
+            warnings.append(.structure(warning))
+        }
         structure = try ImageStructure(ifd: ifd, fileSize: source.count, options: options)
         var segments: [TIFFSegment] = []
         segments.reserveCapacity(structure.offsets.count)

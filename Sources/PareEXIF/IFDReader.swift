@@ -231,9 +231,10 @@ public struct IFDReader<Source: ByteSource> {
         }
         visited.append(Int(offset))
         let count = unsigned(try block.bytes(at: Int(offset), count: layout.entryCountSize), 0, layout.entryCountSize)
+        // A BigTIFF count is 64 bits: the table's size and its end may both overflow.
         let (table, overflow) = count.multipliedReportingOverflow(by: UInt64(layout.entrySize))
-        let nextAt = offset + UInt64(layout.entryCountSize) + table
-        guard !overflow, block.contains(nextAt, length: UInt64(layout.offsetSize)) else {
+        let (nextAt, past) = (offset + UInt64(layout.entryCountSize)).addingReportingOverflow(table)
+        guard !overflow, !past, block.contains(nextAt, length: UInt64(layout.offsetSize)) else {
             throw .truncatedIFD(ifd: name, offset: absolute, declared: Int(clamping: count), read: 0)
         }
         return unsigned(try block.bytes(at: Int(nextAt), count: layout.offsetSize), 0, layout.offsetSize)

@@ -187,6 +187,11 @@ struct ImageStructure {
                               offset: ifd.entry(TIFFTag.planarConfiguration)?.valueOffset ?? ifd.offset, reason: "\(planar)")
         }
         if spp == 1 { planar = 1 }
+        if planar == 2 && photometric == TIFFPhotometric.ycbcr && compression == TIFFCompression.jpeg {
+            // Each plane would be a one-component JPEG of Y, Cb or Cr, left unconverted.
+            throw .unsupported(what: "JPEG-compressed YCbCr in separate planes (PlanarConfiguration)", value: planar,
+                               offset: ifd.entry(TIFFTag.planarConfiguration)?.valueOffset ?? ifd.offset)
+        }
         let predictorAt = ifd.entry(TIFFTag.predictor)?.valueOffset ?? ifd.offset
         switch predictor {
         case 1: break

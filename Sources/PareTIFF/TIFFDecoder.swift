@@ -19,6 +19,7 @@ public struct TIFFDecoder<Source: ByteSource> {
     let ledger: MemoryLedger
     let options: TIFFOptions
     let structure: ImageStructure
+    /// What IFD0 says, known once `init` returns.
     public let info: TIFFInfo
     /// The IFD reader's warnings (entries dropped), then damage a lenient decode survived.
     public internal(set) var warnings: [TIFFError] = []
@@ -70,7 +71,7 @@ public struct TIFFDecoder<Source: ByteSource> {
                         photometric: s.photometric, compression: s.compression, planarConfiguration: s.planar,
                         predictor: s.predictor, alpha: s.alpha, isTiled: s.tiled, segmentWidth: s.segmentWidth,
                         segmentHeight: s.segmentHeight, pageCount: pages, orientation: s.orientation, iccProfile: s.icc,
-                        segments: segments, byteOrder: reader.byteOrder)
+                        segments: segments, byteOrder: reader.byteOrder, ifdOffset: ifd.offset)
     }
 
     /// The layout of the rows `decode` hands out: gray8, grayAlpha8, rgb8, rgba8 (alpha

@@ -3,7 +3,9 @@ import PareCore
 /// Where one strip or tile's bytes lie in the file (absolute offset and length as the
 /// directory states them), for an explain byte map.
 public struct TIFFSegment: Sendable, Equatable {
+    /// StripOffsets or TileOffsets: where the segment's bytes start in the file.
     public let offset: Int
+    /// StripByteCounts or TileByteCounts: how many bytes it has.
     public let count: Int
 }
 
@@ -21,10 +23,12 @@ public enum TIFFAlpha: Sendable, Equatable {
 /// What the first IFD says about the image (TIFF 6.0 §8), known once `TIFFDecoder.init`
 /// returns. Enumerated fields keep the tag's number so that unknown values can be shown.
 public struct TIFFInfo: Sendable {
+    /// ImageWidth and ImageLength.
     public let width: Int
     public let height: Int
     /// BitsPerSample (the same for every sample: 1, 2, 4, 8 or 16).
     public let bitsPerSample: Int
+    /// SamplesPerPixel: colour samples and extra samples (alpha) together.
     public let samplesPerPixel: Int
     /// PhotometricInterpretation: 0 min-is-white, 1 min-is-black, 2 RGB, 3 palette,
     /// 5 separated (CMYK), 6 YCbCr.
@@ -36,7 +40,9 @@ public struct TIFFInfo: Sendable {
     public let planarConfiguration: Int
     /// Predictor: 1 none, 2 horizontal differencing.
     public let predictor: Int
+    /// What ExtraSamples makes of the samples after the colour ones.
     public let alpha: TIFFAlpha
+    /// True for tiles (TileWidth present), false for strips.
     public let isTiled: Bool
     /// The tile size, or for strips the image width and RowsPerStrip (at most the height).
     public let segmentWidth: Int
@@ -51,4 +57,6 @@ public struct TIFFInfo: Sendable {
     /// Every strip or tile, plane by plane, in the directory's order.
     public let segments: [TIFFSegment]
     public let byteOrder: ByteOrder
+    /// Where IFD0 (its entry count) is in the file.
+    public let ifdOffset: Int
 }

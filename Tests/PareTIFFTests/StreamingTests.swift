@@ -52,7 +52,7 @@ import TestSupport
         #expect(info.width == 45 && info.height == 37 && info.samplesPerPixel == 3 && info.bitsPerSample == 8)
         #expect(info.photometric == 2 && info.compression == 5 && info.planarConfiguration == 1 && !info.isTiled)
         #expect(decoder.outputFormat == .rgb8)
-        #expect(info.byteOrder == .littleEndian)
+        #expect(info.byteOrder == .littleEndian && info.ifdOffset == 8)
         #expect(info.segments.allSatisfy { $0.offset > 8 && $0.offset + $0.count <= bytes.count })
     }
 

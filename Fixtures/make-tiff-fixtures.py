@@ -171,6 +171,11 @@ def make(out, rgb, seed=1):
     grayalpha = np.stack([gray, alpha], axis=-1)
     write(out, "grayalpha8-unassoc-packbits", grayalpha, photometric="minisblack", extrasamples=["unassalpha"],
           compression="packbits", rowsperstrip=6)
+    grayassoc = np.stack([(gray.astype(np.uint32) * alpha + 127) // 255, alpha], axis=-1).astype(np.uint8)
+    # (Strips: libtiff 4.5's RGBA interface drops the pixels of gray+alpha tiles cut by the
+    # image's right edge, so a tiled file would have no oracle.)
+    write(out, "grayalpha8-assoc-lzw-strips", grayassoc, photometric="minisblack", extrasamples=["assocalpha"],
+          compression="lzw", rowsperstrip=9)
     # Low bit depths: tifffile packs bool as 1 bit; 2 and 4 bits through bitspersample.
     write(out, "bilevel-miniswhite-none", gray < 128, photometric="miniswhite", rowsperstrip=12)
     packed(out, "bilevel-minisblack-packbits-tiles", gray < 100, ["-c", "packbits", "-t", "-w", "16", "-l", "16"],

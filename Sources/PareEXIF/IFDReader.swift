@@ -178,15 +178,8 @@ public struct IFDReader<Source: ByteSource> {
 
     mutating func readIFD(at offset: UInt64, name: MessageText,
                           names: TagNames.Table) throws(EXIFError) -> IFD {
-        let absolute = block.absolute(pointer: offset)
-        // Clamping keeps the comparison exact: every visited offset is below `Int.max`.
-        if visited.contains(Int(clamping: offset)) { throw .ifdLoop(ifd: name, offset: absolute) }
-        guard visited.count < options.maxIFDs else { throw .tooManyIFDs(offset: absolute, limit: options.maxIFDs) }
-        guard block.contains(offset, length: UInt64(layout.entryCountSize)) else {
-            throw .ifdOutOfBounds(ifd: name, offset: absolute)
-        }
+        let absolute = try visit(offset, name: name)
         let start = Int(offset)
-        visited.append(start)
         let count = unsigned(try block.bytes(at: start, count: layout.entryCountSize), 0, layout.entryCountSize)
         guard count <= UInt64(options.maxEntriesPerIFD) else {
             throw .tooManyEntries(ifd: name, offset: absolute, count: Int(clamping: count), limit: options.maxEntriesPerIFD)
@@ -219,17 +212,25 @@ public struct IFDReader<Source: ByteSource> {
         return IFD(name: name, offset: absolute, entries: entries, nextIFD: next)
     }
 
-    /// The next-IFD pointer of the IFD at header-relative `offset`, reading only its entry
-    /// count and that pointer (a multi-page file's pages are counted without reading their
-    /// entries). The IFD counts as visited, so that a chain that loops is reported.
-    public mutating func nextIFDPointer(of offset: UInt64, name: MessageText) throws(EXIFError) -> UInt64 {
+    /// Marks the IFD at header-relative `offset` as read, after checking that it is new (a
+    /// loop otherwise), within `maxIFDs` and inside the block; returns its absolute offset.
+    private mutating func visit(_ offset: UInt64, name: MessageText) throws(EXIFError) -> Int {
         let absolute = block.absolute(pointer: offset)
+        // Clamping keeps the comparison exact: every visited offset is below `Int.max`.
         if visited.contains(Int(clamping: offset)) { throw .ifdLoop(ifd: name, offset: absolute) }
         guard visited.count < options.maxIFDs else { throw .tooManyIFDs(offset: absolute, limit: options.maxIFDs) }
         guard block.contains(offset, length: UInt64(layout.entryCountSize)) else {
             throw .ifdOutOfBounds(ifd: name, offset: absolute)
         }
         visited.append(Int(offset))
+        return absolute
+    }
+
+    /// The next-IFD pointer of the IFD at header-relative `offset`, reading only its entry
+    /// count and that pointer (a multi-page file's pages are counted without reading their
+    /// entries). The IFD counts as visited, so that a chain that loops is reported.
+    public mutating func nextIFDPointer(of offset: UInt64, name: MessageText) throws(EXIFError) -> UInt64 {
+        let absolute = try visit(offset, name: name)
         let count = unsigned(try block.bytes(at: Int(offset), count: layout.entryCountSize), 0, layout.entryCountSize)
         // A BigTIFF count is 64 bits: the table's size and its end may both overflow.
         let (table, overflow) = count.multipliedReportingOverflow(by: UInt64(layout.entrySize))

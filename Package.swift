@@ -2,7 +2,7 @@
 import PackageDescription
 
 /// Pare: a portable thumbnailer. See README.md for the module map; PareCore, PareJPEG,
-/// PareEXIF and PareICC must stay Embedded-ready (no Foundation, typed throws, no existentials), which
+/// PareEXIF, PareICC and PareTIFF must stay Embedded-ready (no Foundation, typed throws, no existentials), which
 /// `.ci/run` checks by compiling them with `-enable-experimental-feature Embedded`.
 ///
 /// The default build runs on any CPU of its architecture. `PARE_TARGET_CPU` (for example
@@ -37,6 +37,7 @@ let package = Package(
         .library(name: "PareEXIF", targets: ["PareEXIF"]),
         .library(name: "PareICC", targets: ["PareICC"]),
         .library(name: "PareGIF", targets: ["PareGIF"]),
+        .library(name: "PareTIFF", targets: ["PareTIFF"]),
         // Data and URL conveniences, apart so that nothing else links Foundation.
         .library(name: "PareFoundation", targets: ["PareFoundation"]),
         .executable(name: "pare", targets: ["pare"]),
@@ -54,6 +55,7 @@ let package = Package(
         ),
         .target(name: "ParePNG", dependencies: ["PareCore", "CZlib"], swiftSettings: codecSettings),
         .target(name: "PareWebP", dependencies: ["PareCore"], swiftSettings: codecSettings),
+        .target(name: "PareTIFF", dependencies: ["PareCore", "PareEXIF", "PareJPEG"], swiftSettings: codecSettings),
         .target(name: "Pare", dependencies: ["PareCore", "PareJPEG", "PareEXIF", "PareICC", "ParePNG", "CZlib"], swiftSettings: codecSettings),
         .target(name: "PareFoundation", dependencies: ["Pare"]),
         .executableTarget(name: "pare", dependencies: ["Pare", "PareCore", "PareJPEG", "PareEXIF", "PareICC", "ParePNG"],
@@ -68,7 +70,7 @@ let package = Package(
         .testTarget(name: "ParePNGTests", dependencies: ["ParePNG", "TestSupport"]),
         .testTarget(name: "PareWebPTests", dependencies: ["PareWebP", "TestSupport"]),
         .testTarget(name: "PareGIFTests", dependencies: ["PareGIF", "TestSupport"]),
-
+        .testTarget(name: "PareTIFFTests", dependencies: ["PareTIFF", "ParePNG", "PareEXIF", "CZlib", "TestSupport"]),
         .testTarget(name: "PareTests", dependencies: ["Pare", "PareFoundation", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -9,11 +9,10 @@
 # The replay test of TARGET (see Fuzz/README.md) picks every file in the folder up; run it
 # after fixing the bug. jpeg and pipeline inputs keep their leading request byte (*.fuzz).
 set -euo pipefail
-[ $# -ge 2 ] || { echo "usage: Fuzz/keep.sh ARTIFACT png|webp|exif|jpeg|icc|gif|pipeline|encoder [WHAT IT BROKE]" >&2; exit 2; }
+[ $# -ge 2 ] || { echo "usage: Fuzz/keep.sh ARTIFACT png|webp|exif|jpeg|icc|gif|tiff|pipeline|encoder [WHAT IT BROKE]" >&2; exit 2; }
 ARTIFACT=$(realpath "$1"); TARGET=$2; WHAT=${3:-}
 cd "$(dirname "$0")/.."
-case "$TARGET" in png|webp|exif|jpeg|icc|gif|pipeline|encoder) ;; *) echo "keep: unknown target $TARGET" >&2; exit 2 ;; esac
-
+case "$TARGET" in png|webp|exif|jpeg|icc|gif|tiff|pipeline|encoder) ;; *) echo "keep: unknown target $TARGET" >&2; exit 2 ;; esac
 [ -f "$ARTIFACT" ] || { echo "keep: no file $ARTIFACT" >&2; exit 2; }
 
 kind=$(basename "$ARTIFACT" | sed -E 's/^(crash|timeout|oom|slow-unit|leak)-.*/\1/; t; s/.*/input/')
@@ -27,8 +26,7 @@ if [ -x "$BINARY" ] && [ "$kind" = crash ]; then
         INPUT=$minimised
     fi
 fi
-case "$TARGET" in jpeg|pipeline|encoder) ext=fuzz ;; png) ext=png ;; webp) ext=webp ;; gif) ext=gif ;; icc) ext=icc ;; exif) ext=bin ;; esac
-
+case "$TARGET" in jpeg|pipeline|encoder) ext=fuzz ;; png) ext=png ;; webp) ext=webp ;; gif) ext=gif ;; tiff) ext=tif ;; icc) ext=icc ;; exif) ext=bin ;; esac
 DIR=Fixtures/regressions/$TARGET
 NAME=$kind-$(sha1sum "$INPUT" | cut -c1-12).$ext
 mkdir -p "$DIR"

@@ -3,8 +3,7 @@
 #
 #   Fuzz/run.sh TARGET SECONDS [--merge] [extra libFuzzer flags...]
 #
-# TARGET is png, webp, exif, jpeg, icc, gif, pipeline or encoder; SECONDS 0 only builds. The modules are
-
+# TARGET is png, webp, exif, jpeg, icc, gif, tiff, pipeline or encoder; SECONDS 0 only builds. The modules are
 # compiled once per sanitizer with swiftc (SwiftPM products cannot carry a fuzzer entry
 # point) into $FUZZ_ROOT/modules-SANITIZER/ and reused by every target until a source file
 # changes; each target is then one compile of Fuzz/TARGET.swift linked against them
@@ -20,8 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-usage() { echo "usage: Fuzz/run.sh png|webp|exif|jpeg|icc|gif|pipeline|encoder SECONDS [--merge] [libFuzzer flags...]" >&2; exit 2; }
-
+usage() { echo "usage: Fuzz/run.sh png|webp|exif|jpeg|icc|gif|tiff|pipeline|encoder SECONDS [--merge] [libFuzzer flags...]" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 TARGET=$1; SECONDS_TO_RUN=$2; shift 2
 MERGE=0
@@ -31,8 +29,7 @@ SWIFTC=${SWIFTC:-swiftc}
 
 # The modules each target links, in dependency order. CZlib is the system zlib's module map,
 # found through -I and linked with -lz.
-ALL_MODULES="PareCore PareJPEG PareEXIF PareICC ParePNG PareWebP Pare PareGIF"
-
+ALL_MODULES="PareCore PareJPEG PareEXIF PareICC ParePNG PareWebP PareTIFF Pare PareGIF"
 case "$TARGET" in
     png)      MODULES="PareCore ParePNG";            DICTS="png" ;;
     webp)     MODULES="PareCore PareWebP";           DICTS="webp" ;;
@@ -40,6 +37,7 @@ case "$TARGET" in
     jpeg)     MODULES="PareCore PareJPEG";           DICTS="jpeg" ;;
     icc)      MODULES="PareCore PareICC";            DICTS="icc" ;;
     gif)      MODULES="PareCore PareGIF";            DICTS="gif" ;;
+    tiff)     MODULES="PareCore PareJPEG PareEXIF ParePNG PareTIFF"; DICTS="tiff" ;;
     encoder)  MODULES="PareCore PareJPEG";           DICTS="" ;;
     pipeline) MODULES="$ALL_MODULES";                DICTS="jpeg png tiff" ;;
     *) usage ;;

@@ -89,3 +89,31 @@ write("pipeline/png-1x65535-rgb.size8.fuzz", b"\x00\x89PNG\r\n\x1a\n" + tall + c
 # which must all decode to the baseline encode's pixels.
 request = bytes([0x00, 0x7F, 0x00, 0x00, 0x00, 0x04 | 2 << 3, 0x01 | 0x02 | 0x04 | 0x20, 1])
 write("encoder/rgb16-128x1-q1-420-progressive-optimized-restart1-icc.fuzz", request + bytes([0, 255, 17, 128, 3, 250, 77]))
+
+# tiff: a classic TIFF whose IFD0 is its own next IFD (the page count must stop with a
+# warning), an LZW strip that uses the code being defined (KwKwK) and then runs past its
+# strip's size, and a 4096x4096 Deflate strip whose zlib stream would give 32 MiB: the
+# strip's 16 MiB bounds it (a bomb against the ledger's 64 MiB in the fuzz target).
+def tiff(entries, data, next_ifd=0):
+    entries = sorted(entries)
+    start = 8 + 2 + 12 * len(entries) + 4
+    out = b"II*\0" + struct.pack("<I", 8) + struct.pack("<H", len(entries))
+    for tag, typ, value in entries:
+        out += struct.pack("<HHII", tag, typ, 1, value if value != "data" else start)
+    return out + struct.pack("<I", next_ifd) + data
+
+
+def gray_tags(width, height, compression, count):
+    return [(256, 4, width), (257, 4, height), (258, 3, 8), (259, 3, compression), (262, 3, 1),
+            (273, 4, "data"), (278, 4, height), (279, 4, count)]
+
+
+write("tiff/ifd-loop-pages.tif", tiff(gray_tags(2, 2, 1, 4), b"\x01\x02\x03\x04", next_ifd=8))
+# LZW, 9-bit codes: Clear, 'a', 258 (= "aa", the code being defined), 259, 260, ... never EOI.
+codes = [256, 97] + list(range(258, 300))
+bits = "".join(format(c, "09b") for c in codes)
+bits += "0" * (-len(bits) % 8)
+lzw = bytes(int(bits[i:i + 8], 2) for i in range(0, len(bits), 8))
+write("tiff/lzw-kwkwk-overrun.tif", tiff(gray_tags(16, 4, 5, len(lzw)), lzw))
+bomb = zlib.compress(b"\0" * (32 << 20), 9)
+write("tiff/deflate-bomb-4096.tif", tiff(gray_tags(4096, 4096, 8, len(bomb)), bomb))

@@ -2,14 +2,24 @@ import PareCore
 
 /// A TIFF block inside a byte source: where its header is, how far it reaches, and which
 /// absolute file offset its header has, so that every offset reported is absolute.
-struct TIFFBlock<Source: ByteSource> {
-    let source: Source
+/// PareTIFF reads a TIFF file's own directories through it (`@_spi(TIFF)`).
+@_spi(TIFF)
+public struct TIFFBlock<Source: ByteSource> {
+    public let source: Source
     /// The header's position in `source`.
     let start: Int
     /// Bytes from the header to the end of the block.
     let count: Int
     /// The header's absolute offset in the file.
     let absoluteBase: Int
+
+    /// A block of `count` bytes whose header is at `start` in `source` and at `absoluteBase` in the file.
+    public init(source: Source, start: Int, count: Int, absoluteBase: Int) {
+        self.source = source
+        self.start = start
+        self.count = count
+        self.absoluteBase = absoluteBase
+    }
 
     /// True when `length` bytes at header-relative `offset` lie inside the block; computed
     /// in 64 bits because a 32-bit offset plus a count overflows a 32-bit Int.
@@ -81,21 +91,23 @@ enum TIFFHeader {
 /// Reads a TIFF header and walks IFDs (TIFF 6.0 §2, "Image File Directory"), classic or
 /// BigTIFF: every pointer is checked against the block, each IFD is read once (loops are
 /// reported), and the IFD count, entries per IFD and copied value bytes are limited by
-/// `EXIFOptions`, whatever the width of the counts.
-struct IFDReader<Source: ByteSource> {
+/// `EXIFOptions`, whatever the width of the counts. The one IFD reader: EXIF's and
+/// PareTIFF's (`@_spi(TIFF)`).
+@_spi(TIFF)
+public struct IFDReader<Source: ByteSource> {
     let block: TIFFBlock<Source>
     let options: EXIFOptions
     /// Set by the header; RawPreviews sets it for a maker note's IFD, which has no header.
-    var byteOrder: ByteOrder = .bigEndian
+    public internal(set) var byteOrder: ByteOrder = .bigEndian
     /// Also accept the magic numbers of TIFF-based RAW files (RawPreviews.swift).
     var acceptsRawMagic = false
     private(set) var layout = TIFFLayout.classic
-    private(set) var warnings: [EXIFError] = []
+    public private(set) var warnings: [EXIFError] = []
     /// The offsets of the IFDs read (each inside the block, so an `Int`).
     private var visited: [Int] = []
     private var valueBytes = 0
 
-    init(block: TIFFBlock<Source>, options: EXIFOptions) {
+    public init(block: TIFFBlock<Source>, options: EXIFOptions) {
         self.block = block
         self.options = options
     }
@@ -114,7 +126,7 @@ struct IFDReader<Source: ByteSource> {
     }
 
     /// The header (byte order, 42 or 43, offset of IFD0); returns IFD0's offset.
-    mutating func readHeader() throws(EXIFError) -> UInt64 {
+    public mutating func readHeader() throws(EXIFError) -> UInt64 {
         try parseHeader(try block.bytes(at: 0, count: min(TIFFHeader.bigFirstIFD + 8, block.count)))
     }
 
@@ -167,17 +179,14 @@ struct IFDReader<Source: ByteSource> {
     /// Reads the IFD at header-relative `offset`, whose tags `names` names. A table that does not fit in the block is
     /// an error; entries after one whose value points outside the block are dropped with a
     /// warning; values over the size limits are kept as entries without a value.
+    public mutating func readIFD(at offset: UInt64, name: MessageText) throws(EXIFError) -> IFD {
+        try readIFD(at: offset, name: name, names: .main)
+    }
+
     mutating func readIFD(at offset: UInt64, name: MessageText,
-                          names: TagNames.Table = .main) throws(EXIFError) -> IFD {
-        let absolute = block.absolute(pointer: offset)
-        // Clamping keeps the comparison exact: every visited offset is below `Int.max`.
-        if visited.contains(Int(clamping: offset)) { throw .ifdLoop(ifd: name, offset: absolute) }
-        guard visited.count < options.maxIFDs else { throw .tooManyIFDs(offset: absolute, limit: options.maxIFDs) }
-        guard block.contains(offset, length: UInt64(layout.entryCountSize)) else {
-            throw .ifdOutOfBounds(ifd: name, offset: absolute)
-        }
+                          names: TagNames.Table) throws(EXIFError) -> IFD {
+        let absolute = try visit(offset, name: name)
         let start = Int(offset)
-        visited.append(start)
         let count = unsigned(try block.bytes(at: start, count: layout.entryCountSize), 0, layout.entryCountSize)
         guard count <= UInt64(options.maxEntriesPerIFD) else {
             throw .tooManyEntries(ifd: name, offset: absolute, count: Int(clamping: count), limit: options.maxEntriesPerIFD)
@@ -208,6 +217,35 @@ struct IFDReader<Source: ByteSource> {
             next = unsigned(try block.bytes(at: nextAt, count: layout.offsetSize), 0, layout.offsetSize)
         }
         return IFD(name: name, offset: absolute, entries: entries, nextIFD: next)
+    }
+
+    /// Marks the IFD at header-relative `offset` as read, after checking that it is new (a
+    /// loop otherwise), within `maxIFDs` and inside the block; returns its absolute offset.
+    private mutating func visit(_ offset: UInt64, name: MessageText) throws(EXIFError) -> Int {
+        let absolute = block.absolute(pointer: offset)
+        // Clamping keeps the comparison exact: every visited offset is below `Int.max`.
+        if visited.contains(Int(clamping: offset)) { throw .ifdLoop(ifd: name, offset: absolute) }
+        guard visited.count < options.maxIFDs else { throw .tooManyIFDs(offset: absolute, limit: options.maxIFDs) }
+        guard block.contains(offset, length: UInt64(layout.entryCountSize)) else {
+            throw .ifdOutOfBounds(ifd: name, offset: absolute)
+        }
+        visited.append(Int(offset))
+        return absolute
+    }
+
+    /// The next-IFD pointer of the IFD at header-relative `offset`, reading only its entry
+    /// count and that pointer (a multi-page file's pages are counted without reading their
+    /// entries). The IFD counts as visited, so that a chain that loops is reported.
+    public mutating func nextIFDPointer(of offset: UInt64, name: MessageText) throws(EXIFError) -> UInt64 {
+        let absolute = try visit(offset, name: name)
+        let count = unsigned(try block.bytes(at: Int(offset), count: layout.entryCountSize), 0, layout.entryCountSize)
+        // A BigTIFF count is 64 bits: the table's size and its end may both overflow.
+        let (table, overflow) = count.multipliedReportingOverflow(by: UInt64(layout.entrySize))
+        let (nextAt, past) = (offset + UInt64(layout.entryCountSize)).addingReportingOverflow(table)
+        guard !overflow, !past, block.contains(nextAt, length: UInt64(layout.offsetSize)) else {
+            throw .truncatedIFD(ifd: name, offset: absolute, declared: Int(clamping: count), read: 0)
+        }
+        return unsigned(try block.bytes(at: Int(nextAt), count: layout.offsetSize), 0, layout.offsetSize)
     }
 
     /// The entry; nil when its value lies outside the block. One entry is made at the end:

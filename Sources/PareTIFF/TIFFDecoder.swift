@@ -1,0 +1,245 @@
+@_spi(TIFF) import PareEXIF
+import PareCore
+
+/// A streaming TIFF decoder (TIFF 6.0; BigTIFF): the first image of the file, from strips
+/// or tiles, uncompressed, PackBits, LZW, Deflate, JPEG or CCITT fax; min-is-white,
+/// min-is-black, RGB, palette, CMYK and YCbCr (subsampled only inside JPEG); 1 to 16 bits a
+/// sample, either planar configuration, the horizontal predictor, alpha.
+///
+/// `init` reads the header and IFD0 through PareEXIF's IFD reader (one IFD reader in Pare),
+/// counts the pages and checks every tag and size, so `info` and `outputFormat` are known
+/// before a pixel is decoded. `decode(into:)` then hands the sink its rows top to bottom,
+/// one strip (or one row of tiles) at a time: memory is one such band, the compressed
+/// bytes of one strip or tile, one output row and the decompressor's state, all counted by
+/// the ledger. Damage in the image data (the file cut off, data a decompressor refuses)
+/// throws when `options.strict` is set, the default; without it the rows before the damage
+/// are handed out and `warnings` says where it was.
+public struct TIFFDecoder<Source: ByteSource> {
+    let source: Source
+    let ledger: MemoryLedger
+    let options: TIFFOptions
+    let structure: ImageStructure
+    /// What IFD0 says, known once `init` returns.
+    public let info: TIFFInfo
+    /// The IFD reader's warnings (entries dropped), then damage a lenient decode survived.
+    public internal(set) var warnings: [TIFFError] = []
+    /// Asked before each strip or row of tiles; when it says stop, `decode` throws
+    /// `.core(.cancelled)`. Never, by default.
+    public var cancellation = CancellationCheck()
+    var lzw: LZWDecoder?
+
+    public init(source: Source, ledger: MemoryLedger, options: TIFFOptions = TIFFOptions()) throws(TIFFError) {
+        self.source = source
+        self.ledger = ledger
+        self.options = options
+        var exifOptions = EXIFOptions()
+        exifOptions.maxIFDs = max(1, options.maxPages)
+        exifOptions.maxValueBytes = options.maxTagBytes
+        exifOptions.maxTotalValueBytes = options.maxTagBytes
+        exifOptions.maxWarnings = options.maxWarnings
+        var reader = IFDReader(block: TIFFBlock(source: source, start: 0, count: source.count, absoluteBase: 0),
+                               options: exifOptions)
+        let ifd: IFD
+        do {
+            ifd = try reader.readIFD(at: try reader.readHeader(), name: "IFD0")
+        } catch {
+            throw .structure(error)
+        }
+        // Pages: the IFD0 chain, read only for its pointers; a broken chain ends the count.
+        var pages = 1
+        var next = ifd.nextIFD
+        while next != 0 && pages < options.maxPages {
+            do {
+                next = try reader.nextIFDPointer(of: next, name: "IFD\(pages)")
+                pages += 1
+            } catch {
+                if options.maxWarnings > 0 { warnings.append(.structure(error)) }
+                break
+            }
+        }
+        for warning in reader.warnings.prefix(max(0, options.maxWarnings - warnings.count)) {
+            warnings.append(.structure(warning))
+        }
+        structure = try ImageStructure(ifd: ifd, fileSize: source.count, options: options)
+        var segments: [TIFFSegment] = []
+        segments.reserveCapacity(structure.offsets.count)
+        for i in 0 ..< structure.offsets.count {
+            segments.append(TIFFSegment(offset: Int(clamping: structure.offsets[i]), count: Int(clamping: structure.counts[i])))
+        }
+        let s = structure
+        info = TIFFInfo(width: s.width, height: s.height, bitsPerSample: s.bitsPerSample, samplesPerPixel: s.samplesPerPixel,
+                        photometric: s.photometric, compression: s.compression, planarConfiguration: s.planar,
+                        predictor: s.predictor, alpha: s.alpha, isTiled: s.tiled, segmentWidth: s.segmentWidth,
+                        segmentHeight: s.segmentHeight, pageCount: pages, orientation: s.orientation, iccProfile: s.icc,
+                        segments: segments, byteOrder: reader.byteOrder, ifdOffset: ifd.offset)
+    }
+
+    /// The layout of the rows `decode` hands out: gray8, grayAlpha8, rgb8, rgba8 (alpha
+    /// unassociated) or cmyk8 (ink amounts, for a profile or the pipeline to convert).
+    public var outputFormat: PixelFormat { structure.outputFormat }
+
+    /// Decodes the first image into `sink`, top to bottom. Call it once.
+    public mutating func decode<Sink: RowSink>(into sink: inout Sink) throws(TIFFError) {
+        let s = structure
+        let format = s.outputFormat
+        do { try sink.begin(RowStreamHeader(width: s.width, height: s.height, format: format)) } catch { throw .core(error) }
+        let (bandBytes, overflow) = (s.planes * s.across).multipliedReportingOverflow(by: s.segmentBytes)
+        guard !overflow, bandBytes <= options.maxSegmentBytes else {
+            throw .limitExceeded(what: "strip/tile bytes", value: overflow ? Int.max : bandBytes,
+                                 limit: options.maxSegmentBytes, offset: s.offsetsAt)
+        }
+        let band: LedgerBuffer<UInt8>, samples: LedgerBuffer<UInt16>, row: LedgerBuffer<UInt8>
+        do {
+            band = try ledger.allocate(UInt8.self, count: bandBytes, initialValue: 0)
+            samples = try ledger.allocate(UInt16.self, count: s.width * s.samplesPerPixel, initialValue: 0)
+            row = try ledger.allocate(UInt8.self, count: s.width * format.bytesPerPixel, initialValue: 0)
+        } catch {
+            throw .core(error)
+        }
+        let lzwBytes = 2 * MemoryLayout<Int>.stride * LZWDecoder.maxCodes
+        if s.compression == TIFFCompression.lzw {
+            do { try ledger.reserve(bytes: lzwBytes) } catch { throw .core(error) }
+            lzw = LZWDecoder()
+        }
+        defer {
+            if lzw != nil {
+                lzw = nil
+                ledger.release(bytes: lzwBytes)
+            }
+        }
+        let assembler = RowAssembler(s, byteOrder: info.byteOrder)
+        for bandIndex in 0 ..< s.down {
+            if cancellation.isCancelled { throw .core(.cancelled) }
+            let y0 = bandIndex * s.segmentHeight
+            let bandRows = min(s.segmentHeight, s.height - y0)
+            // Tiles are always whole (TIFF 6.0 §15); the last strip holds only the rows left.
+            let segmentRows = s.tiled ? s.segmentHeight : bandRows
+            var goodRows = bandRows
+            var damage: TIFFError?
+            for plane in 0 ..< s.planes {
+                for column in 0 ..< s.across {
+                    let index = plane * s.segmentsPerPlane + bandIndex * s.across + column
+                    // SAFETY: the band holds planes × across segments of segmentBytes; this one is
+                    // segment plane × across + column, segmentRows × segmentRowBytes ≤ segmentBytes long.
+                    let region = UnsafeMutableRawBufferPointer(
+                        start: band.baseAddress + (plane * s.across + column) * s.segmentBytes,
+                        count: segmentRows * s.segmentRowBytes)
+                    let (rows, problem) = try decodeSegment(index, into: region, y0: y0)
+                    goodRows = min(goodRows, rows)
+                    if damage == nil, let problem { damage = problem }
+                }
+            }
+            // SAFETY: goodRows ≤ the rows every segment of the band decoded; `samples` and `row`
+            // are sized for one image row (see RowAssembler.assemble).
+            for r in 0 ..< goodRows {
+                assembler.assemble(row: r, band: UnsafeRawPointer(band.baseAddress), samples: samples.baseAddress,
+                                   output: row.baseAddress)
+                sink.consume(UnsafeBufferPointer(start: row.baseAddress, count: row.count),
+                             at: RowPlacement(y: y0 + r, width: s.width))
+            }
+            if let damage {
+                if options.strict { throw damage }
+                if warnings.count < options.maxWarnings { warnings.append(damage) }
+                return
+            }
+        }
+    }
+
+    /// Reads and decompresses strip or tile `index` into `region`, then undoes the
+    /// predictor. Returns the whole rows decoded and, when the segment is damaged, the error
+    /// (the rows counted in the image from `y0`).
+    mutating func decodeSegment(_ index: Int, into region: UnsafeMutableRawBufferPointer,
+                                y0: Int) throws(TIFFError) -> (rows: Int, damage: TIFFError?) {
+        let s = structure
+        let fileSize = source.count
+        let pointer = s.offsets[index], length = s.counts[index]
+        let entryAt = s.offsetsAt
+        guard pointer < UInt64(fileSize) else {
+            return (0, .segmentOutOfBounds(index: index, pointer: Int(clamping: pointer), fileSize: fileSize, offset: entryAt))
+        }
+        let start = Int(pointer)
+        let available = Int(min(length, UInt64(fileSize - start)))
+        guard available <= options.maxSegmentBytes else {
+            throw .limitExceeded(what: "strip/tile bytes", value: available, limit: options.maxSegmentBytes,
+                                 offset: s.countsAt)
+        }
+        let input: LedgerBuffer<UInt8>
+        do {
+            input = try ledger.allocate(UInt8.self, count: available, initialValue: 0)
+            var copied = 0
+            // SAFETY: each read fills input[copied ..< available], inside the buffer of `available` bytes.
+            while copied < available {
+                let n = try source.read(into: UnsafeMutableRawBufferPointer(start: input.baseAddress + copied,
+                                                                            count: available - copied),
+                                        at: start + copied)
+                if n <= 0 { break }
+                copied += n
+            }
+        } catch {
+            throw .core(error)
+        }
+        let raw = UnsafeMutableRawBufferPointer(start: input.baseAddress, count: available)
+        if s.fillOrderReversed { FillOrder.reverse(raw) }
+        let data = UnsafeRawBufferPointer(raw)
+        let result: Decompressed
+        switch s.compression {
+        case TIFFCompression.none: result = Uncompressed.copy(data, into: region)
+        case TIFFCompression.packBits: result = PackBits.decode(data, into: region)
+        case TIFFCompression.lzw: result = lzw!.decode(data, into: region)
+        case TIFFCompression.adobeDeflate, TIFFCompression.deflate:
+            result = inflate(data, into: region)
+        case TIFFCompression.jpeg:
+            result = JPEGSegment.decode(data, tables: s.jpegTables, cmyk: s.photometric == TIFFPhotometric.separated,
+                                        width: s.segmentWidth, rowBytes: s.segmentRowBytes, into: region, ledger: ledger)
+        default:
+            result = CCITTFax.decode(data, compression: s.compression, t4Options: s.t4Options, width: s.segmentWidth,
+                                     rowBytes: s.segmentRowBytes, into: region)
+        }
+        let rows = result.produced / max(1, s.segmentRowBytes)
+        if s.predictor == 2 {
+            HorizontalPredictor.undo(region, rows: rows, rowBytes: s.segmentRowBytes, samples: s.samplesPerSegmentPixel,
+                                     bitsPerSample: s.bitsPerSample, byteOrder: info.byteOrder)
+        }
+        let rowsInImage = min(y0 + rows, s.height)
+        switch result.damage {
+        case nil: return (rows, nil)
+        case .ended: return (rows, .truncatedData(index: index, rows: rowsInImage, offset: start + available))
+        case let .refused(reason):
+            return (rows, .compressedDataError(index: index, rows: rowsInImage, offset: start, reason: reason))
+        }
+    }
+
+    /// Deflate (Adobe's compression 8 and the older 32946, TIFF Technical Note 2): one zlib
+    /// stream per segment, through the inflater the options supply.
+    func inflate(_ data: UnsafeRawBufferPointer, into region: UnsafeMutableRawBufferPointer) -> Decompressed {
+        guard let inflater = options.inflater else { return Decompressed(produced: 0, damage: .refused("no inflater")) }
+        let (produced, outcome) = inflater.inflate(data, into: region, ledger: ledger)
+        switch outcome {
+        case .finished, .outputFull:
+            return Decompressed(produced: produced, damage: produced < region.count ? .ended : nil)
+        case .inputEnded: return Decompressed(produced: produced, damage: .ended)
+        case let .damaged(reason): return Decompressed(produced: produced, damage: .refused(reason))
+        case let .refused(error): return Decompressed(produced: produced, damage: .refused(error.description))
+        }
+    }
+}
+
+extension TIFFDecoder {
+    /// Decodes the first image into an `Image`, counted by the decoder's ledger. Call it
+    /// instead of `decode(into:)`, once.
+    public mutating func decodeImage() throws(TIFFError) -> Image {
+        var builder = ImageBuilder(ledger: ledger)
+        try decode(into: &builder)
+        guard let image = builder.image else { throw .noImage(offset: structure.offsetsAt) }
+        return image
+    }
+}
+
+extension TIFFDecoder where Source == MemoryByteSource {
+    /// Decodes the first image of a TIFF held in memory into an `Image`.
+    public static func decodeImage(_ bytes: [UInt8], ledger: MemoryLedger,
+                                   options: TIFFOptions = TIFFOptions()) throws(TIFFError) -> Image {
+        var decoder = try TIFFDecoder(source: MemoryByteSource(bytes), ledger: ledger, options: options)
+        return try decoder.decodeImage()
+    }
+}

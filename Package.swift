@@ -56,9 +56,11 @@ let package = Package(
         .target(name: "ParePNG", dependencies: ["PareCore", "CZlib"], swiftSettings: codecSettings),
         .target(name: "PareWebP", dependencies: ["PareCore"], swiftSettings: codecSettings),
         .target(name: "PareTIFF", dependencies: ["PareCore", "PareEXIF", "PareJPEG"], swiftSettings: codecSettings),
-        .target(name: "Pare", dependencies: ["PareCore", "PareJPEG", "PareEXIF", "PareICC", "ParePNG", "CZlib"], swiftSettings: codecSettings),
+        .target(name: "Pare", dependencies: ["PareCore", "PareJPEG", "PareEXIF", "PareICC", "ParePNG", "PareWebP", "PareGIF",
+                                            "PareTIFF", "CZlib"], swiftSettings: codecSettings),
         .target(name: "PareFoundation", dependencies: ["Pare"]),
-        .executableTarget(name: "pare", dependencies: ["Pare", "PareCore", "PareJPEG", "PareEXIF", "PareICC", "ParePNG"],
+        .executableTarget(name: "pare", dependencies: ["Pare", "PareCore", "PareJPEG", "PareEXIF", "PareICC", "ParePNG",
+                                                       "PareWebP", "PareGIF", "PareTIFF"],
                           swiftSettings: codecSettings, linkerSettings: pareLinkerSettings),
 
         .systemLibrary(name: "CMallocInfo", path: "Tests/CMallocInfo"),

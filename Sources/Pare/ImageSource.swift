@@ -3,6 +3,8 @@ import PareJPEG
 import PareEXIF
 import PareICC
 import ParePNG
+import PareWebP
+import PareGIF
 import Synchronization
 
 /// The container formats Pare recognises, sniffed from the first bytes, never the name.
@@ -16,6 +18,10 @@ public enum ImageFormat: String, Sendable, CaseIterable {
     case tiff
     /// Binary Netpbm (P5 gray, P6 RGB, P7 PAM): what tools pass between them.
     case netpbm
+    /// WebP (RIFF `WEBP`): lossy, lossless, with alpha, an animation's first frame.
+    case webp
+    /// GIF (87a, 89a): the first frame on its logical screen.
+    case gif
 
     /// The format whose signature `prefix` starts with, if any: the one sniffer of the
     /// library and the command line. It asks each format's reader (`FormatReader.matches`),
@@ -31,7 +37,7 @@ extension ImageFormat {
     /// says what the file is rather than "not an image": ISO BMFF's `ftyp` box with a HEIF or
     /// AVIF brand (ISO/IEC 23008-12, AV1 Image File Format), JPEG XL's codestream and
     /// container signatures (ISO/IEC 18181-2), JPEG 2000's (ISO/IEC 15444-1 and its JP2
-    /// signature box), BMP's "BM", RIFF WebP and GIF. Reads up to 16 bytes of `prefix`.
+    /// signature box), and BMP's "BM". Reads up to 16 bytes of `prefix`.
     public static func unsupportedName(sniffing prefix: [UInt8]) -> String? {
         func at(_ offset: Int, _ text: String) -> Bool { prefix.dropFirst(offset).starts(with: Array(text.utf8)) }
         if at(4, "ftyp") {
@@ -49,8 +55,6 @@ extension ImageFormat {
             || prefix.starts(with: [0xFF, 0x4F, 0xFF, 0x51]) {
             return "JPEG 2000"
         }
-        if at(0, "RIFF") && at(8, "WEBP") { return "WebP" }
-        if at(0, "GIF87a") || at(0, "GIF89a") { return "GIF" }
         if at(0, "BM") && prefix.count >= 14 { return "BMP" }
         return nil
     }
@@ -72,6 +76,8 @@ public struct EmbeddedImageInfo: Sendable, Equatable {
         case exifThumbnail
         /// An MPF (CIPA DC-007) image other than the primary: often a 1–2 MP preview.
         case mpfPreview(index: Int)
+        /// The JPEG preview of a camera RAW file, the `index`th found (`RawPreviews`).
+        case rawPreview(index: Int)
     }
 
     /// Which kind of embedded picture.
@@ -141,6 +147,15 @@ public struct ImageProperties: Sendable {
     public var cameraModel: String?
     /// True when the metadata holds a GPS position.
     public var hasGPS: Bool = false
+    /// Frames (an animated WebP or GIF) or pages (TIFF); 1 for a still, nil when not
+    /// counted (a GIF's frames are counted only by walking the whole file, which a
+    /// thumbnail does not do).
+    public var frameCount: Int? = 1
+    /// How many times an animation repeats (0: forever), nil for a still or when unsaid.
+    public var loopCount: Int?
+    /// True for a camera RAW file: its sensor data is never decoded, only its JPEG
+    /// previews (`previews`) serve.
+    public var isRaw = false
     /// The EXIF IFD1 thumbnail, when it is a JPEG whose size could be read.
     public var exifThumbnail: EmbeddedImageInfo?
     /// The MPF images that may stand in for the primary: those of a Large Thumbnail type
@@ -192,7 +207,7 @@ public final class ImageSource: Sendable {
 
     /// Reads from `input`. Fails if its first bytes are not those of a format Pare reads:
     /// with `.unsupported` naming the format when Pare knows it (HEIF, AVIF, JPEG XL, JPEG
-    /// 2000, BMP, WebP, GIF), else with `.unknownFormat`; or with the read's error.
+    /// 2000, BMP), else with `.unknownFormat`; or with the read's error.
     public init(input: InputBytes) throws(PareError) {
         self.input = input
         let prefix: [UInt8]
@@ -247,6 +262,8 @@ struct PropertyOptions: Equatable, Sendable {
     var memoryLimit: Int?
     var jpeg: JPEGOptions
     var png: PNGOptions
+    var webp: WebPOptions
+    var gif: GIFOptions
     var exif: EXIFOptions
     var icc: ICCOptions
 
@@ -254,6 +271,8 @@ struct PropertyOptions: Equatable, Sendable {
         memoryLimit = options.memoryLimit
         jpeg = options.jpeg
         png = options.png
+        webp = options.webp
+        gif = options.gif
         exif = options.exif
         icc = options.icc
     }

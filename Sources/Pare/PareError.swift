@@ -2,6 +2,9 @@ import PareCore
 import PareJPEG
 import PareEXIF
 import ParePNG
+import PareWebP
+import PareGIF
+import PareTIFF
 
 /// Why an input could not be read or thumbnailed. The description is one line: the stage
 /// ("JPEG", "PNG", "EXIF", or "Pare" for the pipeline itself), the reason, then "at byte N"
@@ -18,6 +21,12 @@ public enum PareError: Error, Sendable, Equatable {
     case png(PNGError)
     /// The EXIF/TIFF reader's error.
     case exif(EXIFError)
+    /// The WebP decoder's error (never its `.core(.limitExceeded)` or `.core(.cancelled)`).
+    case webp(WebPError)
+    /// The GIF decoder's error (never its `.core(.limitExceeded)` or `.core(.cancelled)`).
+    case gif(GIFError)
+    /// The TIFF image decoder's error (never its `.core(.limitExceeded)` or `.core(.cancelled)`).
+    case tiff(TIFFError)
     /// A failure of the shared machinery outside any codec (reading the input, sizes).
     case core(CoreError)
     /// Writing a JPEG failed (an option out of range, a refused buffer).
@@ -56,6 +65,21 @@ public enum PareError: Error, Sendable, Equatable {
         if case let .core(core) = error, let lifted = Self.lifted(core) { self = lifted } else { self = .exif(error) }
     }
 
+    /// Wraps a WebP error, lifting out the ledger's refusal and cancellation.
+    public init(_ error: WebPError) {
+        if case let .core(core) = error, let lifted = Self.lifted(core) { self = lifted } else { self = .webp(error) }
+    }
+
+    /// Wraps a GIF error, lifting out the ledger's refusal and cancellation.
+    public init(_ error: GIFError) {
+        if case let .core(core) = error, let lifted = Self.lifted(core) { self = lifted } else { self = .gif(error) }
+    }
+
+    /// Wraps a TIFF image error, lifting out the ledger's refusal and cancellation.
+    public init(_ error: TIFFError) {
+        if case let .core(core) = error, let lifted = Self.lifted(core) { self = lifted } else { self = .tiff(error) }
+    }
+
     /// Wraps a JPEG encoder's error, lifting out the ledger's refusal.
     public init(_ error: JPEGEncodingError) {
         if case let .core(core) = error, let lifted = Self.lifted(core) { self = lifted } else { self = .jpegEncoding(error) }
@@ -80,6 +104,9 @@ public enum PareError: Error, Sendable, Equatable {
         case let .jpeg(error): return error.kind
         case let .png(error): return error.kind
         case let .exif(error): return error.kind
+        case let .webp(error): return error.kind
+        case let .gif(error): return error.kind
+        case let .tiff(error): return error.kind
         case let .core(error): return error.kind
         case let .jpegEncoding(error): return error.kind
         case .memoryLimit, .memoryBudgetExceeded: return .memoryLimit
@@ -98,6 +125,9 @@ extension PareError: CustomStringConvertible {
         case let .jpeg(error): return "\(error)"
         case let .png(error): return "\(error)"
         case let .exif(error): return "\(error)"
+        case let .webp(error): return "\(error)"
+        case let .gif(error): return "\(error)"
+        case let .tiff(error): return "\(error)"
         case let .core(error): return "Pare: \(error)"
         case let .jpegEncoding(error): return "\(error)"
         case let .memoryLimit(requested, inUse, limit):

@@ -7,6 +7,8 @@ public enum ThumbnailSource: Sendable, Equatable {
     case exifThumbnail
     /// The MPF image with this index in the MP Entry list (CIPA DC-007).
     case mpfPreview(index: Int)
+    /// A camera RAW file's JPEG preview (`RawPreviews`, in the order found).
+    case rawPreview(index: Int)
     /// The main image decoded at DCT scale k/8 (T.81 A.3.3's 8×8 blocks reduced to k×k).
     case mainImage(JPEGScale)
     /// The main image of a PNG: it has only its full scale.
@@ -17,6 +19,7 @@ public enum ThumbnailSource: Sendable, Equatable {
         switch self {
         case .exifThumbnail: return "exif-thumbnail"
         case .mpfPreview: return "mpf-preview"
+        case .rawPreview: return "raw-preview"
         case let .mainImage(scale):
             switch scale {
             case .full: return "full"
@@ -112,12 +115,14 @@ enum SourceChooser {
             switch info.kind {
             case .exifThumbnail: return "EXIF thumbnail \(info.width)×\(info.height)"
             case let .mpfPreview(index): return "MPF image \(index) \(info.width)×\(info.height)"
+            case let .rawPreview(index): return "RAW preview \(index) \(info.width)×\(info.height)"
             }
         }
         func source(of info: EmbeddedImageInfo) -> ThumbnailSource {
             switch info.kind {
             case .exifThumbnail: return .exifThumbnail
             case let .mpfPreview(index): return .mpfPreview(index: index)
+            case let .rawPreview(index): return .rawPreview(index: index)
             }
         }
         func aspectMatches(_ info: EmbeddedImageInfo) -> Bool {
@@ -137,7 +142,10 @@ enum SourceChooser {
         }
 
         let mainPlan: SourcePlan
-        if properties.format.reader.hasReducedScales {
+        if properties.isRaw {
+            mainPlan = SourcePlan(source: .fullImage, embedded: nil, scale: .full, width: mainWidth, height: mainHeight,
+                                  reason: "a RAW file without a JPEG preview")
+        } else if properties.format.reader.hasReducedScales {
             let scale = options.forcedJPEGScale ?? smallestScale(width: mainWidth, height: mainHeight, reaching: target)
             let scaled = scale.rawValue
             mainPlan = SourcePlan(source: .mainImage(scale), embedded: nil, scale: scale, width: mainWidth, height: mainHeight,
@@ -147,7 +155,8 @@ enum SourceChooser {
                                   reason: "\(properties.format.rawValue.uppercased()) has only its full scale")
         }
 
-        switch options.embedded {
+        // A RAW file's sensor data is never decoded: its previews are its only sources.
+        switch properties.isRaw ? .always : options.embedded {
         case .never:
             return withReason(mainPlan, "embedded images not allowed; " + mainPlan.reason)
         case .always:

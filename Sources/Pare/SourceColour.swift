@@ -108,6 +108,21 @@ public struct SourceColour: Sendable {
         return colour
     }
 
+    /// A container that stores the profile whole (WebP's ICCP chunk), else EXIF's
+    /// ColorSpace and Interop index.
+    static func embedded(_ profile: [UInt8]?, exif: EXIFMetadata?, options: ICCOptions) -> SourceColour {
+        var colour = SourceColour()
+        if let profile {
+            if profile.count > options.maxProfileBytes {
+                colour.warnings.append(.profile(.profileTooLarge(size: profile.count, limit: options.maxProfileBytes)))
+            } else {
+                colour.parse(profile, options: options)
+            }
+        }
+        if colour.profile == nil, let exif { colour.implied = implied(by: exif) }
+        return colour
+    }
+
     private mutating func parse(_ bytes: [UInt8], options: ICCOptions) {
         do {
             profile = try ICCProfile(bytes: bytes, options: options)

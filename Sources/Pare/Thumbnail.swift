@@ -2,6 +2,9 @@ import PareCore
 import PareJPEG
 import PareEXIF
 import ParePNG
+import PareWebP
+import PareGIF
+import PareTIFF
 import Synchronization
 
 /// A repair or a problem met while making a thumbnail.
@@ -15,6 +18,15 @@ public enum ThumbnailWarning: Sendable, Equatable {
     /// the rows before the damage are the file's, the rest transparent, or black without
     /// alpha (`PNGWarning`, `PNGOptions.strict`).
     case png(PNGWarning)
+    /// The WebP's image data was cut off or its alpha damaged: the rows before it are the
+    /// file's (`WebPWarning`, `WebPOptions.strict`).
+    case webp(WebPWarning)
+    /// The GIF's first frame was cut off or its LZW data damaged: the rows before it are
+    /// the file's, the rest the canvas's fill (`GIFOptions.strict`).
+    case gif(GIFError)
+    /// The TIFF's image data was cut off or refused by its decompressor: the rows before
+    /// it are the file's (`TIFFOptions.strict`).
+    case tiff(TIFFError)
     /// The metadata (EXIF, MPF, the marker walk that finds them) could not be read in
     /// full; the image is not affected, but the orientation or an embedded preview may be
     /// missing.
@@ -28,7 +40,7 @@ public enum ThumbnailWarning: Sendable, Equatable {
     /// True when the thumbnail's pixels were affected: the input was damaged and repaired.
     public var isDamage: Bool {
         switch self {
-        case .jpeg, .moreJPEGRepairs, .png: return true
+        case .jpeg, .moreJPEGRepairs, .png, .webp, .gif, .tiff: return true
         case .metadata, .colour, .gainMap: return false
         }
     }
@@ -41,6 +53,9 @@ extension ThumbnailWarning: CustomStringConvertible {
         case let .jpeg(warning): return "\(warning)"
         case let .moreJPEGRepairs(count): return "JPEG: \(count) more repairs not listed"
         case let .png(warning): return "\(warning)"
+        case let .webp(warning): return "\(warning)"
+        case let .gif(warning): return "\(warning)"
+        case let .tiff(warning): return "\(warning)"
         case let .metadata(error): return "metadata: \(error)"
         case let .colour(what): return "colour: \(what)"
         case let .gainMap(what): return "gain map: \(what)"

@@ -3,6 +3,9 @@ import PareJPEG
 import PareEXIF
 import PareICC
 import ParePNG
+import PareWebP
+import PareGIF
+import PareTIFF
 
 /// When an image embedded in the file (the EXIF IFD1 thumbnail, an MPF preview) may stand
 /// in for the main image. ImageIO's counterparts are noted on each case.
@@ -79,13 +82,16 @@ public struct ThumbnailOptions: Sendable {
     /// Refuse damaged input instead of repairing it: a decode that would have repaired
     /// something (and so set `Thumbnail.isDamaged`) throws an error of kind `.damaged`
     /// instead: `JPEGError.strict(warning)` for a JPEG, the `PNGError` naming the damage for
-    /// a PNG. Reads `jpeg.strict` and sets it and `png.strict` together (EXIF damage is
+    /// a PNG, and each other codec's own error. Reads `jpeg.strict` and sets every codec's `strict` (EXIF damage is
     /// always a metadata warning). Default: false.
     public var strict: Bool {
         get { jpeg.strict }
         set {
             jpeg.strict = newValue
             png.strict = newValue
+            webp.strict = newValue
+            gif.strict = newValue
+            tiff.strict = newValue
         }
     }
     /// Limits applied to the JPEG decoder (main image and embedded ones). Unlike a plain
@@ -112,6 +118,29 @@ public struct ThumbnailOptions: Sendable {
         var options = PNGOptions()
         options.verifiesZlibChecksum = false
         options.strict = false
+        return options
+    }()
+    /// Limits applied to the WebP decoder; `strict` false, as the others' (a file cut off
+    /// gives the rows before the cut, with a `ThumbnailWarning.webp`).
+    public var webp: WebPOptions = {
+        var options = WebPOptions()
+        options.strict = false
+        return options
+    }()
+    /// Limits applied to the GIF decoder; `strict` false, and the block walk stops at the
+    /// first frame, so that a thumbnail of a long animation reads only its first frame.
+    public var gif: GIFOptions = {
+        var options = GIFOptions()
+        options.strict = false
+        options.walksAllBlocks = false
+        return options
+    }()
+    /// Limits applied to the TIFF image decoder, with zlib lent for Deflate strips;
+    /// `strict` false, as the others'.
+    public var tiff: TIFFOptions = {
+        var options = TIFFOptions()
+        options.strict = false
+        options.inflater = .zlib
         return options
     }()
     /// Limits applied to EXIF, TIFF and MPF metadata.
@@ -146,6 +175,10 @@ public struct ThumbnailOptions: Sendable {
         var options = ThumbnailOptions(maxPixelSize: 0)
         options.jpeg = JPEGOptions()
         options.png = PNGOptions()
+        options.webp = WebPOptions()
+        options.gif = GIFOptions()
+        options.tiff = TIFFOptions()
+        options.tiff.inflater = .zlib
         return options
     }
 

@@ -36,10 +36,8 @@ func runDecode(_ raw: [String]) -> Int32 {
     }
     switch format {
     case .jpeg: break
-    case .png, .netpbm:
+    case .png, .netpbm, .webp, .gif, .tiff:
         guard scale == .full else { return usageError("--scale applies to JPEG input only") }
-    case .tiff:
-        return reportInputError(input, PareError.unsupported("TIFF image data"))
     }
     let file = OutputFile(path: output)
     guard file.open() else {

@@ -53,8 +53,19 @@ func runExif(_ raw: [String]) -> Int32 {
             json.add("mpf", .array([]))
             json.add("gainMap", .null)
             json.add("warnings", warningList(metadata.warnings))
-        case .netpbm:
-            // Netpbm has no place for metadata.
+        case .webp:
+            // The EXIF chunk holds a TIFF block (some writers keep JPEG's "Exif\0\0" first).
+            json.add("format", format.rawValue)
+            var metadata: EXIFMetadata?
+            if let chunk = webpExifChunk(bytes) {
+                metadata = try EXIFReader.readTIFF(chunk.payload, baseOffset: chunk.offset)
+            }
+            describe(metadata, into: &json)
+            json.add("mpf", .array([]))
+            json.add("gainMap", .null)
+            json.add("warnings", warningList(metadata?.warnings ?? []))
+        case .netpbm, .gif:
+            // Netpbm has no place for metadata, GIF none for EXIF.
             json.add("format", format.rawValue)
             describe(nil, into: &json)
             json.add("mpf", .array([]))

@@ -1,3 +1,6 @@
+@_spi(CommandLine) import Pare
+import PareCore
+import PareWebP
 /// The eXIf chunk of a PNG (PNG 3rd edition §11.3.6.1): its data, which is a TIFF block,
 /// and the absolute offset of that data. Walks the chunk headers only; nil without eXIf.
 func exifPayloadFromPNG(_ bytes: [UInt8]) -> (payload: [UInt8], offset: Int)? {
@@ -14,4 +17,11 @@ func exifPayloadFromPNG(_ bytes: [UInt8]) -> (payload: [UInt8], offset: Int)? {
         at += 12 + length
     }
     return nil
+}
+
+/// The payload of a WebP's EXIF chunk and where its TIFF header is, as the decoder's chunk
+/// walk finds it; nil when there is none or the container cannot be read.
+func webpExifChunk(_ bytes: [UInt8]) -> (payload: [UInt8], offset: Int)? {
+    guard let decoder = try? WebPDecoder(source: MemoryByteSource(bytes), ledger: MemoryLedger()) else { return nil }
+    return ImageFormat.webpEXIFBlock(of: decoder.info)
 }

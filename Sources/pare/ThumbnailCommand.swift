@@ -233,7 +233,9 @@ final class WorkItem: @unchecked Sendable {
 /// Expands inputs (files, directories) into work items with output paths that keep each
 /// file's path relative to the directory it was found under.
 enum BatchPlan {
-    static let imageExtensions: Set<String> = ["jpg", "jpeg", "jpe", "jfif", "png", "tif", "tiff"]
+    static let imageExtensions: Set<String> = ["jpg", "jpeg", "jpe", "jfif", "png", "tif", "tiff", "webp", "gif",
+                                                "ppm", "pgm", "pam", "dng", "nef", "nrw", "arw", "sr2", "cr2", "pef",
+                                                "srw", "orf", "rw2", "rwl"]
 
     static func make(inputs: [String], recursive: Bool, outDir: String?, format: OutputFormat) -> [WorkItem] {
         var items: [WorkItem] = []

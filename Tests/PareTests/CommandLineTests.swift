@@ -26,7 +26,7 @@ import TestSupport
         let input = folder + "/image.jpg"
         try #require(CommandRunner.write(Array("not a pic!".utf8), to: input))
         let line = "pare: \(input): \(PareError.unknownFormat)\n"
-        #expect(line == "pare: \(input): Pare: not a format Pare reads (JPEG, PNG, TIFF, Netpbm) at byte 0\n")
+        #expect(line == "pare: \(input): Pare: not a format Pare reads (JPEG, PNG, TIFF, WebP, GIF, Netpbm) at byte 0\n")
         for arguments in [["decode", input, "-o", folder + "/out.ppm"], ["exif", input, "--json"], ["inspect", input]] {
             let outcome = try Self.run(arguments)
             #expect(outcome.status == 1, "\(arguments[0])")
@@ -105,6 +105,6 @@ import TestSupport
         #expect(ImageFormat(sniffing: [0x49, 0x49, 0x2B, 0x00]) == .tiff)
         #expect(ImageFormat(sniffing: [0x4D, 0x4D, 0x00, 0x2B]) == .tiff)
         #expect(ImageFormat(sniffing: [0x49, 0x49, 0x2C, 0x00]) == nil)
-        #expect(ImageFormat(sniffing: Array("GIF89a".utf8)) == nil)
+        #expect(ImageFormat(sniffing: Array("GIF89a".utf8)) == .gif)
     }
 }

@@ -62,18 +62,18 @@ import TestSupport
     }
 
     @Test func pipelineMessages() {
-        #expect(PareError.unknownFormat.description == "Pare: not a format Pare reads (JPEG, PNG, TIFF, Netpbm) at byte 0")
+        #expect(PareError.unknownFormat.description == "Pare: not a format Pare reads (JPEG, PNG, TIFF, WebP, GIF, Netpbm) at byte 0")
         do {
             _ = try ImageSource(bytes: Array("not a picture".utf8))
             Issue.record("text was accepted")
         } catch {
-            #expect(error.description == "Pare: not a format Pare reads (JPEG, PNG, TIFF, Netpbm) at byte 0")
+            #expect(error.description == "Pare: not a format Pare reads (JPEG, PNG, TIFF, WebP, GIF, Netpbm) at byte 0")
         }
         do {
-            _ = try ImageSource(bytes: [0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 1, 0, 1, 0])
-            Issue.record("a GIF was accepted")
+            _ = try ImageSource(bytes: Array("\0\0\0\u{18}ftypheic\0\0\0\0mif1heic".utf8) + [0, 0, 0, 0])
+            Issue.record("a HEIF was accepted")
         } catch {
-            #expect(error.description == "Pare: unsupported: GIF image: not supported")
+            #expect(error.description == "Pare: unsupported: HEIF image: not supported")
         }
         #expect(PareError.core(.outOfBounds(offset: 9, needed: 4, available: 1)).description
             == "Pare: unexpected end of data (4 byte(s) needed, 1 available) at byte 9")

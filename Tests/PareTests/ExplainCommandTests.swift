@@ -46,7 +46,7 @@ import TestSupport
         let (status, page) = try explain(Corpus.fixtures + "/README.md")
         #expect(status == 0)
         #expect(sections(page) == ["bytes", "error"])
-        #expect(page.contains("not a format Pare reads (JPEG, PNG, TIFF, Netpbm) at byte 0"))
+        #expect(page.contains("not a format Pare reads (JPEG, PNG, TIFF, WebP, GIF, Netpbm) at byte 0"))
         // The error is marked on the byte map.
         #expect(page.contains("class=\"err\""))
     }

@@ -18,6 +18,9 @@ struct FormatReaderTests {
             (.png, [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]),
             (.tiff, [0x4D, 0x4D, 0x00, 0x2A]),
             (.netpbm, Array("P6\n2 1\n255\n".utf8)),
+            (.webp, Array("RIFF\u{24}\0\0\0WEBPVP8 ".utf8)),
+            (.gif, Array("GIF89a".utf8)),
+            (.tiff, Array("IIRO".utf8)),
         ]
         for (format, prefix) in samples {
             #expect(ImageFormat.readers.filter { $0.matches(prefix) }.map { $0.format } == [format])
@@ -41,5 +44,30 @@ struct FormatReaderTests {
         #expect(image.withRow(0) { Array($0) } == [255, 0, 0, 0, 0, 255])
         let thumbnail = try source.thumbnail(options: ThumbnailOptions(maxPixelSize: 8))
         #expect(thumbnail.image.width == 2 && thumbnail.source == .fullImage)
+    }
+}
+
+/// The new formats through the whole thumbnail path: sizes, sources and the decoders' pixels
+/// (checked against dwebp, Pillow and tiff2rgba in their own suites) reaching the output.
+struct NewFormatThumbnailTests {
+    @Test(arguments: ["webp/fx-alpha-best.webp", "webp/fx-anim.webp", "gif/gl-interlaced.gif",
+                      "tiff/cmyk8-lzw.tif", "tiff/fax-g4.tif", "tiff/palette8-lzw.tif"])
+    func thumbnailsOfEachFormat(path: String) throws {
+        let source = try ImageSource(path: Corpus.fixtures + "/" + path)
+        let properties = try source.properties()
+        let thumbnail = try source.thumbnail(options: ThumbnailOptions(maxPixelSize: 24))
+        #expect(max(thumbnail.image.width, thumbnail.image.height) == min(24, max(properties.pixelWidth, properties.pixelHeight)))
+        #expect(thumbnail.source == .fullImage)
+        #expect(!thumbnail.isDamaged)
+        #expect([PixelFormat.gray8, .grayAlpha8, .rgb8, .rgba8].contains(thumbnail.image.format))
+    }
+
+    /// A CMYK TIFF without a profile decodes to the RGB libtiff's RGBA interface makes.
+    @Test func cmykTIFFBecomesRGB() throws {
+        var builder = ImageBuilder(ledger: MemoryLedger())
+        _ = try ImageSource(path: Corpus.fixtures + "/tiff/cmyk8-none.tif").decodeMainImage(ledger: MemoryLedger(),
+                                                                                            into: &builder)
+        let image = try #require(builder.image)
+        #expect(image.format == .rgb8)
     }
 }

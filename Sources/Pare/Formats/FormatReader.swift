@@ -1,5 +1,6 @@
 import PareCore
 import PareJPEG
+import PareWebP
 
 /// What a file format gives the library: the one place a new format plugs in.
 ///
@@ -52,7 +53,8 @@ struct DecodeJob {
 extension ImageFormat {
     /// Every format the library reads, in the order their signatures are tried.
     static let readers: [any FormatReader.Type] = [
-        JPEGFormatReader.self, PNGFormatReader.self, TIFFFormatReader.self, NetpbmFormatReader.self,
+        JPEGFormatReader.self, PNGFormatReader.self, TIFFFormatReader.self, WebPFormatReader.self,
+        GIFFormatReader.self, NetpbmFormatReader.self,
     ]
 
     /// The formats read, named for an error message: "JPEG, PNG, TIFF, Netpbm".
@@ -67,7 +69,14 @@ extension ImageFormat {
         case .png: return "PNG"
         case .tiff: return "TIFF"
         case .netpbm: return "Netpbm"
+        case .webp: return "WebP"
+        case .gif: return "GIF"
         }
+    }
+
+    /// A WebP's EXIF block (`WebPFormatReader.exifBlock`), for the command line's `exif`.
+    @_spi(CommandLine) public static func webpEXIFBlock(of info: WebPInfo) -> (payload: [UInt8], offset: Int)? {
+        WebPFormatReader.exifBlock(of: info)
     }
 
     /// The reader of this format.

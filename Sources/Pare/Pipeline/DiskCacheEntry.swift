@@ -159,6 +159,7 @@ import ParePNG
         case let .mpfPreview(index): return (1, index)
         case let .mainImage(scale): return (2, scale.rawValue)
         case .fullImage: return (3, 0)
+        case let .rawPreview(index): return (4, index)
         }
     }
 
@@ -168,6 +169,7 @@ import ParePNG
         case 1: return .mpfPreview(index: value)
         case 2: return JPEGScale(rawValue: value).map { .mainImage($0) }
         case 3: return .fullImage
+        case 4: return .rawPreview(index: value)
         default: return nil
         }
     }

@@ -25,9 +25,9 @@ import TestSupport
     /// Compares every file in `folder` with its `.rgba.png`; returns the files checked by
     /// compression and by photometric, and the failures.
     static func compareAll(in folder: String, names: [String]) throws
-        -> (byCompression: [Int: Int], byPhotometric: [Int: Int], failures: [String]) {
+        -> (byCompression: [Int: Int], byPhotometric: [Int: Int], failures: [String], inexact: [String]) {
         var byCompression: [Int: Int] = [:], byPhotometric: [Int: Int] = [:]
-        var failures: [String] = []
+        var failures: [String] = [], inexact: [String] = []
         for name in names {
             let path = folder + "/" + name
             let bytes = try #require(FileSystem.read(path))
@@ -37,6 +37,7 @@ import TestSupport
                 let image = try decoder.decodeImage()
                 let ours = oracleRGBA(image, alpha: decoder.info.alpha)
                 let difference = maxDifference(ours, reference)
+                if difference > 0 && difference <= tolerance(name, decoder.info) { inexact.append(name) }
                 if difference <= tolerance(name, decoder.info) {
                     byCompression[decoder.info.compression, default: 0] += 1
                     byPhotometric[decoder.info.photometric, default: 0] += 1
@@ -47,7 +48,7 @@ import TestSupport
                 failures.append("\(name): \(error)")
             }
         }
-        return (byCompression, byPhotometric, failures)
+        return (byCompression, byPhotometric, failures, inexact)
     }
 
     @Test func everyFixtureMatchesTiff2rgba() throws {
@@ -58,5 +59,7 @@ import TestSupport
         // Per compression: none, RLE, T.4, T.6, LZW, JPEG, Deflate, PackBits, Deflate (old).
         print("TIFF fixtures matching tiff2rgba by compression: \(result.byCompression.sorted { $0.key < $1.key })")
         print("TIFF fixtures matching tiff2rgba by photometric: \(result.byPhotometric.sorted { $0.key < $1.key })")
+        print("TIFF fixtures within 1 of tiff2rgba rather than identical: \(result.inexact)")
+        #expect(result.inexact.count <= 6)
     }
 }

@@ -27,6 +27,28 @@ import TestSupport
         }
     }
 
+    /// The corpus's fuzzed TIFFs (imagetestsuite, exif/malformed): each a typed error or an image.
+    @Test(.requiresCorpus) func corpusFuzzedTIFFsEndInATypedErrorOrAnImage() throws {
+        let folder = Corpus.path + "/exif/malformed"
+        let names = FileSystem.list(folder).filter { $0.hasSuffix(".tif") || $0.hasSuffix(".tiff") }
+        #expect(names.count >= 5)
+        var images = 0, errors = 0
+        for name in names {
+            let bytes = try #require(FileSystem.read(folder + "/" + name))
+            let ledger = MemoryLedger(limit: 256 << 20)
+            do {
+                var decoder = try TIFFDecoder(source: MemoryByteSource(bytes), ledger: ledger, options: testOptions(strict: false))
+                _ = try decoder.decodeImage()
+                images += 1
+            } catch {
+                #expect(!"\(error)".isEmpty)
+                errors += 1
+            }
+            #expect(ledger.currentBytes == 0, "\(name)")
+        }
+        #expect(images + errors == names.count)
+    }
+
     @Test func kwkwkCodesAndAnOverrunningStripDecodeAsLibtiffDoes() throws {
         let bytes = try #require(FileSystem.read(Self.folder + "/lzw-kwkwk-overrun.tif"))
         let image = try TIFFDecoder.decodeImage(bytes, ledger: MemoryLedger())

@@ -1,5 +1,6 @@
 import Testing
 import PareCore
+import TestSupport
 @testable import Pare
 
 /// The format table: every format has one reader, each signature names one format, and a

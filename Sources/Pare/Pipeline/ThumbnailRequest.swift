@@ -153,6 +153,9 @@ extension ThumbnailOptions {
             + "|png=\(png.output)|strict=\(jpeg.strict ? 1 : 0)|exact=\(jpeg.maxExactCoefficientBytes)|preview=\(jpeg.progressiveFidelity == .preview ? 1 : 0)|colour=\(colour)|gainMap=\(gainMap.rawValue)"
         // `strict` sets both; a PNG setting of its own is named, leaving the usual keys as they were.
         if png.strict != jpeg.strict { key += "|pngStrict=\(png.strict ? 1 : 0)" }
+        if webp.strict != jpeg.strict { key += "|webpStrict=\(webp.strict ? 1 : 0)" }
+        if gif.strict != jpeg.strict { key += "|gifStrict=\(gif.strict ? 1 : 0)" }
+        if tiff.strict != jpeg.strict { key += "|tiffStrict=\(tiff.strict ? 1 : 0)" }
         if let forcedJPEGScale { key += "|scale=\(forcedJPEGScale.rawValue)" }
         if let cmykProfile { key += "|cmyk=\(Self.fingerprint(cmykProfile.bytes))" }
         // The shape's options are named only when set, leaving the usual keys as they were.

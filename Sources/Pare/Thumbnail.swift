@@ -36,12 +36,15 @@ public enum ThumbnailWarning: Sendable, Equatable {
     case colour(ColourWarning)
     /// `GainMapHandling.keep` was asked for and the gain map could not be carried.
     case gainMap(GainMapWarning)
+    /// A camera RAW file's largest JPEG preview is smaller than the size asked for; it
+    /// serves (the sensor data is never decoded), and the thumbnail is that size.
+    case rawPreviewSmallerThanAsked(width: Int, height: Int, asked: Int)
 
     /// True when the thumbnail's pixels were affected: the input was damaged and repaired.
     public var isDamage: Bool {
         switch self {
         case .jpeg, .moreJPEGRepairs, .png, .webp, .gif, .tiff: return true
-        case .metadata, .colour, .gainMap: return false
+        case .metadata, .colour, .gainMap, .rawPreviewSmallerThanAsked: return false
         }
     }
 }
@@ -59,6 +62,8 @@ extension ThumbnailWarning: CustomStringConvertible {
         case let .metadata(error): return "metadata: \(error)"
         case let .colour(what): return "colour: \(what)"
         case let .gainMap(what): return "gain map: \(what)"
+        case let .rawPreviewSmallerThanAsked(width, height, asked):
+            return "RAW: the largest JPEG preview is \(width)×\(height), smaller than the \(asked) px asked for"
         }
     }
 }
@@ -159,6 +164,9 @@ extension ImageSource {
         let requested = options.box == nil && keepsAspect ? options.maxPixelSize : geometry.neededLongSide
         let plan = SourceChooser.plan(properties: properties, fileSize: input.count, options: options,
                                       requestedLongSide: requested)
+        if properties.isRaw, plan.embedded != nil, max(plan.width, plan.height) < requested {
+            warnings.append(.rawPreviewSmallerThanAsked(width: plan.width, height: plan.height, asked: requested))
+        }
         if geometry.window != PixelRect(x: 0, y: 0, width: upright.width, height: upright.height) {
             geometry = try CropChooser.position(geometry, by: options.crop, in: self, options: options)
         }

@@ -71,4 +71,20 @@ struct NewFormatThumbnailTests {
         let image = try #require(builder.image)
         #expect(image.format == .rgb8)
     }
+
+    /// A RAW file's thumbnail comes from one of its JPEG previews (PareEXIF's tests check
+    /// them against exiftool's), turned by IFD0's orientation; asked for more than the
+    /// largest preview holds, it is that preview with a warning.
+    @Test(arguments: ["s-olympus.orf", "s-pentax.pef", "s-samsung.srw", "s-sony.arw", "x-CanonRaw.cr2", "x-DNG.dng",
+                      "x-Nikon.nef", "x-Panasonic.rw2"])
+    func rawFilesUseTheirPreviews(name: String) throws {
+        let source = try ImageSource(path: Corpus.fixtures + "/raw/" + name)
+        let properties = try source.properties()
+        #expect(properties.isRaw && !properties.previews.isEmpty)
+        let small = try source.thumbnail(options: ThumbnailOptions(maxPixelSize: 32))
+        guard case .rawPreview = small.source else { Issue.record("\(name): \(small.source)"); return }
+        #expect(small.appliedOrientation == properties.orientation)
+        let large = try source.thumbnail(options: ThumbnailOptions(maxPixelSize: 100_000))
+        #expect(large.warnings.contains { if case .rawPreviewSmallerThanAsked = $0 { true } else { false } })
+    }
 }

@@ -39,7 +39,7 @@ let commandUsage: [(command: String, text: String)] = [
       pare convert IN -o OUT [--quality N] [--sampling 4:2:0|4:2:2|4:4:4] [--optimize]
                    [--progressive] [--restart N|NB] [--baseline] [--colour keep|srgb]
                    [--cmyk-profile FILE]
-            decodes IN (JPEG, PNG, PGM/PPM/PAM) at full size and writes the format OUT's
+            decodes IN (JPEG, PNG, WebP, GIF, TIFF, PGM/PPM/PAM) at full size and writes the format OUT's
             extension names (.jpg/.jpeg, .png, .ppm/.pgm/.pam); JPEG output defaults to
             cjpeg's settings (quality 75, 4:2:0, standard tables); --restart N puts a
             restart marker every N MCU rows, NB every N MCUs; the output carries IN's

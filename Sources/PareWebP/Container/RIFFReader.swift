@@ -162,7 +162,9 @@ struct RIFFReader<Source: ByteSource> {
             case FourCC.iccp: if icc == nil { icc = h }
             case FourCC.exif: if exif == nil { exif = h }
             case FourCC.xmp: if xmp == nil { xmp = h }
-            case FourCC.anim:
+            case FourCC.anim where extended && (vp8xFlags ?? 0) & 0x02 != 0:
+                // ANIM means something only in an extended file that says it is animated;
+                // elsewhere it is an unknown chunk, listed and skipped.
                 guard h.size >= 6 else {
                     throw .invalidChunk(fourCC: "ANIM", offset: h.offset, reason: "size \(h.size), expected 6")
                 }

@@ -172,10 +172,8 @@ struct RIFFReader<Source: ByteSource> {
                 background = UInt32(b[0]) | UInt32(b[1]) << 8 | UInt32(b[2]) << 16 | UInt32(b[3]) << 24
                 loopCount = Int(b[4]) | Int(b[5]) << 8
                 hasANIM = true
-            case FourCC.anmf:
-                guard hasANIM, vp8xFlags.map({ $0 & 0x02 != 0 }) == true else {
-                    throw .invalidChunk(fourCC: "ANMF", offset: h.offset, reason: "frame without ANIM and the animation flag")
-                }
+            case FourCC.anmf where hasANIM:
+                // (A frame outside an animation is an unknown chunk, as libwebp's still decoder takes it.)
                 if frameCount == 0 { try readFirstFrame(h) } else { try listFrame(h, index: frameCount) }
                 frameCount += 1
             default:

@@ -67,6 +67,17 @@ import TestSupport
         #expect(tall < 32 * 512 * 3 / 4)
     }
 
+    @Test func cancellationStopsTheDecode() throws {
+        for name in ["fx-lossy-tall.webp", "fx-lossless-z6.webp"] {
+            let ledger = MemoryLedger()
+            var decoder = try WebPDecoder(source: MemoryByteSource(fixture(name)), ledger: ledger)
+            decoder.cancellation = CancellationCheck { true }
+            var sink = CountingSink()
+            #expect(throws: WebPError.core(.cancelled)) { try decoder.decode(into: &sink) }
+            #expect(sink.rows.isEmpty)
+        }
+    }
+
     @Test func truncatedKeepsRows() throws {
         for name in ["fx-lossy-tall.webp", "fx-lossless-z6.webp", "fx-lossy-segments.webp"] {
             let whole = fixture(name)

@@ -16,6 +16,7 @@ import TestSupport
             do {
                 var decoder = try WebPDecoder(source: MemoryByteSource(input.bytes), ledger: ledger)
                 var sink = CountingSink()
+                defer { #expect(sink.problems.isEmpty, "\(input.name): \(sink.problems.prefix(3))") }
                 try decoder.decode(into: &sink)
             } catch {
                 #expect(error.offset != nil || error.kind == .memoryLimit, "\(input.name): \(error)")

@@ -59,12 +59,24 @@ func fixture(_ name: String) -> [UInt8] {
     FileSystem.read(Corpus.fixtures + "/webp/" + name) ?? []
 }
 
-/// Counts rows and keeps nothing, so that the ledger shows only the decoder's own memory.
+/// Counts rows and keeps nothing, so that the ledger shows only the decoder's own memory;
+/// notes any row that breaks the announced header (order, place, length).
 struct CountingSink: RowSink {
     var header: RowStreamHeader?
     var rows: [Int] = []
-    mutating func begin(_ header: RowStreamHeader) throws(CoreError) { self.header = header }
-    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) { rows.append(placement.y) }
+    var problems: [String] = []
+    mutating func begin(_ header: RowStreamHeader) throws(CoreError) {
+        if self.header != nil { problems.append("begin twice") }
+        self.header = header
+    }
+    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+        guard let header else { return problems.append("row before begin") }
+        if placement.y < (rows.last ?? -1) + 1 || placement.y >= header.height { problems.append("row \(placement.y) out of order") }
+        if placement.width != header.width || row.count != header.width * header.format.bytesPerPixel {
+            problems.append("row \(placement.y): \(row.count) bytes for \(placement.width) pixels of \(header.format)")
+        }
+        rows.append(placement.y)
+    }
 }
 
 /// The error a decode throws, or nil when it succeeds.

@@ -162,7 +162,9 @@ struct RIFFReader<Source: ByteSource> {
             case FourCC.iccp: if icc == nil { icc = h }
             case FourCC.exif: if exif == nil { exif = h }
             case FourCC.xmp: if xmp == nil { xmp = h }
-            case FourCC.anim:
+            case FourCC.anim where extended && (vp8xFlags ?? 0) & 0x02 != 0:
+                // ANIM means something only in an extended file that says it is animated;
+                // elsewhere it is an unknown chunk, listed and skipped.
                 guard h.size >= 6 else {
                     throw .invalidChunk(fourCC: "ANIM", offset: h.offset, reason: "size \(h.size), expected 6")
                 }
@@ -170,10 +172,8 @@ struct RIFFReader<Source: ByteSource> {
                 background = UInt32(b[0]) | UInt32(b[1]) << 8 | UInt32(b[2]) << 16 | UInt32(b[3]) << 24
                 loopCount = Int(b[4]) | Int(b[5]) << 8
                 hasANIM = true
-            case FourCC.anmf:
-                guard hasANIM, vp8xFlags.map({ $0 & 0x02 != 0 }) == true else {
-                    throw .invalidChunk(fourCC: "ANMF", offset: h.offset, reason: "frame without ANIM and the animation flag")
-                }
+            case FourCC.anmf where hasANIM:
+                // (A frame outside an animation is an unknown chunk, as libwebp's still decoder takes it.)
                 if frameCount == 0 { try readFirstFrame(h) } else { try listFrame(h, index: frameCount) }
                 frameCount += 1
             default:

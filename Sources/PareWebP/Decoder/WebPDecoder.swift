@@ -74,7 +74,6 @@ public struct WebPDecoder<Source: ByteSource> {
             info.width = container.canvasWidth
             info.height = container.canvasHeight
             if animated {
-                info.hasAlpha = true
                 guard frameWidth == container.frameWidth, frameHeight == container.frameHeight else {
                     throw .invalidChunk(fourCC: "ANMF", offset: image.bitstream.offset,
                                         reason: "frame header says \(frameWidth)x\(frameHeight), ANMF says \(container.frameWidth)x\(container.frameHeight)")
@@ -95,7 +94,10 @@ public struct WebPDecoder<Source: ByteSource> {
             info.width = frameWidth
             info.height = frameHeight
         }
-        if !animated {
+        if animated {
+            // The canvas around and under the first frame is transparent.
+            info.hasAlpha = true
+        } else {
             info.frameWidth = frameWidth
             info.frameHeight = frameHeight
         }
@@ -140,10 +142,11 @@ public struct WebPDecoder<Source: ByteSource> {
             throw .core(error)
         }
         if info.isAnimated {
+            // The sink goes into the canvas and comes back out, also when the frame throws.
             var canvas = try CanvasPlacement(inner: sink, info: info, ledger: ledger)
+            defer { sink = canvas.inner }
             try decodeFrame(into: &canvas, format: format)
             canvas.finish()
-            sink = canvas.inner
         } else {
             try decodeFrame(into: &sink, format: format)
         }

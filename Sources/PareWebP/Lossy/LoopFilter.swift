@@ -1,7 +1,8 @@
 /// The loop filters of RFC 6386 §15, applied to a macroblock's edges in the order of §15.1:
-/// its left edge, its inner vertical edges, its top edge, its inner horizontal edges. Each
-/// edge is filtered one pixel position at a time across it: `p` points at the first pixel past
-/// the edge (q0), `step` crosses the edge, `along` moves along it.
+/// its left edge, its inner vertical edges, its top edge, its inner horizontal edges. The
+/// simple filter (§15.2) runs one pixel position at a time across each edge (`p` points at
+/// the first pixel past the edge, q0; `step` crosses the edge, `along` moves along it); the
+/// normal filter (§15.3) runs 16 positions at once in vector registers.
 enum LoopFilter {
     @inline(__always)
     static func clampSigned(_ v: Int, _ low: Int, _ high: Int) -> Int { v < low ? low : v > high ? high : v }
@@ -37,54 +38,91 @@ enum LoopFilter {
         }
     }
 
-    /// §15.3: the normal filter along one edge; `macroblockEdge` picks `MBfilter` over
-    /// `subblock_filter` where the variance is low. Each position's eight pixels are read
-    /// once, the tests made on them, and the chosen adjustment written back.
-    @inline(__always)
-    static func normalEdge(_ p: UnsafeMutablePointer<UInt8>, step: Int, along: Int, count: Int, limit: Int,
-                           interior: Int, hevThreshold: Int, macroblockEdge: Bool) {
-        let threshold = Int32(2 * limit + 1), inner = Int32(interior), hev = Int32(hevThreshold)
-        for i in 0 ..< count {
-            let q = p + i * along
-            let p1 = Int32(q[-2 * step]), p0 = Int32(q[-step]), q0 = Int32(q[0]), q1 = Int32(q[step])
-            if 4 * abs(p0 - q0) + abs(p1 - q1) > threshold { continue }
-            let p3 = Int32(q[-4 * step]), p2 = Int32(q[-3 * step]), q2 = Int32(q[2 * step]), q3 = Int32(q[3 * step])
-            if abs(p3 - p2) > inner || abs(p2 - p1) > inner || abs(p1 - p0) > inner || abs(q3 - q2) > inner
-                || abs(q2 - q1) > inner || abs(q1 - q0) > inner { continue }
-            if abs(p1 - p0) > hev || abs(q1 - q0) > hev {
-                // common_adjust with the outer taps: p0 and q0 only.
-                let a = 3 * (q0 - p0) + clamp32(p1 - q1, -128, 127)
-                let a1 = clamp32((a + 4) >> 3, -16, 15), a2 = clamp32((a + 3) >> 3, -16, 15)
-                q[-step] = byte32(p0 + a2)
-                q[0] = byte32(q0 - a1)
-            } else if macroblockEdge {
-                // MBfilter: three pixels each side, weights 27, 18, 9.
-                let a = clamp32(3 * (q0 - p0) + clamp32(p1 - q1, -128, 127), -128, 127)
-                let a1 = (27 * a + 63) >> 7, a2 = (18 * a + 63) >> 7, a3 = (9 * a + 63) >> 7
-                q[-3 * step] = byte32(p2 + a3)
-                q[-2 * step] = byte32(p1 + a2)
-                q[-step] = byte32(p0 + a1)
-                q[0] = byte32(q0 - a1)
-                q[step] = byte32(q1 - a2)
-                q[2 * step] = byte32(q2 - a3)
-            } else {
-                // subblock_filter: p1, p0, q0, q1.
-                let a = 3 * (q0 - p0)
-                let a1 = clamp32((a + 4) >> 3, -16, 15), a2 = clamp32((a + 3) >> 3, -16, 15)
-                let a3 = (a1 + 1) >> 1
-                q[-2 * step] = byte32(p1 + a3)
-                q[-step] = byte32(p0 + a2)
-                q[0] = byte32(q0 - a1)
-                q[step] = byte32(q1 - a3)
+    /// The normal filter across a horizontal edge, 16 positions at once in vector registers
+    /// (8 from `first` and 8 from `second`: the two halves of a luma edge, or a U and a V
+    /// edge): the same tests and adjustments as `normalEdge`, every one computed in every lane,
+    /// each lane keeping what its tests pick.
+    // SAFETY: `first` and `second` each start 8 contiguous pixels just below the edge, with
+    // four rows of `stride` above and below them inside the cache.
+    static func normalHorizontalEdge16(_ first: UnsafeMutablePointer<UInt8>, _ second: UnsafeMutablePointer<UInt8>,
+                                       stride: Int, limit: Int, interior: Int, hevThreshold: Int,
+                                       macroblockEdge: Bool) {
+        typealias V = SIMD16<Int16>
+        @inline(__always) func load(_ k: Int) -> V {
+            let low = UnsafeRawPointer(first + k * stride).loadUnaligned(as: SIMD8<UInt8>.self)
+            let high = UnsafeRawPointer(second + k * stride).loadUnaligned(as: SIMD8<UInt8>.self)
+            return V(truncatingIfNeeded: SIMD16(lowHalf: low, highHalf: high))
+        }
+        @inline(__always) func store(_ k: Int, _ v: V) {
+            let bytes = SIMD16<UInt8>(truncatingIfNeeded: v)
+            UnsafeMutableRawPointer(first + k * stride).storeBytes(of: bytes.lowHalf, as: SIMD8<UInt8>.self)
+            UnsafeMutableRawPointer(second + k * stride).storeBytes(of: bytes.highHalf, as: SIMD8<UInt8>.self)
+        }
+        @inline(__always) func absolute(_ v: V) -> V { pointwiseMax(v, 0 &- v) }
+        @inline(__always) func clamp(_ v: V, _ low: Int16, _ high: Int16) -> V {
+            pointwiseMin(pointwiseMax(v, V(repeating: low)), V(repeating: high))
+        }
+        let p3 = load(-4), p2 = load(-3), p1 = load(-2), p0 = load(-1)
+        let q0 = load(0), q1 = load(1), q2 = load(2), q3 = load(3)
+        let inner = V(repeating: Int16(interior))
+        let biggest = pointwiseMax(pointwiseMax(pointwiseMax(absolute(p3 &- p2), absolute(p2 &- p1)),
+                                                pointwiseMax(absolute(p1 &- p0), absolute(q3 &- q2))),
+                                   pointwiseMax(absolute(q2 &- q1), absolute(q1 &- q0)))
+        let filter = (4 &* absolute(p0 &- q0) &+ absolute(p1 &- q1) .<= V(repeating: Int16(2 * limit + 1)))
+            .& (biggest .<= inner)
+        if !any(filter) { return }
+        let hevLimit = V(repeating: Int16(hevThreshold))
+        let hev = pointwiseMax(absolute(p1 &- p0), absolute(q1 &- q0)) .> hevLimit
+        let outer = clamp(p1 &- q1, -128, 127)
+        let twoTap = 3 &* (q0 &- p0) &+ outer
+        let t1 = clamp((twoTap &+ 4) &>> 3, -16, 15), t2 = clamp((twoTap &+ 3) &>> 3, -16, 15)
+        var np0 = p0.replacing(with: clamp(p0 &+ t2, 0, 255), where: filter .& hev)
+        var nq0 = q0.replacing(with: clamp(q0 &- t1, 0, 255), where: filter .& hev)
+        let quiet = filter .& .!hev
+        if macroblockEdge {
+            let a = clamp(3 &* (q0 &- p0) &+ outer, -128, 127)
+            let w1 = (27 &* a &+ 63) &>> 7, w2 = (18 &* a &+ 63) &>> 7, w3 = (9 &* a &+ 63) &>> 7
+            np0.replace(with: clamp(p0 &+ w1, 0, 255), where: quiet)
+            nq0.replace(with: clamp(q0 &- w1, 0, 255), where: quiet)
+            store(-3, p2.replacing(with: clamp(p2 &+ w3, 0, 255), where: quiet))
+            store(-2, p1.replacing(with: clamp(p1 &+ w2, 0, 255), where: quiet))
+            store(1, q1.replacing(with: clamp(q1 &- w2, 0, 255), where: quiet))
+            store(2, q2.replacing(with: clamp(q2 &- w3, 0, 255), where: quiet))
+        } else {
+            let a = 3 &* (q0 &- p0)
+            let a1 = clamp((a &+ 4) &>> 3, -16, 15), a2 = clamp((a &+ 3) &>> 3, -16, 15)
+            let a3 = (a1 &+ 1) &>> 1
+            np0.replace(with: clamp(p0 &+ a2, 0, 255), where: quiet)
+            nq0.replace(with: clamp(q0 &- a1, 0, 255), where: quiet)
+            store(-2, p1.replacing(with: clamp(p1 &+ a3, 0, 255), where: quiet))
+            store(1, q1.replacing(with: clamp(q1 &- a3, 0, 255), where: quiet))
+        }
+        store(-1, np0)
+        store(0, nq0)
+    }
+
+    /// The normal filter across a vertical edge, 16 positions (rows) at once: the 8 pixels
+    /// across the edge in each row are turned into 8 rows of 16 in a scratch block, filtered
+    /// there as a horizontal edge, and the 6 that may change turned back.
+    // SAFETY: `first` and `second` each start 8 rows (`stride` apart) with four pixels left
+    // and right of the edge inside the cache; the scratch block is 8 × 16 bytes.
+    static func normalVerticalEdge16(_ first: UnsafeMutablePointer<UInt8>, _ second: UnsafeMutablePointer<UInt8>,
+                                     stride: Int, limit: Int, interior: Int, hevThreshold: Int,
+                                     macroblockEdge: Bool) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { scratch in
+            let block = scratch.baseAddress!
+            for lane in 0 ..< 16 {
+                let row = lane < 8 ? first + lane * stride : second + (lane - 8) * stride
+                for k in 0 ..< 8 { block[k * 16 + lane] = row[k - 4] }
+            }
+            normalHorizontalEdge16(block + 64, block + 72, stride: 16, limit: limit, interior: interior,
+                                   hevThreshold: hevThreshold, macroblockEdge: macroblockEdge)
+            for lane in 0 ..< 16 {
+                let row = lane < 8 ? first + lane * stride : second + (lane - 8) * stride
+                for k in 1 ..< 7 { row[k - 4] = block[k * 16 + lane] }
             }
         }
     }
-
-    @inline(__always)
-    static func clamp32(_ v: Int32, _ low: Int32, _ high: Int32) -> Int32 { min(max(v, low), high) }
-
-    @inline(__always)
-    static func byte32(_ v: Int32) -> UInt8 { UInt8(clamping: v) }
 
     // SAFETY: every edge filtered has four pixels on both sides inside the caches: left and
     // top edges only where the macroblock has that neighbour (its pixels, or the previous
@@ -110,31 +148,32 @@ enum LoopFilter {
         }
         let i = strength.interior, h = strength.hevThreshold
         if left {
-            normalEdge(y, step: 1, along: yStride, count: 16, limit: limit + 4, interior: i, hevThreshold: h, macroblockEdge: true)
-            normalEdge(u, step: 1, along: uvStride, count: 8, limit: limit + 4, interior: i, hevThreshold: h, macroblockEdge: true)
-            normalEdge(v, step: 1, along: uvStride, count: 8, limit: limit + 4, interior: i, hevThreshold: h, macroblockEdge: true)
+            normalVerticalEdge16(y, y + 8 * yStride, stride: yStride, limit: limit + 4, interior: i, hevThreshold: h,
+                                 macroblockEdge: true)
+            normalVerticalEdge16(u, v, stride: uvStride, limit: limit + 4, interior: i, hevThreshold: h,
+                                 macroblockEdge: true)
         }
         if strength.inner {
             for x in stride(from: 4, to: 16, by: 4) {
-                normalEdge(y + x, step: 1, along: yStride, count: 16, limit: limit, interior: i, hevThreshold: h, macroblockEdge: false)
+                normalVerticalEdge16(y + x, y + x + 8 * yStride, stride: yStride, limit: limit, interior: i,
+                                     hevThreshold: h, macroblockEdge: false)
             }
-            normalEdge(u + 4, step: 1, along: uvStride, count: 8, limit: limit, interior: i, hevThreshold: h, macroblockEdge: false)
-            normalEdge(v + 4, step: 1, along: uvStride, count: 8, limit: limit, interior: i, hevThreshold: h, macroblockEdge: false)
+            normalVerticalEdge16(u + 4, v + 4, stride: uvStride, limit: limit, interior: i, hevThreshold: h,
+                                 macroblockEdge: false)
         }
         if top {
-            normalEdge(y, step: yStride, along: 1, count: 16, limit: limit + 4, interior: i, hevThreshold: h, macroblockEdge: true)
-            normalEdge(u, step: uvStride, along: 1, count: 8, limit: limit + 4, interior: i, hevThreshold: h, macroblockEdge: true)
-            normalEdge(v, step: uvStride, along: 1, count: 8, limit: limit + 4, interior: i, hevThreshold: h, macroblockEdge: true)
+            normalHorizontalEdge16(y, y + 8, stride: yStride, limit: limit + 4, interior: i, hevThreshold: h,
+                                   macroblockEdge: true)
+            normalHorizontalEdge16(u, v, stride: uvStride, limit: limit + 4, interior: i, hevThreshold: h,
+                                   macroblockEdge: true)
         }
         if strength.inner {
             for r in stride(from: 4, to: 16, by: 4) {
-                normalEdge(y + r * yStride, step: yStride, along: 1, count: 16, limit: limit, interior: i, hevThreshold: h,
-                           macroblockEdge: false)
+                normalHorizontalEdge16(y + r * yStride, y + r * yStride + 8, stride: yStride, limit: limit, interior: i,
+                                       hevThreshold: h, macroblockEdge: false)
             }
-            normalEdge(u + 4 * uvStride, step: uvStride, along: 1, count: 8, limit: limit, interior: i, hevThreshold: h,
-                       macroblockEdge: false)
-            normalEdge(v + 4 * uvStride, step: uvStride, along: 1, count: 8, limit: limit, interior: i, hevThreshold: h,
-                       macroblockEdge: false)
+            normalHorizontalEdge16(u + 4 * uvStride, v + 4 * uvStride, stride: uvStride, limit: limit, interior: i,
+                                   hevThreshold: h, macroblockEdge: false)
         }
     }
 }

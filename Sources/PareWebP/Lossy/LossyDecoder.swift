@@ -217,7 +217,7 @@ struct LossyDecoder {
 
     @inline(__always)
     func addResidual(_ block: Int, _ dst: UnsafeMutablePointer<UInt8>) {
-        switch kinds[block] {
+        switch kinds.baseAddress[block] {
         case 0: return
         case 1: InverseTransform.addDC(coefficients.baseAddress + block * 16, to: dst, stride: Self.workStride)
         default: InverseTransform.add(coefficients.baseAddress + block * 16, to: dst, stride: Self.workStride)

@@ -74,8 +74,7 @@ enum YUVToRGB {
         var x = 0
         let zero = SIMD8<Int32>(repeating: 0), top = SIMD8<Int32>(repeating: 255)
         while x + 8 <= width {
-            var yv = SIMD8<Int32>()
-            for i in 0 ..< 8 { yv[i] = Int32(y[x + i]) }
+            let yv = SIMD8<Int32>(truncatingIfNeeded: UnsafeRawPointer(y + x).loadUnaligned(as: SIMD8<UInt8>.self))
             let uv = UnsafeRawPointer(u + x).loadUnaligned(as: SIMD8<Int32>.self)
             let vv = UnsafeRawPointer(v + x).loadUnaligned(as: SIMD8<Int32>.self)
             let luma = (yv &* 19077) &>> 8

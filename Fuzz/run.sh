@@ -29,7 +29,7 @@ SWIFTC=${SWIFTC:-swiftc}
 
 # The modules each target links, in dependency order. CZlib is the system zlib's module map,
 # found through -I and linked with -lz.
-ALL_MODULES="PareCore PareJPEG PareEXIF PareICC ParePNG PareWebP PareTIFF Pare PareGIF"
+ALL_MODULES="PareCore PareJPEG PareEXIF PareICC ParePNG PareWebP PareGIF PareTIFF Pare"
 case "$TARGET" in
     png)      MODULES="PareCore ParePNG";            DICTS="png" ;;
     webp)     MODULES="PareCore PareWebP";           DICTS="webp" ;;

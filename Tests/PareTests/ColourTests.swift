@@ -207,9 +207,11 @@ import TestSupport
                 }
             }
         }
-        // The corpus is fixed, so is the split between thumbnails and typed errors.
+        // The corpus is fixed, so is the split between thumbnails and typed errors. Two
+        // damaged TIFFs of exif/malformed (mx-its-m3, mx-its-m8) give the strips before
+        // their damage, with warnings, since TIFF image data is decoded.
         print("malformed corpus in sRGB: \(thumbnails) thumbnails, \(errors) typed errors")
-        #expect(thumbnails == 63 && errors == 90)
+        #expect(thumbnails == 65 && errors == 88)
     }
 
     /// Each input is parsed with default and with tight limits (as `Fuzz/icc.swift` does);

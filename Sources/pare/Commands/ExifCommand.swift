@@ -22,7 +22,7 @@ func runExif(_ raw: [String]) -> Int32 {
         printError("pare: \(input): cannot read the file")
         return 1
     }
-    guard let format = ImageFormat(sniffing: Array(bytes.prefix(8))) else {
+    guard let format = ImageFormat(sniffing: Array(bytes.prefix(16))) else {
         return reportInputError(input, PareError.unreadable(sniffing: Array(bytes.prefix(16))))
     }
     let source = MemoryByteSource(bytes)

@@ -101,7 +101,7 @@ struct ExplainPage {
     /// The whole page for `bytes`.
     static func render(_ bytes: [UInt8], name: String) -> String {
         var page = ExplainPage(name: name, fileSize: bytes.count)
-        switch ImageFormat(sniffing: Array(bytes.prefix(8))) {
+        switch ImageFormat(sniffing: Array(bytes.prefix(16))) {
         case .jpeg:
             page.format = "JPEG"
             ExplainJPEG.explain(bytes, into: &page)
@@ -111,6 +111,12 @@ struct ExplainPage {
         case .tiff:
             page.format = "TIFF"
             ExplainMetadata.explainTIFF(bytes, into: &page)
+        case .webp:
+            page.format = "WebP"
+            ExplainContainers.webp(bytes, into: &page)
+        case .gif:
+            page.format = "GIF"
+            ExplainContainers.gif(bytes, into: &page)
         case let format?:
             page.format = format.rawValue.uppercased()
             page.spans = [ByteSpan(offset: 0, length: bytes.count, label: format.rawValue, what: "the whole file",

@@ -13,7 +13,12 @@ import PareEXIF
 ///   tree, XMP, ICC chunks, MPF with its entries, Adobe) with their key fields; COM text.
 /// - PNG: every chunk with offset, length and CRC status; IHDR; the palette size; the zlib
 ///   header of the image data; how many scanlines use each filter type; the metadata.
-/// - TIFF: the IFD tree, tags named where PareEXIF knows them.
+/// - TIFF: the IFD tree, tags named where PareEXIF knows them, and the first page's image
+///   facts as the decoder reads them (layout, compression, photometric, strips or tiles).
+/// - WebP: the RIFF chunks (and the frame each sits in), the VP8 frame header (partitions,
+///   segments, filter type and level, quantizer) or the VP8L transforms, the ALPH header.
+/// - GIF: the logical screen, the first frame's descriptor, every block with its offset,
+///   the frame and loop counts, comments and XMP.
 /// - For all three, the embedded ICC profile: header fields and tag table (ICC.1 7.2, 7.3).
 ///
 /// The report is an indented tree, or with `--json` one JSON object holding the same facts.
@@ -39,13 +44,17 @@ func runInspect(_ raw: [String]) -> Int32 {
         return 1
     }
     var (report, failure): (JSONValue, String?)
-    switch ImageFormat(sniffing: Array(bytes.prefix(8))) {
+    switch ImageFormat(sniffing: Array(bytes.prefix(16))) {
     case .jpeg:
         (report, failure) = InspectJPEG.report(bytes)
     case .png:
         (report, failure) = InspectPNG.report(bytes)
     case .tiff:
         (report, failure) = inspectTIFF(bytes)
+    case .webp:
+        (report, failure) = InspectContainers.webp(bytes)
+    case .gif:
+        (report, failure) = InspectContainers.gif(bytes)
     case let format?:
         (report, failure) = inspectProperties(bytes, format: format)
     case nil:
@@ -93,6 +102,7 @@ private func inspectTIFF(_ bytes: [UInt8]) -> (JSONValue, String?) {
     do throws(EXIFError) {
         let metadata = try EXIFReader.readTIFFFile(MemoryByteSource(bytes))
         object.add("tiff", InspectEXIF.report(metadata))
+        object.add("image", InspectContainers.tiffImage(bytes))
         object.add("error", .null)
         return (object.value, nil)
     } catch {

@@ -133,7 +133,7 @@ enum InspectPNG {
 }
 
 /// A sink that only lets the decoder run to the end.
-private struct DiscardingSink: RowSink {
+struct DiscardingSink: RowSink {
     mutating func begin(_ header: RowStreamHeader) throws(CoreError) {}
     mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {}
 }

@@ -1,0 +1,109 @@
+import PareCore
+import PareWebP
+import PareGIF
+
+/// The WebP and GIF sections of `pare explain`: the byte map of their chunks or blocks, the
+/// header facts, and the picture as decoded.
+enum ExplainContainers {
+    /// WebP (RIFF container, VP8/VP8L bitstreams): each chunk on the byte map, the frame
+    /// header or the lossless transforms, the first frame.
+    static func webp(_ bytes: [UInt8], into page: inout ExplainPage) {
+        let ledger = MemoryLedger()
+        var decoder: WebPDecoder<MemoryByteSource>
+        do {
+            decoder = try WebPDecoder(source: MemoryByteSource(bytes), ledger: ledger)
+        } catch {
+            page.fail("\(error)")
+            return
+        }
+        let info = decoder.info
+        var builder = ImageBuilder(ledger: ledger)
+        do {
+            try decoder.decode(into: &builder)
+        } catch {
+            page.fail("\(error)")
+        }
+        page.summary = "\(info.width)×\(info.height), " + (info.isLossless ? "lossless" : "lossy")
+            + (info.hasAlpha ? " with alpha" : "") + (info.isAnimated ? ", \(info.frameCount) frames" : "")
+        page.spans = [ByteSpan(offset: 0, length: 12, label: "RIFF", what: "RIFF header: size and the form type WEBP",
+                               kind: "k-marker", section: "chunks")]
+            + info.chunks.filter { $0.fourCCBytes != Array("ANMF".utf8) }.map { chunk in
+                let name = String(decoding: chunk.fourCCBytes, as: UTF8.self)
+                let kind = ["VP8 ", "VP8L", "ALPH"].contains(name) ? "k-idat"
+                    : ["EXIF", "XMP ", "ICCP"].contains(name) ? "k-meta" : "k-chunk"
+                return ByteSpan(offset: chunk.offset, length: min(8 + chunk.size, bytes.count - chunk.offset), label: name,
+                                what: "\(name) chunk, \(chunk.size) bytes" + (chunk.frame.map { ", frame \($0)" } ?? ""),
+                                kind: kind, section: "chunks")
+            }
+        page.section("chunks", "Chunks", intro: "A WebP file is a RIFF container: chunks of a four-letter name, a little-endian size and the data, padded to an even length. A simple file holds one VP8 (lossy) or VP8L (lossless) bitstream; an extended one starts with VP8X, whose flags announce alpha (ALPH), animation (ANIM and one ANMF a frame), and the ICCP, EXIF and XMP metadata chunks.") { html in
+            html.table(["offset", "chunk", "bytes", "frame"], info.chunks.prefix(500).map {
+                ["\($0.offset)", String(decoding: $0.fourCCBytes, as: UTF8.self), "\($0.size)", $0.frame.map { "\($0)" } ?? ""]
+            })
+            var facts: [(String, String)] = []
+            if let vp8 = info.vp8 {
+                facts += [("VP8 frame", "\(vp8.width)×\(vp8.height), first partition \(vp8.firstPartitionSize) bytes"),
+                          ("token partitions", "\(vp8.partitionCount)"),
+                          ("segments", vp8.segmentationEnabled ? "quantizers \(vp8.segmentQuantizers), filter levels \(vp8.segmentFilterLevels)" : "off"),
+                          ("loop filter", "\(vp8.simpleFilter ? "simple" : "normal"), level \(vp8.filterLevel), sharpness \(vp8.sharpness)"),
+                          ("base quantizer", "\(vp8.baseQuantizer)")]
+            }
+            if let vp8l = info.vp8l {
+                facts += [("VP8L image", "\(vp8l.width)×\(vp8l.height)"),
+                          ("transforms", vp8l.transforms.isEmpty ? "none" : vp8l.transforms.map { "\($0.kind)" }.joined(separator: ", ")),
+                          ("colour cache", vp8l.colorCacheBits > 0 ? "\(1 << vp8l.colorCacheBits) entries" : "none")]
+            }
+            if let alpha = info.alpha {
+                facts.append(("ALPH", "compression \(alpha.compression), filter \(alpha.filter), preprocessing \(alpha.preprocessing)"))
+            }
+            if info.isAnimated { facts.append(("animation", "\(info.frameCount) frames, loop count \(info.loopCount)")) }
+            html.facts(facts)
+            html.figure(builder.image.flatMap { ExplainPictures.picture(ExplainPictures.shrink($0), minimumWidth: 1, maximumWidth: 480) },
+                        caption: info.isAnimated ? "The first frame on its canvas" : "The picture as decoded")
+        }
+    }
+
+    /// GIF (GIF89a): each block on the byte map, the logical screen and the first frame.
+    static func gif(_ bytes: [UInt8], into page: inout ExplainPage) {
+        let ledger = MemoryLedger()
+        var decoder: GIFDecoder<MemoryByteSource>
+        do {
+            decoder = try GIFDecoder(source: MemoryByteSource(bytes), ledger: ledger)
+        } catch {
+            page.fail("\(error)")
+            return
+        }
+        let info = decoder.info
+        var builder = ImageBuilder(ledger: ledger)
+        do {
+            try decoder.decode(into: &builder)
+        } catch {
+            page.fail("\(error)")
+        }
+        page.summary = "\(info.screenWidth)×\(info.screenHeight), \(info.frameCount) frame\(info.frameCount == 1 ? "" : "s")"
+        page.spans = info.blocks.map { block in
+            let kind: String
+            switch block.kind {
+            case .imageData: kind = "k-idat"
+            case .globalColorTable, .localColorTable: kind = "k-table"
+            case .comment, .application: kind = "k-meta"
+            case .header, .trailer: kind = "k-marker"
+            default: kind = "k-chunk"
+            }
+            return ByteSpan(offset: block.offset, length: block.size, label: "\(block.kind)",
+                            what: "\(block.kind), \(block.size) bytes" + (block.frame.map { ", frame \($0)" } ?? ""),
+                            kind: kind, section: "blocks")
+        }
+        page.section("blocks", "Blocks", intro: "A GIF is a header, a logical screen descriptor with an optional global colour table, then blocks: extensions (graphic control with transparency and timing, comments, application blocks such as NETSCAPE2.0's loop count and XMP) and images, each an image descriptor, an optional local colour table and LZW-compressed indices in sub-blocks of up to 255 bytes, until the trailer byte 0x3B.") { html in
+            html.table(["offset", "block", "bytes", "frame"], info.blocks.prefix(500).map {
+                ["\($0.offset)", "\($0.kind)", "\($0.size)", $0.frame.map { "\($0)" } ?? ""]
+            })
+            html.facts([("version", String(decoding: info.version, as: UTF8.self)),
+                        ("logical screen", "\(info.screenWidth)×\(info.screenHeight), \(info.globalColorCount) global colours"),
+                        ("first frame", "\(info.frameWidth)×\(info.frameHeight) at (\(info.frameLeft), \(info.frameTop))" + (info.interlaced ? ", interlaced" : "")),
+                        ("transparency", info.transparentIndex.map { "index \($0)" } ?? "none"),
+                        ("frames", "\(info.frameCount)"), ("loop count", info.loopCount.map { "\($0)" } ?? "none")])
+            html.figure(builder.image.flatMap { ExplainPictures.picture(ExplainPictures.shrink($0), minimumWidth: 1, maximumWidth: 480) },
+                        caption: "The first frame on the logical screen")
+        }
+    }
+}

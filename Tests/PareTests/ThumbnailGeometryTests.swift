@@ -103,12 +103,13 @@ struct ThumbnailGeometryTests {
         }
         let image = Image(width: w, height: h, format: .rgb8, pixels: pixels)
         for crop in [CropPosition.entropy, .attention] {
-            let scores = CropChooser.Scores(image, by: crop)
-            #expect(scores.bestOffset(horizontal: true, windowSpan: 100) == 100, "\(crop)")
+            let corner = CropChooser.corner(in: image, width: 100, height: 100, by: crop)
+            #expect(corner.x == 100 && corner.y == 0, "\(crop)")
         }
-        // A flat picture keeps the centre.
-        let flat = CropChooser.Scores(Image(width: w, height: h, format: .rgb8, pixels: [UInt8](repeating: 9, count: w * h * 3)),
-                                      by: .entropy)
-        #expect(flat.bestOffset(horizontal: true, windowSpan: 100) == 50)
+        #expect(CropChooser.corner(in: image, width: 100, height: 100, by: .centre) == (50, 0))
+        // The helpers the measures rest on.
+        #expect(abs(FastMath.log2(0.3) - (-1.736_965_594_166_206)) < 1e-12)
+        #expect(abs(FastMath.exp(-2.5) - 0.082_084_998_623_898_8) < 1e-12)
+        #expect(abs(FastMath.cubeRoot(0.008) - 0.2) < 1e-12)
     }
 }

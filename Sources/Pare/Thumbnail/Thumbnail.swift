@@ -167,9 +167,9 @@ extension ImageSource {
         if properties.isRaw, plan.embedded != nil, max(plan.width, plan.height) < requested {
             warnings.append(.rawPreviewSmallerThanAsked(width: plan.width, height: plan.height, asked: requested))
         }
-        if geometry.window != PixelRect(x: 0, y: 0, width: upright.width, height: upright.height) {
-            geometry = try CropChooser.position(geometry, by: options.crop, in: self, options: options)
-        }
+        // A crop placed by content is chosen on the whole picture at the cover scale, then
+        // cut from it (CropChooser); a centred one is cut before resampling.
+        let cropsByContent = options.crop != .centre && !geometry.showsWholePicture
 
         // What is decoded, in stored pixels: the chosen source at its DCT scale.
         let k = plan.scale.rawValue
@@ -190,12 +190,16 @@ extension ImageSource {
             geometry.canvasWidth = max(shape.scaledWidth, contains ? box.width ?? 0 : 0)
             geometry.canvasHeight = max(shape.scaledHeight, contains ? box.height ?? 0 : 0)
             window = PixelRect(x: 0, y: 0, width: decodedWidth, height: decodedHeight)
+        } else if cropsByContent {
+            window = PixelRect(x: 0, y: 0, width: decodedWidth, height: decodedHeight)
         } else {
             window = geometry.storedWindow(orientation: orientation, decodedWidth: decodedWidth,
                                            decodedHeight: decodedHeight)
         }
-        (outWidth, outHeight) = orientation.swapsDimensions ? (geometry.scaledHeight, geometry.scaledWidth)
+        let (resampledWidth, resampledHeight) = cropsByContent ? (geometry.coverWidth, geometry.coverHeight)
             : (geometry.scaledWidth, geometry.scaledHeight)
+        (outWidth, outHeight) = orientation.swapsDimensions ? (resampledHeight, resampledWidth)
+            : (resampledWidth, resampledHeight)
 
         // Colour is converted on the decoded rows, before the resampler (ColourStage).
         let colourStage = ColourStage(options.colour, source: properties.colour, cmykProfile: options.cmykProfile)
@@ -251,6 +255,12 @@ extension ImageSource {
             let colour = colourStage.outputColour(decoded: image.format, output: image.format,
                                                   convertedCMYK: sink.convertedCMYK, warnings: &warnings)
             if orientation != .up { image = try orientation.apply(to: image, ledger: ledger) }
+            if cropsByContent {
+                let corner = CropChooser.corner(in: image, width: geometry.scaledWidth, height: geometry.scaledHeight,
+                                                by: options.crop)
+                image = try image.cropped(to: PixelRect(x: corner.x, y: corner.y, width: geometry.scaledWidth,
+                                                        height: geometry.scaledHeight), ledger: ledger)
+            }
             if geometry.canvasWidth != image.width || geometry.canvasHeight != image.height {
                 image = try image.letterboxed(width: geometry.canvasWidth, height: geometry.canvasHeight,
                                               background: options.background, ledger: ledger)

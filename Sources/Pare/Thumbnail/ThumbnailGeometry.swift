@@ -69,6 +69,10 @@ struct ThumbnailGeometry: Equatable {
     /// The output's size: the box under `contain`, else the scaled size.
     var canvasWidth: Int
     var canvasHeight: Int
+    /// Under `cover`, the whole picture at the scale that fills the box: what a crop placed
+    /// by content (`CropPosition.entropy`, `.attention`) is chosen from.
+    var coverWidth = 0
+    var coverHeight = 0
 
     /// The long side the whole picture must have, once decoded, for the window to reach its
     /// scaled size: what the source choice and the DCT scale must reach. A cover crop of a
@@ -115,6 +119,8 @@ struct ThumbnailGeometry: Equatable {
                                width: windowWidth, height: windowHeight)
             canvasWidth = scaledWidth
             canvasHeight = scaledHeight
+            coverWidth = max(scaledWidth, rounded(width * n, d))
+            coverHeight = max(scaledHeight, rounded(height * n, d))
         case .fill:
             scaledWidth = box.width!
             scaledHeight = box.height!

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Thumbnails of the WebP, GIF and TIFF corpus (../shared/corpus/{webp,gif,tiff}, made by
+# Fixtures/webp/make-corpus.sh, Fixtures/make-gif-fixtures.py --corpus and
+# Fixtures/make-tiff-corpus.sh) against vipsthumbnail's at the same size: PSNR over the
+# RGBA samples (gray repeated, opaque where a side has no alpha), both in their stored
+# colours. A file passes at 35 dB or more; sizes must agree within a pixel (libvips rounds
+# the short side its own way: the common part is compared). Files either tool refuses are
+# counted apart. SIZE (default 256) sets the long side.
+# Usage: Tests/cli/formats-vs-vips.sh PATH/TO/pare
+set -u
+name=formats-vs-vips
+source "$(dirname "$0")/common.sh"
+command -v vipsthumbnail >/dev/null || { echo "$name: FAIL: vipsthumbnail is not installed (Debian: libvips-tools)"; exit 1; }
+size=${SIZE:-256}
+list="$work/list"
+for kind in webp gif tiff; do
+    [ -d "$corpus/$kind" ] && find "$corpus/$kind" -maxdepth 1 -type f \( -name '*.webp' -o -name '*.gif' -o -name '*.tif' \)
+done | sort > "$list"
+refused=0
+while IFS= read -r file; do
+    base=$(basename "$file")
+    if ! "$pare" thumbnail "$file" --size "$size" --format png -o "$work/pare.png" 2>/dev/null; then
+        refused=$((refused + 1)); echo "pare refused: $base"; continue
+    fi
+    if ! vipsthumbnail "$file" --size "$size" -o "$work/vips.png" 2>/dev/null; then
+        refused=$((refused + 1)); echo "vips refused: $base"; continue
+    fi
+    verdict=$(python3 - "$work/pare.png" "$work/vips.png" <<'PY'
+import sys, numpy as np
+from PIL import Image
+def rgba(path):
+    im = Image.open(path)
+    if im.mode not in ("RGBA", "RGB", "L", "LA"): im = im.convert("RGBA")
+    return np.asarray(im.convert("RGBA")).astype(np.float64)
+a, b = rgba(sys.argv[1]), rgba(sys.argv[2])
+if abs(a.shape[0] - b.shape[0]) > 1 or abs(a.shape[1] - b.shape[1]) > 1:
+    print(f"size {a.shape[1]}x{a.shape[0]} vs {b.shape[1]}x{b.shape[0]}"); sys.exit()
+h, w = min(a.shape[0], b.shape[0]), min(a.shape[1], b.shape[1])
+mse = np.mean((a[:h, :w] - b[:h, :w]) ** 2)
+print("inf" if mse == 0 else f"{10 * np.log10(255 ** 2 / mse):.1f}")
+PY
+)
+    echo "$verdict $base" >> "$work/results"
+    case "$verdict" in
+        inf) ok=0 ;;
+        size*) ok=1 ;;
+        *) ok=$(python3 -c "print(0 if float('$verdict') >= 35 else 1)") ;;
+    esac
+    check "$base: $verdict dB" "$ok"
+done < "$list"
+[ -f "$work/results" ] && sort -n "$work/results" | head -5 | sed 's/^/lowest: /'
+echo "$name: $refused refused by one of the tools"
+report

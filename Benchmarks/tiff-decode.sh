@@ -3,7 +3,7 @@
 # Fixtures/make-tiff-corpus.sh makes (uncompressed, LZW, Deflate; 16-row strips), and
 # tiff2rgba's for comparison when it is installed.
 #
-#   Benchmarks/tiff-decode.sh [FILES...]      # default: ../shared/corpus/tiff/bench-12mp-*.tif
+#   Benchmarks/tiff-decode.sh [FILES...]      # default: .build/made-corpus/tiff/bench-12mp-*.tif (Fixtures/make-tiff-corpus.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/pare-tiff-bench}
@@ -16,8 +16,8 @@ done
 swiftc -O -swift-version 6 -I "$OUT" -I Sources/CZlib Benchmarks/TIFFDecode/main.swift \
     "$OUT"/PareCore.o "$OUT"/PareEXIF.o "$OUT"/PareJPEG.o "$OUT"/ParePNG.o "$OUT"/PareTIFF.o -lz -o "$OUT/tiff-decode"
 FILES=("$@")
-[ ${#FILES[@]} -gt 0 ] || FILES=(../shared/corpus/tiff/bench-12mp-none.tif ../shared/corpus/tiff/bench-12mp-lzw.tif
-                                 ../shared/corpus/tiff/bench-12mp-deflate.tif)
+[ ${#FILES[@]} -gt 0 ] || FILES=(.build/made-corpus/tiff/bench-12mp-none.tif .build/made-corpus/tiff/bench-12mp-lzw.tif
+                                 .build/made-corpus/tiff/bench-12mp-deflate.tif)
 "$OUT/tiff-decode" "${FILES[@]}"
 if command -v tiff2rgba > /dev/null; then
     for f in "${FILES[@]}"; do

@@ -2,7 +2,8 @@
 """Make the GIF test files and Pillow's frame-0 RGBA digests for them.
 
     python3 Fixtures/make-gif-fixtures.py            # small files -> Fixtures/gif/
-    python3 Fixtures/make-gif-fixtures.py --corpus   # larger files -> ../shared/corpus/gif/
+    python3 Fixtures/make-gif-fixtures.py --corpus   # larger files -> .build/made-corpus/gif/
+                                                     # (or $MADE_CORPUS/gif)
 
 Needs: Pillow (pip: pillow), ImageMagick's `convert` (apt: imagemagick), giflib's `gifbuild`
 (apt: giflib-tools), exiftool (apt: libimage-exiftool-perl), and the shared corpus's photos
@@ -43,6 +44,7 @@ PHOTO = os.path.join(CORPUS, "jpeg/conformance/go-video-001.q50.420.jpg")
 KODIM = os.path.join(CORPUS, "png/extra/ipng-kodim23.png")
 ALPHA = os.path.join(CORPUS, "png/extra/ipng-Transparency.png")
 RGBJPG = os.path.join(CORPUS, "jpeg/conformance/jd-rgb.jpg")
+MADE = os.environ.get("MADE_CORPUS") or os.path.join(HERE, "..", ".build", "made-corpus")
 
 
 def fnv1a64(data):
@@ -394,7 +396,7 @@ def write(folder, files, extra=None):
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         if "--corpus" in sys.argv:
-            write(os.path.join(CORPUS, "gif"), corpus_files(tmp))
+            write(os.path.join(MADE, "gif"), corpus_files(tmp))
             return
         files = handmade()
         pillow = pillow_files(tmp)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Recreates the WebP conformance corpus (../shared/corpus/webp beside the checkout; never
+# Recreates the WebP conformance corpus (.build/made-corpus/webp, or $MADE_CORPUS/webp; never
 # committed) and its expected digests:
 #   - libwebp's test vectors (vp80-*, lossless_vec_*, alpha_*, lossy_*, ...) copied from a
 #     checkout of https://github.com/webmproject/libwebp-test-data (a work tree, or a bare git
@@ -17,7 +17,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 corpus=$(cd "$here/../../.." && pwd)/shared/corpus
-out="$corpus/webp"
+out="${MADE_CORPUS:-$here/../../.build/made-corpus}/webp"
 testdata=${1:-${LIBWEBP_TEST_DATA:-}}
 mkdir -p "$out"
 tmp=$(mktemp -d)

@@ -41,8 +41,7 @@ import TestSupport
         #expect(exact == 34)
     }
 
-    @Test(.requiresCorpus, .enabled(if: FileSystem.exists(Corpus.path + "/gif/expected.txt"),
-                                    "corpus gif folder missing (python3 Fixtures/make-gif-fixtures.py --corpus)"))
+    @Test(.requiresMadeCorpus("gif", script: "python3 Fixtures/make-gif-fixtures.py --corpus"))
     func everyCorpusFileMatchesPillowByteForByte() throws {
         let (exact, failures) = try Self.check(folder: gifCorpus)
         #expect(failures.isEmpty, "\(failures)")

@@ -43,7 +43,7 @@ func rgbaPixels(_ image: Image) -> [UInt8] {
 }
 
 var gifFixtures: String { Corpus.fixtures + "/gif" }
-var gifCorpus: String { Corpus.path + "/gif" }
+var gifCorpus: String { Corpus.made("gif") ?? "" }
 
 /// A sink that records each row's y and keeps nothing.
 struct RowOrderSink: RowSink {

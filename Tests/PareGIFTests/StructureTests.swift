@@ -117,7 +117,7 @@ import TestSupport
         #expect(throws: GIFError.core(.cancelled)) { try decoder.decode(into: &sink) }
     }
 
-    @Test(.requiresCorpus, .enabled(if: FileSystem.exists(Corpus.path + "/gif/c-animated-600.gif"), "no 600-frame GIF"))
+    @Test(.requiresMadeCorpus("gif", script: "python3 Fixtures/make-gif-fixtures.py --corpus"))
     func sixHundredFramesAreCountedWithoutDecodingAny() throws {
         let bytes = try #require(FileSystem.read(gifCorpus + "/c-animated-600.gif"))
         let ledger = MemoryLedger()

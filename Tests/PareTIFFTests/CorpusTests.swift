@@ -3,14 +3,13 @@ import PareTIFF
 import Testing
 import TestSupport
 
-/// The TIFF corpus beside the repository (../shared/corpus/tiff, made by
-/// Fixtures/make-tiff-corpus.sh from camera photos): every kind of file at 320 pixels wide,
+/// The made TIFF corpus (.build/made-corpus/tiff, made by Fixtures/make-tiff-corpus.sh from
+/// the shared corpus's camera photos): every kind of file at 320 pixels wide,
 /// and the corpus's real TIFFs (exif/tiff) against tiff2rgba's pictures of them.
 @Suite struct TIFFCorpusTests {
-    static var folder: String { Corpus.path + "/tiff" }
-    static var isPresent: Bool { FileSystem.isDirectory(folder) }
+    static var folder: String { Corpus.made("tiff") ?? "" }
 
-    @Test(.enabled(if: TIFFCorpusTests.isPresent, "corpus folder tiff/ is missing (Fixtures/make-tiff-corpus.sh): skipped"))
+    @Test(.requiresMadeCorpus("tiff", script: "Fixtures/make-tiff-corpus.sh"))
     func photosThroughEveryKindOfFileMatchTiff2rgba() throws {
         var total = 0
         for photo in ["Apple_iPhone_5", "Nikon_D70", "Panasonic_Lumix_DMC-LX7"] {
@@ -24,7 +23,7 @@ import TestSupport
         print("TIFF corpus: \(total) files identical to tiff2rgba (or within the stated tolerance)")
     }
 
-    @Test(.enabled(if: TIFFCorpusTests.isPresent, "corpus folder tiff/ is missing (Fixtures/make-tiff-corpus.sh): skipped"))
+    @Test(.requiresMadeCorpus("tiff", script: "Fixtures/make-tiff-corpus.sh"))
     func realFilesMatchTiff2rgba() throws {
         let folder = Corpus.path + "/exif/tiff"
         var checked = 0

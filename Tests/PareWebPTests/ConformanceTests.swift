@@ -3,11 +3,11 @@ import PareWebP
 import Testing
 import TestSupport
 
-/// Byte identity with `dwebp -pam` over the corpus's WebP files (`Fixtures/webp/make-corpus.sh`
-/// writes them and their digests into ../shared/corpus/webp), and with Pillow's first frame for
-/// the animations.
+/// Byte identity with `dwebp -pam` over the made WebP corpus (`Fixtures/webp/make-corpus.sh`
+/// writes the files and their digests into .build/made-corpus/webp), and with Pillow's first
+/// frame for the animations.
 @Suite struct ConformanceTests {
-    static let folder = Corpus.path + "/webp"
+    static let folder = Corpus.made("webp") ?? ""
 
     func check(_ list: String, in folder: String = folder) -> (passed: Int, failures: [String]) {
         var passed = 0
@@ -44,7 +44,7 @@ import TestSupport
         #expect(failures == [])
     }
 
-    @Test(.requiresCorpus) func stillsMatchDwebp() {
+    @Test(.requiresMadeCorpus("webp", script: "Fixtures/webp/make-corpus.sh")) func stillsMatchDwebp() {
         let (passed, failures) = check("expected-dwebp.txt")
         print("WebP corpus: \(passed) files identical to dwebp -pam, \(failures.count) differ")
         for failure in failures { print("  \(failure)") }
@@ -52,7 +52,7 @@ import TestSupport
         #expect(failures.isEmpty)
     }
 
-    @Test(.requiresCorpus) func animationsMatchPillow() {
+    @Test(.requiresMadeCorpus("webp", script: "Fixtures/webp/make-corpus.sh")) func animationsMatchPillow() {
         let (passed, failures) = check("expected-pillow.txt")
         print("WebP animations: \(passed) first frames identical to Pillow, \(failures.count) differ")
         for failure in failures { print("  \(failure)") }

@@ -28,6 +28,17 @@ public enum Corpus {
         Comment(rawValue: "corpus folder \(path) is missing: this corpus test is skipped")
     }
 
+    /// A corpus the repository's own scripts make from the shared corpus's pictures with
+    /// outside tools (cwebp, ImageMagick, Pillow, tifffile, tiff2rgba): `.build/made-corpus/NAME`,
+    /// where the scripts write it and `.ci/run` has them do so, or else `../shared/corpus/NAME`.
+    /// Nil when neither is there.
+    public static func made(_ name: String) -> String? {
+        let built = packageRoot + "/.build/made-corpus/" + name
+        if FileSystem.isDirectory(built) { return built }
+        let shared = path + "/" + name
+        return FileSystem.isDirectory(shared) ? shared : nil
+    }
+
     /// The `Fixtures/` folder of the package.
     public static var fixtures: String { packageRoot + "/Fixtures" }
 }
@@ -36,6 +47,13 @@ extension Trait where Self == ConditionTrait {
     /// Runs the test only when `../shared/corpus` is there; otherwise it is reported as
     /// skipped, with `Corpus.missingMessage`.
     public static var requiresCorpus: Self { .enabled(if: Corpus.isPresent, Corpus.missingMessage) }
+
+    /// Runs the test only when the made corpus NAME is there (`Corpus.made`); otherwise it is
+    /// reported as skipped, naming the script that makes it.
+    public static func requiresMadeCorpus(_ name: String, script: String) -> Self {
+        .enabled(if: Corpus.made(name) != nil,
+                 Comment(rawValue: "corpus \(name)/ is missing (made by \(script)): this corpus test is skipped"))
+    }
 }
 
 /// The committed inputs of one fuzz target that once failed: `Fixtures/regressions/TARGET/`,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Thumbnails of the WebP, GIF and TIFF corpus (../shared/corpus/{webp,gif,tiff}, made by
+# Thumbnails of the made WebP, GIF and TIFF corpora (.build/made-corpus/{webp,gif,tiff}, made by
 # Fixtures/webp/make-corpus.sh, Fixtures/make-gif-fixtures.py --corpus and
 # Fixtures/make-tiff-corpus.sh) against vipsthumbnail's at the same size: PSNR over the
 # RGBA samples, colour premultiplied by alpha (gray repeated, opaque where a side has no
@@ -13,8 +13,9 @@ source "$(dirname "$0")/common.sh"
 command -v vipsthumbnail >/dev/null || { echo "$name: FAIL: vipsthumbnail is not installed (Debian: libvips-tools)"; exit 1; }
 size=${SIZE:-256}
 list="$work/list"
+made=${MADE_CORPUS:-$(cd "$(dirname "$0")/../.." && pwd)/.build/made-corpus}
 for kind in webp gif tiff; do
-    [ -d "$corpus/$kind" ] && find "$corpus/$kind" -maxdepth 1 -type f \( -name '*.webp' -o -name '*.gif' -o -name '*.tif' \)
+    [ -d "$made/$kind" ] && find "$made/$kind" -maxdepth 1 -type f \( -name '*.webp' -o -name '*.gif' -o -name '*.tif' \)
 done | sort > "$list"
 refused=0
 while IFS= read -r file; do

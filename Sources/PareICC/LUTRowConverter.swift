@@ -15,6 +15,10 @@
 ///   sRGB matrix as `SRGBConverter` (the inverse of sRGB's Bradford-adapted colorants), and
 ///   the 16,385-entry encoding table of `SRGBRowConverter`.
 ///
+/// 8-bit CMYK rows (what CMYK JPEGs give) take the chain resampled onto `CMYKCodeGrid`
+/// instead, evaluated by these steps at the grid's nodes; `exactCMYK` keeps them on the
+/// per-pixel path, the grid's oracle.
+///
 /// A chain without a CLUT (lutAToBType's B or M-matrix-B forms, 3 inputs) gets a 2-point
 /// identity grid, which tetrahedral interpolation reproduces exactly. 16-bit samples are
 /// rounded to 8 bits first: the output is 8-bit, and a grid of 17–33 points per input has
@@ -32,6 +36,13 @@ struct LUTRowConverter: Sendable {
     /// Per input channel, 256 node offsets and 256 fractions.
     let cells: [Int32]
     let fractions: [Float]
+    /// Per input channel, the same for the `CMYKCodeGrid.points` node positions i / 16.
+    let nodeCells: [Int32]
+    let nodeFractions: [Float]
+    /// 8-bit CMYK rows without alpha go through the chain resampled onto this grid, unless
+    /// `exactCMYK` asks for the chain at every pixel (the grid's oracle in the tests).
+    var grid: CMYKCodeGrid?
+    var exactCMYK = false
     /// Nodes between neighbours along each input.
     let strides: [Int]
     let nodes: [SIMD4<Float>]
@@ -78,18 +89,29 @@ struct LUTRowConverter: Sendable {
             i -= 1
         }
         self.strides = strides
-        var cells: [Int32] = [], fractions: [Float] = []
-        for c in 0 ..< inputs {
-            for v in 0 ..< 256 {
-                let x = Double(v) / 255
-                let y = lut.aCurves.count == inputs ? lut.aCurves[c].evaluate(x) : x
-                let cell = ICCCLUT.cell(y, points: grid[c])
-                cells.append(Int32(cell.index * strides[c]))
-                fractions.append(Float(cell.fraction))
+        // Where input values fall in the profile's grid, after the A curves: for each 8-bit
+        // code, and for each node position of the resampled CMYK grid.
+        let channelCount = lut.inputChannels
+        func table(_ steps: Int) -> (cells: [Int32], fractions: [Float]) {
+            var cells: [Int32] = [], fractions: [Float] = []
+            for c in 0 ..< channelCount {
+                for v in 0 ..< steps {
+                    let x = Double(v) / Double(steps - 1)
+                    let y = lut.aCurves.count == channelCount ? lut.aCurves[c].evaluate(x) : x
+                    let cell = ICCCLUT.cell(y, points: grid[c])
+                    cells.append(Int32(cell.index * strides[c]))
+                    fractions.append(Float(cell.fraction))
+                }
             }
+            return (cells, fractions)
         }
-        self.cells = cells
-        self.fractions = fractions
+        (cells, fractions) = table(256)
+        if inputs == 4 {
+            (nodeCells, nodeFractions) = table(CMYKCodeGrid.points)
+            self.grid = CMYKCodeGrid()
+        } else {
+            (nodeCells, nodeFractions) = ([], [])
+        }
         var nodes: [SIMD4<Float>] = []
         if let clut = lut.clut {
             nodes.reserveCapacity(clut.nodeCount)
@@ -146,7 +168,16 @@ struct LUTRowConverter: Sendable {
 
     /// Converts `width` pixels; the caller (`SRGBRowConverter.convert`) has checked that both
     /// rows hold them (`channels` samples of 1 or 2 bytes in, `outputChannels` bytes out).
-    func convert(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ width: Int) {
+    mutating func convert(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ width: Int) {
+        if inputs == 4 && sampleBits == 8 && channels == 4 && !exactCMYK, var grid = grid.take() {
+            // Taken out of `self` while it fills, so that its arrays stay uniquely referenced
+            // (written in place) while the chain below reads `self`.
+            defer { self.grid = grid }
+            let chain = self
+            grid.fill(row: s, width: width) { chain.nodeCode($0, $1, $2, $3) }
+            grid.convert(s, d, width)
+            return
+        }
         cells.withUnsafeBufferPointer { cellTable in
             fractions.withUnsafeBufferPointer { fractionTable in
                 nodes.withUnsafeBufferPointer { grid in
@@ -166,28 +197,6 @@ struct LUTRowConverter: Sendable {
                      _ cellTable: UnsafeBufferPointer<Int32>, _ fractionTable: UnsafeBufferPointer<Float>,
                      _ grid: UnsafeBufferPointer<SIMD4<Float>>, _ m: UnsafeBufferPointer<Float>,
                      _ b: UnsafeBufferPointer<Float>, _ e: UnsafeBufferPointer<UInt8>) {
-        // CMYK rows, 8-bit and without alpha, are what CMYK JPEGs give: a loop of their own.
-        if inputs == 4 && sampleBits == 8 && channels == 4 {
-            let s0 = strides[0], s1 = strides[1], s2 = strides[2], s3 = strides[3]
-            // Bounds: both rows hold `width` pixels (`SRGBRowConverter.convert`); a cell index is
-            // c·256 + a byte; a cell's offset plus one stride per input is at most the last node
-            // (lower indices stop at points − 2); an encoding index is 0…2^14 (`encodeIndex`).
-            // SAFETY: x < width, the pixel count both rows were checked to hold at entry.
-            for x in 0 ..< width {
-                let p = s + 4 &* x
-                let c = Int(p[0]), mm = 256 &+ Int(p[1]), y = 512 &+ Int(p[2]), k = 768 &+ Int(p[3])
-                let o = Int(cellTable[c] &+ cellTable[mm] &+ cellTable[y] &+ cellTable[k])
-                let fm = fractionTable[mm], fy = fractionTable[y], fk = fractionTable[k]
-                let near = Self.tetrahedral(grid, o, s1, s2, s3, fm, fy, fk)
-                let far = Self.tetrahedral(grid, o &+ s0, s1, s2, s3, fm, fy, fk)
-                let linear = linearSRGB(near + (far - near) * fractionTable[c], m, b)
-                let q = d + 3 &* x
-                q[0] = e[Self.encodeIndex(linear[0])]
-                q[1] = e[Self.encodeIndex(linear[1])]
-                q[2] = e[Self.encodeIndex(linear[2])]
-            }
-            return
-        }
         let outChannels = outputChannels, wide = sampleBits == 16
         let s0 = strides[0], s1 = inputs > 1 ? strides[1] : 0, s2 = inputs > 2 ? strides[2] : 0
         let s3 = inputs > 3 ? strides[3] : 0
@@ -238,6 +247,29 @@ struct LUTRowConverter: Sendable {
                     ? UInt8(((UInt32(s[2 * at]) << 8 | UInt32(s[2 * at + 1])) &* 255 &+ 32767) / 65535) : s[at]
             }
         }
+    }
+
+    /// The chain at the resampled grid's node (i, j, k, l) (inks i/16 … l/16), as sRGB codes
+    /// 0…255: the per-pixel steps below, with the encoding computed rather than looked up.
+    func nodeCode(_ i: Int, _ j: Int, _ k: Int, _ l: Int) -> SIMD4<Float> {
+        let n = CMYKCodeGrid.points
+        let c = i, m = n + j, y = 2 * n + k, kk = 3 * n + l
+        let o = Int(nodeCells[c] + nodeCells[m] + nodeCells[y] + nodeCells[kk])
+        let linear = nodes.withUnsafeBufferPointer { grid in
+            mCurves.withUnsafeBufferPointer { mt in
+                bCurves.withUnsafeBufferPointer { bt in
+                    let near = Self.tetrahedral(grid, o, strides[1], strides[2], strides[3], nodeFractions[m],
+                                                nodeFractions[y], nodeFractions[kk])
+                    let far = Self.tetrahedral(grid, o + strides[0], strides[1], strides[2], strides[3],
+                                               nodeFractions[m], nodeFractions[y], nodeFractions[kk])
+                    return linearSRGB(near + (far - near) * nodeFractions[c], mt, bt)
+                }
+            }
+        }
+        func code(_ v: Float) -> Float {
+            Float(SRGBCurve.encode(Double(Self.clamp01(v))) * 255)
+        }
+        return SIMD4(code(linear[0]), code(linear[1]), code(linear[2]), 0)
     }
 
     /// Linear light to the encoding table's index, 0…2^14. Lane by lane in scalars: the

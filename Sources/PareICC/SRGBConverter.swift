@@ -155,7 +155,7 @@ public struct SRGBConverter: Sendable {
     /// Pixels of `format` through the tables, as `SRGBRowConverter` converts rows: 8-bit
     /// samples out whatever came in. For tests and small jobs; rows go through `rows(for:)`.
     public func convert(_ pixels: [UInt8], format: PixelFormat) -> [UInt8] {
-        guard let rows = rows(for: format) else { return pixels }
+        guard var rows = rows(for: format) else { return pixels }
         let count = pixels.count / format.bytesPerPixel
         var out = [UInt8](repeating: 0, count: count * outputFormat(for: format).bytesPerPixel)
         pixels.withUnsafeBufferPointer { source in

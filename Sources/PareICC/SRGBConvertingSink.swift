@@ -57,13 +57,14 @@ public struct SRGBConvertingSink<Downstream: RowSink>: RowSink {
     }
 
     public mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
-        guard let rows, let scratch else {
+        guard let outputChannels = rows?.outputChannels, let scratch else {
             downstream.consume(row, at: placement)
             return
         }
-        let width = min(placement.width, scratch.count / rows.outputChannels)
-        rows.convert(row, into: scratch.buffer, width: width)
-        downstream.consume(UnsafeBufferPointer(start: scratch.baseAddress, count: width * rows.outputChannels),
+        let width = min(placement.width, scratch.count / outputChannels)
+        // In place: the rows' resampled CMYK grid fills as pixels reach its cells.
+        rows!.convert(row, into: scratch.buffer, width: width)
+        downstream.consume(UnsafeBufferPointer(start: scratch.baseAddress, count: width * outputChannels),
                            at: placement)
     }
 }

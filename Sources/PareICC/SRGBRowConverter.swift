@@ -144,13 +144,13 @@ public struct SRGBRowConverter: Sendable {
 
     /// Converts `width` pixels of `source` into `destination` (8-bit samples, the same
     /// channels). Stops early rather than read or write past either buffer.
-    public func convert(_ source: UnsafeBufferPointer<UInt8>, into destination: UnsafeMutableBufferPointer<UInt8>,
-                        width: Int) {
+    public mutating func convert(_ source: UnsafeBufferPointer<UInt8>, into destination: UnsafeMutableBufferPointer<UInt8>,
+                                 width: Int) {
         let inBytes = channels * sampleBits / 8
         let width = min(width, source.count / inBytes, destination.count / outputChannels)
         guard width > 0, let s = source.baseAddress, let d = destination.baseAddress else { return }
-        if let lut {
-            lut.convert(s, d, width)
+        if lut != nil {
+            lut!.convert(s, d, width)
         } else if sampleBits == 16 {
             convert16(s, d, width)
         } else if model == .gray {

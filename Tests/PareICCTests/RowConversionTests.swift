@@ -175,7 +175,7 @@ import TestSupport
 
     /// A row longer than either buffer is cut to fit.
     @Test func shortBuffersAreRespected() throws {
-        let rows = try #require(try Self.wideGamut().rows(for: .rgb8))
+        var rows = try #require(try Self.wideGamut().rows(for: .rgb8))
         let source: [UInt8] = [1, 2, 3, 4, 5, 6]
         var destination = [UInt8](repeating: 9, count: 4)
         source.withUnsafeBufferPointer { s in

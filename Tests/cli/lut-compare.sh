@@ -11,12 +11,14 @@
 #   3. `pare convert --colour srgb` (PNG, full size) against LittleCMS's full-size image.
 #
 # Two LittleCMS references: its exact evaluation of the profile's chain (cmsFLAGS_NOTPRECALC),
-# and its default 8-bit transform, which first resamples the whole chain onto a grid of 17
-# points per input (33 for RGB) in the output's encoding and interpolates that. Pare evaluates
-# the profile's own chain: every figure against the exact reference at least MIN_DB dB PSNR,
-# each column's mean at least MEAN_DB; against the default transform too, except for
-# ps_cmyk.icc, whose 5-point CLUT with clipped nodes the 17-point resampling departs from by up
-# to 15 codes in deep shadows (LittleCMS's own two evaluations are then about 30 dB apart).
+# and its default 8-bit transform (what Pillow's ImageCms and jpgicc give), which first
+# resamples the whole chain onto a grid of 17 points per input (33 for RGB) in the output's
+# encoding and interpolates that. Pare evaluates RGB and gray profiles' own chains and, like
+# LittleCMS, resamples CMYK chains onto 17 points per ink (`CMYKCodeGrid`). Every figure
+# against the default transform is held to MIN_DB dB PSNR and each column's mean to MEAN_DB;
+# against the exact chain every figure too, except for ps_cmyk.icc, whose 5-point CLUT with
+# clipped nodes the 17-point resampling departs from by up to 15 codes in deep shadows
+# (LittleCMS's own two evaluations are then about 30 dB apart).
 #
 #   Tests/cli/lut-compare.sh PARE [MIN_DB MEAN_DB]
 set -euo pipefail
@@ -48,7 +50,7 @@ def run(arguments):
     return result
 
 EXACT, DEFAULT = ImageCms.FLAGS["NOTPRECALC"], 0
-# Where LittleCMS's default transform is not held to MIN_DB (see the header).
+# Where the exact chain is not held to MIN_DB (see the header).
 COARSE = ("ps_cmyk",)
 
 def to_srgb(image, profile_path, kind, flags):
@@ -100,9 +102,9 @@ for line in open(os.path.join(fixtures, "list.tsv")):
     for label, pair in zip(LABELS, figures):
         if pair is None:
             continue
-        if pair[0] < min_db:
+        if pair[0] < min_db and not coarse:
             failures.append(f"{name}: {label} {pair[0]:.2f} dB against LittleCMS's exact chain, below {min_db}")
-        if pair[1] < min_db and not coarse:
+        if pair[1] < min_db:
             failures.append(f"{name}: {label} {pair[1]:.2f} dB against LittleCMS's default transform, below {min_db}")
 
 print("PSNR in dB against LittleCMS's exact chain / its default (precalculated) transform")
@@ -119,8 +121,8 @@ for column, label in enumerate(LABELS):
         mean = sum(values) / len(values)
         print(f"{label} against LittleCMS's {reference}: {len(values)} files, min {min(values):.2f} dB, "
               f"mean {mean:.2f} dB")
-        if which == 0 and mean < mean_db:
-            failures.append(f"{label}: mean {mean:.2f} dB against the exact chain, below {mean_db}")
+        if which == 1 and mean < mean_db:
+            failures.append(f"{label}: mean {mean:.2f} dB against the default transform, below {mean_db}")
 if len(rows) < 20:
     failures.append(f"only {len(rows)} fixtures")
 if failures:

@@ -24,6 +24,8 @@ struct CMYKCodeGrid: Sendable {
     /// 1.5 · 2^23: added to a Float of 0…2^22, it leaves the value rounded to an integer in
     /// the low bits of the mantissa.
     static let roundingBias = SIMD4<Float>(repeating: 12_582_912)
+    /// What the grid holds once its first row arrives: the nodes and the two sets of flags.
+    static let bytes = nodeCount * (MemoryLayout<SIMD4<Float>>.stride + 2 * MemoryLayout<Bool>.stride)
     /// Nodes between neighbours along C, M, Y and K (C varies slowest).
     static let strides = (points * points * points, points * points, points, 1)
 
@@ -55,12 +57,6 @@ struct CMYKCodeGrid: Sendable {
         self.fractions = fractions
     }
 
-    /// The cell of a CMYK pixel: the sum of its inks' lower-node offsets.
-    @inline(__always)
-    func cell(_ c: UInt8, _ m: UInt8, _ y: UInt8, _ k: UInt8) -> Int {
-        Int(cells[Int(c)] &+ cells[256 &+ Int(m)] &+ cells[512 &+ Int(y)] &+ cells[768 &+ Int(k)])
-    }
-
     /// Makes sure every cell the row's pixels fall in has its corners evaluated, by
     /// `evaluate(node)` (the chain at inks i/16, j/16, k/16, l/16, as sRGB codes).
     mutating func fill(row s: UnsafePointer<UInt8>, width: Int, evaluate: (Int, Int, Int, Int) -> SIMD4<Float>) {
@@ -69,12 +65,27 @@ struct CMYKCodeGrid: Sendable {
             nodeDone = [Bool](repeating: false, count: Self.nodeCount)
             cellDone = [Bool](repeating: false, count: Self.nodeCount)
         }
-        // SAFETY: x < width, the pixel count the caller checked the row holds (4 bytes each).
-        for x in 0 ..< width {
-            let p = s + 4 &* x
-            let cell = cell(p[0], p[1], p[2], p[3])
-            if cellDone[cell] { continue }
-            fill(cell: cell, evaluate: evaluate)
+        var x = 0
+        while let cell = firstCellToFill(s, from: x, width) {
+            fill(cell: cell.offset, evaluate: evaluate)
+            x = cell.pixel
+        }
+    }
+
+    /// The first pixel from `start` on whose cell is not filled yet, and that cell.
+    private func firstCellToFill(_ s: UnsafePointer<UInt8>, from start: Int, _ width: Int) -> (pixel: Int, offset: Int)? {
+        cells.withUnsafeBufferPointer { cellTable in
+            cellDone.withUnsafeBufferPointer { done in
+                // SAFETY: start ≤ x < width, the pixel count the caller checked the row holds
+                // (4 bytes each); a cell offset is below the node count `done` holds.
+                for x in start ..< width {
+                    let p = s + 4 &* x
+                    let o = Int(cellTable[Int(p[0])] &+ cellTable[256 &+ Int(p[1])] &+ cellTable[512 &+ Int(p[2])]
+                        &+ cellTable[768 &+ Int(p[3])])
+                    if !done[o] { return (x, o) }
+                }
+                return nil
+            }
         }
     }
 
@@ -96,45 +107,48 @@ struct CMYKCodeGrid: Sendable {
         cells.withUnsafeBufferPointer { cellTable in
             fractions.withUnsafeBufferPointer { fractionTable in
                 nodes.withUnsafeBufferPointer { grid in
-                    let (s0, s1, s2, s3) = Self.strides
+                    let bias = Self.roundingBias
                     // Bounds: a cell offset is at most 15 nodes along each ink, so the cell's
                     // highest corner (one stride more per ink) is within the 17^4 nodes; a
                     // table index is 256 · ink + a byte.
-                    let lastPixel = width &- 1
-                    var tail = SIMD4<UInt8>()
-                    // SAFETY: x < width, the pixel count both rows were checked to hold at entry.
-                    for x in 0 ..< width {
+                    @inline(__always) func pixel(_ x: Int) -> SIMD4<UInt8> {
+                        let (s0, s1, s2, s3) = Self.strides
                         let p = s + 4 &* x
                         let c = Int(p[0]), m = 256 &+ Int(p[1]), y = 512 &+ Int(p[2]), k = 768 &+ Int(p[3])
                         let o = Int(cellTable[c] &+ cellTable[m] &+ cellTable[y] &+ cellTable[k])
                         let (first, second, w) = ICCCLUT.tetrahedron(fractionTable[m], fractionTable[y],
                                                                      fractionTable[k], s1, s2, s3)
                         let last = s1 &+ s2 &+ s3
-                        // Tetrahedral among M, Y and K at C's two neighbouring nodes, then
-                        // linear between them.
-                        @inline(__always) func corner(_ at: Int) -> SIMD4<Float> {
-                            let c0 = grid[at], c1 = grid[at &+ first], c2 = grid[at &+ second], c3 = grid[at &+ last]
-                            return c0 + (c1 - c0) * w.0 + (c2 - c1) * w.1 + (c3 - c2) * w.2
-                        }
-                        let near = corner(o), far = corner(o &+ s0)
+                        // Weights as whole vectors: a vector times a scalar here leads the
+                        // optimiser to split the lanes apart.
+                        let w0 = SIMD4<Float>(repeating: w.0), w1 = SIMD4<Float>(repeating: w.1)
+                        let w2 = SIMD4<Float>(repeating: w.2), fc = SIMD4<Float>(repeating: fractionTable[c])
+                        // Linear along C between its two neighbouring nodes, then tetrahedral
+                        // among M, Y and K (the same as the other way round: both are linear).
+                        let o1 = o &+ s0
+                        let a0 = grid[o], a1 = grid[o &+ first], a2 = grid[o &+ second], a3 = grid[o &+ last]
+                        let b0 = grid[o1], b1 = grid[o1 &+ first], b2 = grid[o1 &+ second], b3 = grid[o1 &+ last]
+                        let c0 = a0 + (b0 - a0) * fc, c1 = a1 + (b1 - a1) * fc
+                        let c2 = a2 + (b2 - a2) * fc, c3 = a3 + (b3 - a3) * fc
                         // The nodes are 0…255, so is any weighted mean of them: no clamp. Adding
                         // 1.5 · 2^23 makes the ulp 1, so the low mantissa bits are the value
                         // rounded to the nearest code: a vector add, not three checked
                         // conversions.
-                        let v = near + (far - near) * fractionTable[c] + Self.roundingBias
-                        // All four lanes stored, the fourth landing on the next pixel's first
-                        // byte (written over next; the row's last pixel is stored after the loop): a
-                        // vector whose every lane is used stays a vector.
-                        let code = SIMD4<UInt8>(truncatingIfNeeded: unsafeBitCast(v, to: SIMD4<UInt32>.self))
-                        let q = d + 3 &* x
-                        if x == lastPixel { tail = code } else {
-                            UnsafeMutableRawPointer(q).storeBytes(of: unsafeBitCast(code, to: UInt32.self), as: UInt32.self)
-                        }
+                        let v = c0 + (c1 - c0) * w0 + (c2 - c1) * w1 + (c3 - c2) * w2 + bias
+                        return SIMD4<UInt8>(truncatingIfNeeded: unsafeBitCast(v, to: SIMD4<UInt32>.self))
                     }
-                    let q = d + 3 &* lastPixel
-                    q[0] = tail[0]
-                    q[1] = tail[1]
-                    q[2] = tail[2]
+                    // All four lanes stored, the fourth landing on the next pixel's first byte
+                    // (written over next): a vector whose every lane is used stays a vector.
+                    // SAFETY: x < width − 1: pixel x's four bytes end at 3x + 4 ≤ 3 · width.
+                    for x in 0 ..< width &- 1 {
+                        UnsafeMutableRawPointer(d + 3 &* x).storeBytes(of: unsafeBitCast(pixel(x), to: UInt32.self),
+                                                                      as: UInt32.self)
+                    }
+                    // SAFETY: width ≥ 1 (checked by `SRGBRowConverter.convert`): the last pixel.
+                    let code = pixel(width &- 1), q = d + 3 &* (width &- 1)
+                    q[0] = code[0]
+                    q[1] = code[1]
+                    q[2] = code[2]
                 }
             }
         }

@@ -166,10 +166,13 @@ struct LUTRowConverter: Sendable {
         return identity ? [] : table
     }
 
+    /// Whether rows go through `grid`: 8-bit CMYK without alpha.
+    var usesGrid: Bool { grid != nil && !exactCMYK && sampleBits == 8 && channels == 4 }
+
     /// Converts `width` pixels; the caller (`SRGBRowConverter.convert`) has checked that both
     /// rows hold them (`channels` samples of 1 or 2 bytes in, `outputChannels` bytes out).
     mutating func convert(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ width: Int) {
-        if inputs == 4 && sampleBits == 8 && channels == 4 && !exactCMYK, var grid = grid.take() {
+        if usesGrid, var grid = grid.take() {
             // Taken out of `self` while it fills, so that its arrays stay uniquely referenced
             // (written in place) while the chain below reads `self`.
             defer { self.grid = grid }

@@ -9,7 +9,8 @@ import PareCore
 ///
 /// With no converter, with an sRGB source (`SRGBConverter.isIdentity`) or with rows the
 /// converter does not fit (gray rows for an RGB profile), rows pass through untouched and
-/// nothing is allocated. Otherwise one row of 8-bit samples is held, and the downstream sees
+/// nothing is allocated. Otherwise one row of 8-bit samples is held (and for CMYK rows the
+/// profile's resampled grid, `CMYKCodeGrid`, both counted in the ledger), and the downstream sees
 /// 8-bit rows of the same channels (`PixelFormat.eightBit`), RGB for CMYK.
 public struct SRGBConvertingSink<Downstream: RowSink>: RowSink {
     public var downstream: Downstream
@@ -19,6 +20,8 @@ public struct SRGBConvertingSink<Downstream: RowSink>: RowSink {
     let ledger: MemoryLedger
     var rows: SRGBRowConverter?
     var scratch: LedgerBuffer<UInt8>?
+    /// The ledger's record of what the rows allocate themselves (`workingBytes`).
+    var working: LedgerReservation?
     /// Set by `begin`: true when the rows downstream are sRGB (converted, or sRGB already),
     /// false when there was no converter or it did not fit the rows' format.
     public private(set) var isSRGB = false
@@ -35,6 +38,7 @@ public struct SRGBConvertingSink<Downstream: RowSink>: RowSink {
     public mutating func begin(_ header: RowStreamHeader) throws(CoreError) {
         rows = nil
         scratch = nil
+        working = nil
         isSRGB = false
         convertedCMYK = false
         guard let converter = header.format == .cmyk8 ? cmyk : self.converter, converter.accepts(header.format) else {
@@ -53,6 +57,11 @@ public struct SRGBConvertingSink<Downstream: RowSink>: RowSink {
         if overflow { throw .sizeOverflow }
         scratch = try ledger.allocate(UInt8.self, count: bytes, initialValue: 0)
         rows = converter.rows(for: header.format)
+        if let bytes = rows?.workingBytes, bytes > 0 {
+            let working = LedgerReservation(ledger: ledger)
+            try working.grow(bytes: bytes)
+            self.working = working
+        }
         try downstream.begin(converted)
     }
 

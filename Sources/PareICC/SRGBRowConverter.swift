@@ -48,6 +48,10 @@ public struct SRGBRowConverter: Sendable {
     /// A LUT profile's chain (`LUTRowConverter`), which then does all the work.
     var lut: LUTRowConverter?
 
+    /// Bytes the conversion allocates when its first row arrives (a CMYK profile's resampled
+    /// grid, `CMYKCodeGrid`), beyond the tables made with it.
+    public var workingBytes: Int { lut?.usesGrid == true ? CMYKCodeGrid.bytes : 0 }
+
     /// Samples a converted pixel holds: `channels`, except that CMYK becomes RGB.
     var outputChannels: Int { lut?.outputChannels ?? channels }
 

@@ -210,6 +210,26 @@ struct CollectedRows: RowSink {
         return sink
     }
 
+    /// CMYK rows through a LUT profile: the resampled grid (`CMYKCodeGrid`) is counted in the
+    /// ledger from `begin`, refused when it does not fit, and given back with the sink.
+    @Test func cmykGridIsCountedInTheLedger() throws {
+        let lut = ProfileBuilder.lut16(inputs: 4, points: 5, node: LUTTests.affineNode(points: 5))
+        let converter = try #require(SRGBConverter(profile: try ICCProfile(bytes: ProfileBuilder.lutProfile("CMYK", pcs: "XYZ ", lut).build())))
+        let header = RowStreamHeader(width: 2, height: 1, format: .cmyk8)
+        let ledger = MemoryLedger()
+        do {
+            var sink = SRGBConvertingSink(converter: nil, cmyk: converter, ledger: ledger, downstream: CollectedRows())
+            try sink.begin(header)
+            #expect(ledger.currentBytes == CMYKCodeGrid.bytes + 6)
+            [0, 0, 0, 0, 255, 128, 0, 40].withUnsafeBufferPointer { sink.consume($0, at: RowPlacement(y: 0, width: 2)) }
+            #expect(sink.downstream.rows.first?.1 == converter.convert([0, 0, 0, 0, 255, 128, 0, 40], format: .cmyk8))
+        }
+        #expect(ledger.currentBytes == 0 && ledger.peakBytes == CMYKCodeGrid.bytes + 6)
+        let tight = MemoryLedger(limit: CMYKCodeGrid.bytes)
+        var refused = SRGBConvertingSink(converter: nil, cmyk: converter, ledger: tight, downstream: CollectedRows())
+        #expect(throws: CoreError.self) { try refused.begin(header) }
+    }
+
     @Test func convertsEachRowBeforeTheDownstream() throws {
         let converter = try RowConversionTests.wideGamut()
         let rows: [[UInt8]] = [[10, 20, 30, 200, 100, 50], [0, 255, 0, 1, 2, 3]]

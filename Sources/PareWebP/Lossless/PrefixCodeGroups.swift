@@ -24,7 +24,7 @@ struct PrefixCodeGroups {
         let rootBytes = (1 << PrefixCode.rootBits) * MemoryLayout<UInt32>.stride
         let (upfront, overflow) = count.multipliedReportingOverflow(by: 5 * rootBytes + 5 * MemoryLayout<Int>.stride)
         if overflow { throw .core(.sizeOverflow) }
-        try reservation.grow(bytes: upfront, ledger: ledger)
+        do { try reservation.grow(bytes: upfront) } catch { throw .core(error) }
         var counted = count * 5 * rootBytes
         var lengths = [UInt8](repeating: 0, count: sizes[0])
         groups.reserveCapacity(count * 5)
@@ -34,7 +34,7 @@ struct PrefixCodeGroups {
                 try readCode(alphabetSize: size, lengths: &lengths, reader: &reader)
                 let used = tables.count * MemoryLayout<UInt32>.stride
                 if used > counted {
-                    try reservation.grow(bytes: used - counted, ledger: ledger)
+                    do { try reservation.grow(bytes: used - counted) } catch { throw .core(error) }
                     counted = used
                 }
             }
@@ -104,20 +104,4 @@ struct PrefixCodeGroups {
         guard let start else { throw .invalidVP8L(offset: at, reason: "prefix code is not complete") }
         groups.append(start)
     }
-}
-
-/// Bytes recorded in a ledger for storage that grows as it is filled (Swift arrays the
-/// decoder appends to), given back when the owner lets go of it.
-final class LedgerReservation {
-    private(set) var bytes = 0
-    let ledger: MemoryLedger
-
-    init(ledger: MemoryLedger) { self.ledger = ledger }
-
-    func grow(bytes more: Int, ledger: MemoryLedger) throws(WebPError) {
-        do { try ledger.reserve(bytes: more) } catch { throw .core(error) }
-        bytes += more
-    }
-
-    deinit { ledger.release(bytes: bytes) }
 }

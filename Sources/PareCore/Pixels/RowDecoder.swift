@@ -47,8 +47,8 @@ extension RowDecoder where Source == MemoryByteSource {
     }
 }
 
-/// A decoder's options: every one has a default, so that `Options()` decodes as the format's
-/// reference decoder does.
+/// A decoder's options: every option has a default, and `init()` gives them all, the options
+/// a decoder made without any uses.
 public protocol DecoderOptions {
     init()
 }

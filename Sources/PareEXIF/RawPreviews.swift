@@ -107,22 +107,6 @@ extension EXIFReader {
     }
 }
 
-/// Tags (TIFF 6.0 §8, TIFF-PM6, Exif 2.32 §4.6.3, DNG 1.7 §6) this scan reads.
-enum RawTag {
-    static let compression: UInt16 = 0x0103
-    static let make: UInt16 = 0x010F
-    static let stripOffsets: UInt16 = 0x0111
-    static let orientation: UInt16 = 0x0112
-    static let stripByteCounts: UInt16 = 0x0117
-    static let subIFDs: UInt16 = 0x014A
-    static let jpegInterchangeFormat: UInt16 = 0x0201
-    static let jpegInterchangeFormatLength: UInt16 = 0x0202
-    static let panasonicJpgFromRaw: UInt16 = 0x002E
-    static let exifIFD: UInt16 = 0x8769
-    static let makerNote: UInt16 = 0x927C
-    static let dngVersion: UInt16 = 0xC612
-}
-
 /// One scan of a RAW file's IFDs for previews.
 struct RawPreviewScan<Source: ByteSource> {
     let source: Source
@@ -159,31 +143,31 @@ struct RawPreviewScan<Source: ByteSource> {
         }
         for ifd in chain {
             look(in: ifd, block: block, maker: false)
-            if ifd.offset == ifd0.offset, let entry = ifd.entry(RawTag.panasonicJpgFromRaw), entry.valueCount > 0 {
+            if ifd.offset == ifd0.offset, let entry = ifd.entry(TIFFTag.panasonicJpgFromRaw), entry.valueCount > 0 {
                 add(start: Int64(entry.valueOffset), length: Int64(entry.valueCount), block: block,
-                    kind: .jpgFromRaw, ifd: ifd.name, tag: RawTag.panasonicJpgFromRaw)
+                    kind: .jpgFromRaw, ifd: ifd.name, tag: TIFFTag.panasonicJpgFromRaw)
             }
             readSubIFDs(of: ifd, reader: &reader, block: block)
         }
-        if let pointer = ifd0.entry(RawTag.exifIFD)?.unsignedInteger() {
+        if let pointer = ifd0.entry(TIFFTag.exifIFD)?.unsignedInteger() {
             do {
                 let exif = try reader.readIFD(at: pointer, name: "ExifIFD")
                 readSubIFDs(of: exif, reader: &reader, block: block)
-                if let note = exif.entry(RawTag.makerNote) { readMakerNote(note, block: block) }
+                if let note = exif.entry(TIFFTag.makerNote) { readMakerNote(note, block: block) }
             } catch {
                 warnings.append(error)
             }
         }
         warnings += reader.warnings.filter { !Self.isExpectedLargeValue($0) }
         return RawPreviews(format: format, previews: previews,
-                           rawOrientation: ifd0.integer(RawTag.orientation), warnings: warnings)
+                           rawOrientation: ifd0.integer(TIFFTag.orientation), warnings: warnings)
     }
 
     /// A RAW file's large blobs (the maker note, RW2's JpgFromRaw) are read by offset, so
     /// the IFD reader's note that it did not copy them is no news.
     static func isExpectedLargeValue(_ warning: EXIFError) -> Bool {
         if case let .valueTooLarge(_, tag, _, _) = warning {
-            return tag == RawTag.makerNote || tag == RawTag.panasonicJpgFromRaw
+            return tag == TIFFTag.makerNote || tag == TIFFTag.panasonicJpgFromRaw
         }
         return false
     }
@@ -192,10 +176,10 @@ struct RawPreviewScan<Source: ByteSource> {
         let magic = header.count >= 4 ? byteOrder.unsigned(header, at: 2, size: 2) : 42
         if magic == RawMagic.olympusRO || magic == RawMagic.olympusRS { return .orf }
         if magic == RawMagic.panasonic { return .rw2 }
-        if ifd0.entry(RawTag.dngVersion) != nil { return .dng }
+        if ifd0.entry(TIFFTag.dngVersion) != nil { return .dng }
         // Canon's header extension: "CR", version 2.
         if header.count >= 10, header[8] == 0x43, header[9] == 0x52 { return .cr2 }
-        let make = Array((ifd0.entry(RawTag.make)?.value ?? []).prefix(8)).map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 32 : $0 }
+        let make = Array((ifd0.entry(TIFFTag.make)?.value ?? []).prefix(8)).map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 32 : $0 }
         if make.starts(with: Array("NIKON".utf8)) { return .nef }
         if make.starts(with: Array("SONY".utf8)) { return .arw }
         if make.starts(with: Array("PENTAX".utf8)) || make.starts(with: Array("RICOH".utf8)) { return .pef }
@@ -206,7 +190,7 @@ struct RawPreviewScan<Source: ByteSource> {
 
     /// SubIFDs (tag 330), named as exiftool names them: SubIFD, SubIFD1, SubIFD2…
     mutating func readSubIFDs(of parent: IFD, reader: inout IFDReader<Source>, block: TIFFBlock<Source>) {
-        guard let entry = parent.entry(RawTag.subIFDs) else { return }
+        guard let entry = parent.entry(TIFFTag.subIFDs) else { return }
         // A damaged count could be in the billions: no more pointers than IFDs may be read.
         for index in 0 ..< min(entry.valueCount, options.maxIFDs) {
             guard let pointer = entry.unsignedInteger(at: index), pointer != 0 else { continue }
@@ -223,17 +207,17 @@ struct RawPreviewScan<Source: ByteSource> {
 
     /// The JPEGInterchangeFormat pair and a single-strip JPEG of one IFD.
     mutating func look(in ifd: IFD, block: TIFFBlock<Source>, maker: Bool) {
-        if let start = ifd.integer64(RawTag.jpegInterchangeFormat),
-           let length = ifd.integer64(RawTag.jpegInterchangeFormatLength), length > 0 {
+        if let start = ifd.integer64(TIFFTag.jpegInterchangeFormat),
+           let length = ifd.integer64(TIFFTag.jpegInterchangeFormatLength), length > 0 {
             add(start: start, length: length, block: block, kind: maker ? .preview : pointerKind(ifd),
-                ifd: ifd.name, tag: RawTag.jpegInterchangeFormat)
+                ifd: ifd.name, tag: TIFFTag.jpegInterchangeFormat)
         }
-        if let compression = ifd.integer64(RawTag.compression), Self.jpegCompressions.contains(compression),
-           let offsets = ifd.entry(RawTag.stripOffsets), let counts = ifd.entry(RawTag.stripByteCounts),
+        if let compression = ifd.integer64(TIFFTag.compression), Self.jpegCompressions.contains(compression),
+           let offsets = ifd.entry(TIFFTag.stripOffsets), let counts = ifd.entry(TIFFTag.stripByteCounts),
            offsets.valueCount == 1, counts.valueCount == 1,
            let start = offsets.integer(at: 0), let length = counts.integer(at: 0), length > 0 {
             add(start: start, length: length, block: block, kind: stripKind(ifd, compression: compression),
-                ifd: ifd.name, tag: RawTag.stripOffsets)
+                ifd: ifd.name, tag: TIFFTag.stripOffsets)
         }
     }
 

@@ -25,7 +25,8 @@
 /// row of indices or an interlaced frame's indices, all counted by the ledger.
 public struct GIFDecoder<Source: ByteSource> {
     var stream: ByteStream
-    let ledger: MemoryLedger
+    /// Counts what the decoder holds, and a whole decoded image (`decodeImage`).
+    public let ledger: MemoryLedger
     let options: GIFOptions
     /// What the file's blocks say (see `GIFInfo`).
     public private(set) var info: GIFInfo
@@ -190,22 +191,7 @@ public struct GIFDecoder<Source: ByteSource> {
     }
 }
 
-extension GIFDecoder {
-    /// Decodes the first frame into an `Image`, counted by the decoder's ledger. Call it
-    /// instead of `decode(into:)`, once.
-    public mutating func decodeImage() throws(GIFError) -> Image {
-        var builder = ImageBuilder(ledger: ledger)
-        try decode(into: &builder)
-        guard let image = builder.image else { throw .noImage(offset: frame.offset) }
-        return image
-    }
-}
-
-extension GIFDecoder where Source == MemoryByteSource {
-    /// Decodes the first frame of a GIF held in memory into an `Image`.
-    public static func decodeImage(_ bytes: [UInt8], ledger: MemoryLedger,
-                                   options: GIFOptions = GIFOptions()) throws(GIFError) -> Image {
-        var decoder = try GIFDecoder(source: MemoryByteSource(bytes), ledger: ledger, options: options)
-        return try decoder.decodeImage()
-    }
+extension GIFDecoder: RowDecoder {
+    /// The first frame's image descriptor, where a decode that gave no image should have found it.
+    public var noImageError: GIFError { .noImage(offset: frame.offset) }
 }

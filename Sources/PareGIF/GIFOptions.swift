@@ -48,3 +48,5 @@ public struct GIFOptions: Sendable, Equatable {
 
     public init() {}
 }
+
+extension GIFOptions: DecoderOptions {}

@@ -1,5 +1,5 @@
 import PareCore
-import PareEXIF
+@_spi(TIFF) import PareEXIF
 
 /// The first IFD's image tags checked and turned into what decoding needs (TIFF 6.0 §8 and
 /// §§14–22): the sample layout, how strips or tiles cover the image (strips are read as

@@ -16,7 +16,8 @@ import PareCore
 /// are handed out and `warnings` says where it was.
 public struct TIFFDecoder<Source: ByteSource> {
     let source: Source
-    let ledger: MemoryLedger
+    /// Counts what the decoder holds, and a whole decoded image (`decodeImage`).
+    public let ledger: MemoryLedger
     let options: TIFFOptions
     let structure: ImageStructure
     /// What IFD0 says, known once `init` returns.
@@ -224,22 +225,7 @@ public struct TIFFDecoder<Source: ByteSource> {
     }
 }
 
-extension TIFFDecoder {
-    /// Decodes the first image into an `Image`, counted by the decoder's ledger. Call it
-    /// instead of `decode(into:)`, once.
-    public mutating func decodeImage() throws(TIFFError) -> Image {
-        var builder = ImageBuilder(ledger: ledger)
-        try decode(into: &builder)
-        guard let image = builder.image else { throw .noImage(offset: structure.offsetsAt) }
-        return image
-    }
-}
-
-extension TIFFDecoder where Source == MemoryByteSource {
-    /// Decodes the first image of a TIFF held in memory into an `Image`.
-    public static func decodeImage(_ bytes: [UInt8], ledger: MemoryLedger,
-                                   options: TIFFOptions = TIFFOptions()) throws(TIFFError) -> Image {
-        var decoder = try TIFFDecoder(source: MemoryByteSource(bytes), ledger: ledger, options: options)
-        return try decoder.decodeImage()
-    }
+extension TIFFDecoder: RowDecoder {
+    /// The first image's segment offsets, where a decode that gave no image should have found it.
+    public var noImageError: TIFFError { .noImage(offset: structure.offsetsAt) }
 }

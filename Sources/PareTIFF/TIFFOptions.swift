@@ -36,3 +36,5 @@ public struct TIFFOptions: Sendable {
 
     public init() {}
 }
+
+extension TIFFOptions: DecoderOptions {}

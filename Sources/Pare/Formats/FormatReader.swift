@@ -38,6 +38,49 @@ protocol FormatReader {
                                                into sink: inout Sink) throws(PareError) -> [ThumbnailWarning]
 }
 
+extension FormatReader {
+    /// Opens a row decoder on `input`, its headers read under `options` and counted in
+    /// `ledger`; its error becomes the library's through `lift`.
+    static func openDecoder<Decoder: RowDecoder>(
+        _ input: InputBytes, ledger: MemoryLedger, options: Decoder.Options,
+        error lift: (Decoder.Failure) -> PareError
+    ) throws(PareError) -> Decoder where Decoder.Source == InputBytes {
+        do throws(Decoder.Failure) {
+            return try Decoder(source: input, ledger: ledger, options: options)
+        } catch {
+            throw lift(error)
+        }
+    }
+
+    /// The main image of a format with one row decoder: the decoder opened under `job`
+    /// (its ledger, its cancellation), `decode` run on it, and its warnings returned as the
+    /// thumbnail's through `warning`; any error becomes the library's through `lift`.
+    static func decodeMain<Decoder: RowDecoder>(
+        _ input: InputBytes, options: Decoder.Options, job: DecodeJob,
+        error lift: (Decoder.Failure) -> PareError, warning: (Decoder.Warning) -> ThumbnailWarning,
+        decode: (inout Decoder) throws(Decoder.Failure) -> Void
+    ) throws(PareError) -> [ThumbnailWarning] where Decoder.Source == InputBytes {
+        var decoder: Decoder = try openDecoder(input, ledger: job.ledger, options: options, error: lift)
+        decoder.cancellation = job.cancellation
+        do throws(Decoder.Failure) {
+            try decode(&decoder)
+        } catch {
+            throw lift(error)
+        }
+        return decoder.warnings.map(warning)
+    }
+
+    /// `decodeMain` sending every row of the image to `sink`.
+    static func decodeMain<Decoder: RowDecoder, Sink: RowSink>(
+        with _: Decoder.Type, _ input: InputBytes, options: Decoder.Options, job: DecodeJob, into sink: inout Sink,
+        error lift: (Decoder.Failure) -> PareError, warning: (Decoder.Warning) -> ThumbnailWarning
+    ) throws(PareError) -> [ThumbnailWarning] where Decoder.Source == InputBytes {
+        try decodeMain(input, options: options, job: job, error: lift, warning: warning) {
+            (decoder: inout Decoder) throws(Decoder.Failure) in try decoder.decode(into: &sink)
+        }
+    }
+}
+
 /// What a decode runs under: the options (the decoders' own among them), the worker threads
 /// it may use, the ledger it counts into and the cancellation it asks.
 struct DecodeJob {

@@ -15,32 +15,17 @@ enum GIFFormatReader: FormatReader {
 
     static func properties(of input: InputBytes, options: ThumbnailOptions,
                            ledger: MemoryLedger) throws(PareError) -> ImageProperties {
-        let decoder: GIFDecoder<InputBytes>
-        do {
-            decoder = try GIFDecoder(source: input, ledger: ledger, options: options.gif)
-        } catch {
-            throw PareError(error)
-        }
+        let decoder: GIFDecoder<InputBytes> = try openDecoder(input, ledger: ledger, options: options.gif,
+                                                             error: PareError.init)
         let info = decoder.info
-        var properties = ImageProperties(format: .gif, pixelWidth: decoder.width, pixelHeight: decoder.height,
-                                         orientation: .up, exifThumbnail: nil, previews: [])
-        properties.bitDepth = 8
-        properties.hasAlpha = info.hasTransparency
-        properties.colorModel = .palette
-        properties.frameCount = info.framesCounted ? info.frameCount : nil
-        properties.loopCount = info.loopCount
-        return properties
+        return ImageProperties(format: .gif, pixelWidth: decoder.width, pixelHeight: decoder.height, bitDepth: 8,
+                               hasAlpha: info.hasTransparency, colorModel: .palette,
+                               frameCount: info.framesCounted ? info.frameCount : nil, loopCount: info.loopCount)
     }
 
     static func decodeMainImage<Sink: RowSink>(_ input: InputBytes, scale: JPEGScale, job: DecodeJob,
                                                into sink: inout Sink) throws(PareError) -> [ThumbnailWarning] {
-        do {
-            var decoder = try GIFDecoder(source: input, ledger: job.ledger, options: job.options.gif)
-            decoder.cancellation = job.cancellation
-            try decoder.decode(into: &sink)
-            return decoder.warnings.map(ThumbnailWarning.gif)
-        } catch {
-            throw PareError(error)
-        }
+        try decodeMain(with: GIFDecoder<InputBytes>.self, input, options: job.options.gif, job: job, into: &sink,
+                       error: PareError.init, warning: ThumbnailWarning.gif)
     }
 }

@@ -21,11 +21,9 @@ enum JPEGFormatReader: FormatReader {
             throw PareError(error)
         }
         var properties = ImageProperties(format: .jpeg, pixelWidth: decoder.info.width,
-                                         pixelHeight: decoder.info.height, orientation: .up,
-                                         exifThumbnail: nil, previews: [])
-        properties.bitDepth = decoder.info.precision
-        properties.isProgressive = decoder.info.process == .progressive
-        properties.colorModel = ColorModel(decoder.info.colorSpace)
+                                         pixelHeight: decoder.info.height, bitDepth: decoder.info.precision,
+                                         isProgressive: decoder.info.process == .progressive,
+                                         colorModel: ColorModel(decoder.info.colorSpace))
         do {
             let metadata = try EXIFReader.readJPEG(input, options: options.exif)
             properties.metadataWarnings = metadata.warnings + (metadata.exif?.warnings ?? [])

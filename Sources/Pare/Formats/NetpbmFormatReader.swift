@@ -16,12 +16,9 @@ enum NetpbmFormatReader: FormatReader {
     static func properties(of input: InputBytes, options: ThumbnailOptions,
                            ledger: MemoryLedger) throws(PareError) -> ImageProperties {
         let decoder = try NetpbmDecoder(source: input, ledger: ledger)
-        var properties = ImageProperties(format: .netpbm, pixelWidth: decoder.width, pixelHeight: decoder.height,
-                                         orientation: .up, exifThumbnail: nil, previews: [])
-        properties.bitDepth = decoder.maxValue > 255 ? 16 : 8
-        properties.hasAlpha = decoder.format.hasAlpha
-        properties.colorModel = decoder.format.isGray ? .gray : .rgb
-        return properties
+        return ImageProperties(format: .netpbm, pixelWidth: decoder.width, pixelHeight: decoder.height,
+                               bitDepth: decoder.maxValue > 255 ? 16 : 8, hasAlpha: decoder.format.hasAlpha,
+                               colorModel: decoder.format.isGray ? .gray : .rgb)
     }
 
     static func decodeMainImage<Sink: RowSink>(_ input: InputBytes, scale: JPEGScale, job: DecodeJob,

@@ -16,17 +16,11 @@ enum PNGFormatReader: FormatReader {
 
     static func properties(of input: InputBytes, options: ThumbnailOptions,
                            ledger: MemoryLedger) throws(PareError) -> ImageProperties {
-        let decoder: PNGDecoder<InputBytes>
-        do {
-            decoder = try PNGDecoder(source: input, ledger: ledger, options: options.png)
-        } catch {
-            throw PareError(error)
-        }
+        let decoder: PNGDecoder<InputBytes> = try openDecoder(input, ledger: ledger, options: options.png,
+                                                             error: PareError.init)
         var properties = ImageProperties(format: .png, pixelWidth: decoder.header.width,
-                                         pixelHeight: decoder.header.height, orientation: .up,
-                                         exifThumbnail: nil, previews: [])
-        properties.bitDepth = decoder.header.bitDepth
-        properties.isProgressive = decoder.header.interlaced
+                                         pixelHeight: decoder.header.height, bitDepth: decoder.header.bitDepth,
+                                         isProgressive: decoder.header.interlaced)
         properties.hasAlpha = decoder.header.colorType == 4 || decoder.header.colorType == 6
             || decoder.metadata.hasTransparency
         switch decoder.header.colorType {
@@ -35,17 +29,8 @@ enum PNGFormatReader: FormatReader {
         case 3: properties.colorModel = .palette
         default: properties.colorModel = .unknown
         }
-        var exif: EXIFMetadata?
-        if let payload = decoder.metadata.exif {
-            do {
-                let read = try EXIFReader.readTIFF(payload, baseOffset: decoder.metadata.exifOffset ?? 0,
-                                                   options: options.exif)
-                properties.describe(read)
-                properties.metadataWarnings = read.warnings
-                exif = read
-            } catch {
-                properties.metadataWarnings.append(error)
-            }
+        let exif = decoder.metadata.exif.flatMap {
+            properties.describeEXIF($0, baseOffset: decoder.metadata.exifOffset ?? 0, options: options.exif)
         }
         properties.colour = SourceColour.png(decoder.metadata, exif: exif, png: options.png, icc: options.icc,
                                              ledger: ledger)

@@ -34,8 +34,7 @@ enum TIFFFormatReader: FormatReader {
         } catch {
             // ORF and RW2 headers are not TIFF's: their previews alone describe them.
             guard let raw else { throw PareError(error) }
-            var properties = ImageProperties(format: .tiff, pixelWidth: 0, pixelHeight: 0, orientation: raw.orientation,
-                                             exifThumbnail: nil, previews: [])
+            var properties = ImageProperties(format: .tiff, pixelWidth: 0, pixelHeight: 0, orientation: raw.orientation)
             properties.describeRaw(raw)
             return properties
         }
@@ -49,7 +48,7 @@ enum TIFFFormatReader: FormatReader {
         var properties = ImageProperties(format: .tiff,
                                          pixelWidth: dimension(exif.imageWidth) ?? dimension(exif.pixelWidth) ?? 0,
                                          pixelHeight: dimension(exif.imageHeight) ?? dimension(exif.pixelHeight) ?? 0,
-                                         orientation: exif.orientation, exifThumbnail: nil, previews: [])
+                                         orientation: exif.orientation)
         properties.describe(exif)
         properties.metadataWarnings = exif.warnings
         properties.colour = SourceColour.tiff(exif, in: input, options: options.icc)
@@ -76,9 +75,8 @@ enum TIFFFormatReader: FormatReader {
         if let raw = try? EXIFReader.readRawPreviews(input, options: job.options.exif), raw.format != .tiff {
             throw .unsupported("camera RAW sensor data (only its JPEG previews are read)")
         }
-        do {
-            var decoder = try TIFFDecoder(source: input, ledger: job.ledger, options: job.options.tiff)
-            decoder.cancellation = job.cancellation
+        return try decodeMain(input, options: job.options.tiff, job: job, error: PareError.init,
+                              warning: ThumbnailWarning.tiff) { (decoder: inout TIFFDecoder<InputBytes>) throws(TIFFError) in
             if decoder.outputFormat == .cmyk8 && !job.options.jpeg.cmykSamples {
                 // No CMYK profile to convert with (the colour stage asks for ink samples only
                 // when it has one): the inks become RGB as tiff2rgba makes them.
@@ -88,9 +86,6 @@ enum TIFFFormatReader: FormatReader {
             } else {
                 try decoder.decode(into: &sink)
             }
-            return decoder.warnings.map(ThumbnailWarning.tiff)
-        } catch {
-            throw PareError(error)
         }
     }
 }

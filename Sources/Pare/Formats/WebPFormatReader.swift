@@ -16,30 +16,14 @@ enum WebPFormatReader: FormatReader {
 
     static func properties(of input: InputBytes, options: ThumbnailOptions,
                            ledger: MemoryLedger) throws(PareError) -> ImageProperties {
-        let decoder: WebPDecoder<InputBytes>
-        do {
-            decoder = try WebPDecoder(source: input, ledger: ledger, options: options.webp)
-        } catch {
-            throw PareError(error)
-        }
+        let decoder: WebPDecoder<InputBytes> = try openDecoder(input, ledger: ledger, options: options.webp,
+                                                              error: PareError.init)
         let info = decoder.info
-        var properties = ImageProperties(format: .webp, pixelWidth: info.width, pixelHeight: info.height,
-                                         orientation: .up, exifThumbnail: nil, previews: [])
-        properties.bitDepth = 8
-        properties.hasAlpha = info.hasAlpha
-        properties.colorModel = info.isLossless ? .rgb : .yCbCr
-        properties.frameCount = info.frameCount
-        properties.loopCount = info.isAnimated ? info.loopCount : nil
-        var exif: EXIFMetadata?
-        if let block = exifBlock(of: info) {
-            do {
-                let read = try EXIFReader.readTIFF(block.payload, baseOffset: block.offset, options: options.exif)
-                properties.describe(read)
-                properties.metadataWarnings = read.warnings
-                exif = read
-            } catch {
-                properties.metadataWarnings.append(error)
-            }
+        var properties = ImageProperties(format: .webp, pixelWidth: info.width, pixelHeight: info.height, bitDepth: 8,
+                                         hasAlpha: info.hasAlpha, colorModel: info.isLossless ? .rgb : .yCbCr,
+                                         frameCount: info.frameCount, loopCount: info.isAnimated ? info.loopCount : nil)
+        let exif = exifBlock(of: info).flatMap {
+            properties.describeEXIF($0.payload, baseOffset: $0.offset, options: options.exif)
         }
         properties.colour = SourceColour.embedded(info.iccProfile, exif: exif, options: options.icc)
         return properties
@@ -56,13 +40,7 @@ enum WebPFormatReader: FormatReader {
 
     static func decodeMainImage<Sink: RowSink>(_ input: InputBytes, scale: JPEGScale, job: DecodeJob,
                                                into sink: inout Sink) throws(PareError) -> [ThumbnailWarning] {
-        do {
-            var decoder = try WebPDecoder(source: input, ledger: job.ledger, options: job.options.webp)
-            decoder.cancellation = job.cancellation
-            try decoder.decode(into: &sink)
-            return decoder.warnings.map(ThumbnailWarning.webp)
-        } catch {
-            throw PareError(error)
-        }
+        try decodeMain(with: WebPDecoder<InputBytes>.self, input, options: job.options.webp, job: job, into: &sink,
+                       error: PareError.init, warning: ThumbnailWarning.webp)
     }
 }

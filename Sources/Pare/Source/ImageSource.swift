@@ -122,7 +122,7 @@ public struct ImageProperties: Sendable {
     /// Stored height of the main image (TIFF: ImageLength, else PixelYDimension).
     public var pixelHeight: Int
     /// The EXIF orientation (`.up` when there is none).
-    public var orientation: Orientation
+    public var orientation: Orientation = .up
     /// Width once turned upright.
     public var orientedWidth: Int { orientation.orientedSize(width: pixelWidth, height: pixelHeight).width }
     /// Height once turned upright.
@@ -161,7 +161,7 @@ public struct ImageProperties: Sendable {
     /// The MPF images that may stand in for the primary: those of a Large Thumbnail type
     /// (CIPA DC-007 Table 4, 0x010001–0x010004) whose size could be read. Other entries
     /// (gain maps, disparity and multi-frame images, "undefined") are in `mpfImages` only.
-    public var previews: [EmbeddedImageInfo]
+    public var previews: [EmbeddedImageInfo] = []
     /// Every entry of the MP Entry list, the primary's included, whatever its type.
     public var mpfImages: [MPFEntry] = []
     /// The gain map of an HDR photo (Ultra HDR, ISO 21496-1, Apple's), nil when there is none.
@@ -286,5 +286,19 @@ extension ImageProperties {
         cameraMake = exif.make
         cameraModel = exif.model
         hasGPS = exif.gps != nil
+    }
+    /// Reads a TIFF-structured EXIF block carried by the container (PNG's eXIf chunk, WebP's
+    /// EXIF chunk), whose header stands at `baseOffset` in the file, and takes its facts and
+    /// warnings; a block that cannot be read becomes a metadata warning. Returns what was read.
+    mutating func describeEXIF(_ payload: [UInt8], baseOffset: Int, options: EXIFOptions) -> EXIFMetadata? {
+        do {
+            let read = try EXIFReader.readTIFF(payload, baseOffset: baseOffset, options: options)
+            describe(read)
+            metadataWarnings = read.warnings
+            return read
+        } catch {
+            metadataWarnings.append(error)
+            return nil
+        }
     }
 }

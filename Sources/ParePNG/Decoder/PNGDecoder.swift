@@ -16,7 +16,8 @@ import PareCore
 /// 64 KiB read window, a 32 KiB input buffer and zlib's state, all counted by the ledger.
 public struct PNGDecoder<Source: ByteSource> {
     var reader: ChunkReader<Source>
-    let ledger: MemoryLedger
+    /// Counts what the decoder holds, and a whole decoded image (`decodeImage`).
+    public let ledger: MemoryLedger
     let options: PNGOptions
     public private(set) var header: PNGHeader
     /// What the ancillary chunks say. `decode` adds the chunks that follow the image data.
@@ -225,22 +226,7 @@ public struct PNGDecoder<Source: ByteSource> {
     }
 }
 
-extension PNGDecoder {
-    /// Decodes the whole image into an `Image` (deinterlaced), counted by the decoder's
-    /// ledger. Call it instead of `decode(into:)`, once.
-    public mutating func decodeImage() throws(PNGError) -> Image {
-        var builder = ImageBuilder(ledger: ledger)
-        try decode(into: &builder)
-        guard let image = builder.image else { throw .noImage(offset: firstImageChunk.offset) }
-        return image
-    }
-}
-
-extension PNGDecoder where Source == MemoryByteSource {
-    /// Decodes a whole PNG held in memory into an `Image` (deinterlaced).
-    public static func decodeImage(_ bytes: [UInt8], ledger: MemoryLedger,
-                                   options: PNGOptions = PNGOptions()) throws(PNGError) -> Image {
-        var decoder = try PNGDecoder(source: MemoryByteSource(bytes), ledger: ledger, options: options)
-        return try decoder.decodeImage()
-    }
+extension PNGDecoder: RowDecoder {
+    /// The first image data chunk, where a decode that gave no image should have found it.
+    public var noImageError: PNGError { .noImage(offset: firstImageChunk.offset) }
 }

@@ -1,3 +1,5 @@
+import PareCore
+
 /// The pixel layout a `PNGDecoder` hands out.
 public enum PNGOutput: Sendable, Equatable {
     /// The image's own channels and depth: gray, gray+alpha, RGB or RGBA at 8 or 16 bits.
@@ -58,3 +60,5 @@ public struct PNGOptions: Sendable, Equatable {
 
     public init() {}
 }
+
+extension PNGOptions: DecoderOptions {}

@@ -16,7 +16,8 @@ import PareCore
 /// the sink (black or transparent in an `ImageBuilder`) and `warnings` says so.
 public struct WebPDecoder<Source: ByteSource> {
     let source: Source
-    let ledger: MemoryLedger
+    /// Counts what the decoder holds, and a whole decoded image (`decodeImage`).
+    public let ledger: MemoryLedger
     let options: WebPOptions
     var container: RIFFReader<Source>
     var lossyHeader: VP8FrameHeader?
@@ -201,23 +202,9 @@ public struct WebPDecoder<Source: ByteSource> {
     }
 }
 
-extension WebPDecoder {
-    /// Decodes the whole image into an `Image`, counted by the decoder's ledger.
-    public mutating func decodeImage() throws(WebPError) -> Image {
-        var builder = ImageBuilder(ledger: ledger)
-        try decode(into: &builder)
-        guard let image = builder.image else { throw .missingImage(offset: 0) }
-        return image
-    }
-}
-
-extension WebPDecoder where Source == MemoryByteSource {
-    /// Decodes a whole WebP file held in memory into an `Image`.
-    public static func decodeImage(_ bytes: [UInt8], ledger: MemoryLedger,
-                                   options: WebPOptions = WebPOptions()) throws(WebPError) -> Image {
-        var decoder = try WebPDecoder(source: MemoryByteSource(bytes), ledger: ledger, options: options)
-        return try decoder.decodeImage()
-    }
+extension WebPDecoder: RowDecoder {
+    /// A decode that gave no image found no image chunk in the file.
+    public var noImageError: WebPError { .missingImage(offset: 0) }
 }
 
 extension WebPDecoder {

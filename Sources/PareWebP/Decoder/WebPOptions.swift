@@ -24,3 +24,5 @@ public struct WebPOptions: Sendable, Equatable {
 
     public init() {}
 }
+
+extension WebPOptions: DecoderOptions {}

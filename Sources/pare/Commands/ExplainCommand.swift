@@ -98,30 +98,24 @@ struct ExplainPage {
         return nil
     }
 
+    /// The formats a page explains stage by stage, each with the code that fills it in.
+    static let explainers: [ImageFormat: @Sendable ([UInt8], inout ExplainPage) -> Void] = [
+        .jpeg: ExplainJPEG.explain, .png: ExplainPNG.explain, .tiff: ExplainMetadata.explainTIFF,
+        .webp: ExplainContainers.webp, .gif: ExplainContainers.gif,
+    ]
+
     /// The whole page for `bytes`.
     static func render(_ bytes: [UInt8], name: String) -> String {
         var page = ExplainPage(name: name, fileSize: bytes.count)
-        switch ImageFormat(sniffing: Array(bytes.prefix(16))) {
-        case .jpeg:
-            page.format = "JPEG"
-            ExplainJPEG.explain(bytes, into: &page)
-        case .png:
-            page.format = "PNG"
-            ExplainPNG.explain(bytes, into: &page)
-        case .tiff:
-            page.format = "TIFF"
-            ExplainMetadata.explainTIFF(bytes, into: &page)
-        case .webp:
-            page.format = "WebP"
-            ExplainContainers.webp(bytes, into: &page)
-        case .gif:
-            page.format = "GIF"
-            ExplainContainers.gif(bytes, into: &page)
-        case let format?:
+        let format = ImageFormat(sniffing: Array(bytes.prefix(16)))
+        if let format, let explain = explainers[format] {
+            page.format = format.displayName
+            explain(bytes, &page)
+        } else if let format {
             page.format = format.rawValue.uppercased()
             page.spans = [ByteSpan(offset: 0, length: bytes.count, label: format.rawValue, what: "the whole file",
                                    kind: "k-data", section: "error")]
-        case nil:
+        } else {
             page.fail("\(PareError.unreadable(sniffing: Array(bytes.prefix(16))))")
             page.spans = [ByteSpan(offset: 0, length: bytes.count, label: "unknown", what: "bytes of no known format",
                                    kind: "k-bad", section: "error")]

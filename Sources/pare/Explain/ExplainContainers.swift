@@ -8,21 +8,8 @@ enum ExplainContainers {
     /// WebP (RIFF container, VP8/VP8L bitstreams): each chunk on the byte map, the frame
     /// header or the lossless transforms, the first frame.
     static func webp(_ bytes: [UInt8], into page: inout ExplainPage) {
-        let ledger = MemoryLedger()
-        var decoder: WebPDecoder<MemoryByteSource>
-        do {
-            decoder = try WebPDecoder(source: MemoryByteSource(bytes), ledger: ledger)
-        } catch {
-            page.fail("\(error)")
-            return
-        }
-        let info = decoder.info
-        var builder = ImageBuilder(ledger: ledger)
-        do {
-            try decoder.decode(into: &builder)
-        } catch {
-            page.fail("\(error)")
-        }
+        guard let decoded = decode(bytes, as: WebPDecoder<MemoryByteSource>.self, into: &page) else { return }
+        let info = decoded.decoder.info
         page.summary = "\(info.width)×\(info.height), " + (info.isLossless ? "lossless" : "lossy")
             + (info.hasAlpha ? " with alpha" : "") + (info.isAnimated ? ", \(info.frameCount) frames" : "")
         page.spans = [ByteSpan(offset: 0, length: 12, label: "RIFF", what: "RIFF header: size and the form type WEBP",
@@ -57,28 +44,15 @@ enum ExplainContainers {
             }
             if info.isAnimated { facts.append(("animation", "\(info.frameCount) frames, loop count \(info.loopCount)")) }
             html.facts(facts)
-            html.figure(builder.image.flatMap { ExplainPictures.picture(ExplainPictures.shrink($0), minimumWidth: 1, maximumWidth: 480) },
+            html.figure(decoded.image.flatMap { ExplainPictures.picture(ExplainPictures.shrink($0), minimumWidth: 1, maximumWidth: 480) },
                         caption: info.isAnimated ? "The first frame on its canvas" : "The picture as decoded")
         }
     }
 
     /// GIF (GIF89a): each block on the byte map, the logical screen and the first frame.
     static func gif(_ bytes: [UInt8], into page: inout ExplainPage) {
-        let ledger = MemoryLedger()
-        var decoder: GIFDecoder<MemoryByteSource>
-        do {
-            decoder = try GIFDecoder(source: MemoryByteSource(bytes), ledger: ledger)
-        } catch {
-            page.fail("\(error)")
-            return
-        }
-        let info = decoder.info
-        var builder = ImageBuilder(ledger: ledger)
-        do {
-            try decoder.decode(into: &builder)
-        } catch {
-            page.fail("\(error)")
-        }
+        guard let decoded = decode(bytes, as: GIFDecoder<MemoryByteSource>.self, into: &page) else { return }
+        let info = decoded.decoder.info
         page.summary = "\(info.screenWidth)×\(info.screenHeight), \(info.frameCount) frame\(info.frameCount == 1 ? "" : "s")"
         page.spans = info.blocks.map { block in
             let kind: String
@@ -102,8 +76,31 @@ enum ExplainContainers {
                         ("first frame", "\(info.frameWidth)×\(info.frameHeight) at (\(info.frameLeft), \(info.frameTop))" + (info.interlaced ? ", interlaced" : "")),
                         ("transparency", info.transparentIndex.map { "index \($0)" } ?? "none"),
                         ("frames", "\(info.frameCount)"), ("loop count", info.loopCount.map { "\($0)" } ?? "none")])
-            html.figure(builder.image.flatMap { ExplainPictures.picture(ExplainPictures.shrink($0), minimumWidth: 1, maximumWidth: 480) },
+            html.figure(decoded.image.flatMap { ExplainPictures.picture(ExplainPictures.shrink($0), minimumWidth: 1, maximumWidth: 480) },
                         caption: "The first frame on the logical screen")
         }
+    }
+
+    /// The decoder opened on `bytes` with its default options and its image decoded whole:
+    /// nil when the headers cannot be read; else the decoder and what the decode delivered,
+    /// all of the picture or the rows before the damage. Each failure is noted on the page.
+    static func decode<Decoder: RowDecoder>(
+        _ bytes: [UInt8], as _: Decoder.Type, into page: inout ExplainPage
+    ) -> (decoder: Decoder, image: Image?)? where Decoder.Source == MemoryByteSource {
+        let ledger = MemoryLedger()
+        var decoder: Decoder
+        do throws(Decoder.Failure) {
+            decoder = try Decoder(source: MemoryByteSource(bytes), ledger: ledger, options: Decoder.Options())
+        } catch {
+            page.fail("\(error)")
+            return nil
+        }
+        var builder = ImageBuilder(ledger: ledger)
+        do throws(Decoder.Failure) {
+            try decoder.decode(into: &builder)
+        } catch {
+            page.fail("\(error)")
+        }
+        return (decoder, builder.image)
     }
 }

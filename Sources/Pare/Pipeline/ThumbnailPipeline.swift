@@ -286,14 +286,12 @@ public final class ThumbnailPipeline: Sendable {
 
     /// Called with the pipeline's lock held.
     private func abandonIfUnwanted(_ job: Job, in state: inout State) {
-        let task = job.state.withOrderedLock { job -> Task<Void, Never>?? in
-            job.waiters.isEmpty && !job.prefetching ? .some(job.task) : nil
-        }
-        guard let task, state.jobs[job.key] === job else { return }
+        let unwanted = job.state.withOrderedLock { $0.waiters.isEmpty && !$0.prefetching }
+        guard unwanted, state.jobs[job.key] === job else { return }
         state.jobs[job.key] = nil
         state.stats.cancelledJobs += 1
         job.cancel.set()
-        task?.cancel()
+        job.state.withOrderedLock { $0.task }?.cancel()
     }
 
     /// The job's end: the result goes into the memory cache and to every request waiting.

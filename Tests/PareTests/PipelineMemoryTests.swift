@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 @testable @_spi(CommandLine) import Pare
 import PareCore
@@ -71,22 +72,25 @@ import TestSupport
 
 /// The heap's highest point over a start, sampled from every job's ledger observer (on
 /// several threads), and whether any ledger passed its limit.
-final class HeapWatch: @unchecked Sendable {
-    private let lock = Lock()
-    private var base: Int?
-    private var peak = 0
-    private var passed = false
+final class HeapWatch: Sendable {
+    private struct State {
+        var base: Int?
+        var peak = 0
+        var passed = false
+    }
 
-    func start() { lock.withLock { base = HeapMeter.heapInUse() } }
+    private let state = Mutex(State())
+
+    func start() { state.withOrderedLock { $0.base = HeapMeter.heapInUse() } }
 
     func sample(ledgerBytes: Int, ledgerLimit: Int) {
         let now = HeapMeter.heapInUse()
-        lock.withLock {
-            if let base, let now { peak = max(peak, now - base) }
-            if ledgerBytes > ledgerLimit { passed = true }
+        state.withOrderedLock { state in
+            if let base = state.base, let now { state.peak = max(state.peak, now - base) }
+            if ledgerBytes > ledgerLimit { state.passed = true }
         }
     }
 
-    var peakGrowth: Int? { lock.withLock { base == nil ? nil : peak } }
-    var ledgerPassedLimit: Bool { lock.withLock { passed } }
+    var peakGrowth: Int? { state.withOrderedLock { $0.base == nil ? nil : $0.peak } }
+    var ledgerPassedLimit: Bool { state.withOrderedLock { $0.passed } }
 }

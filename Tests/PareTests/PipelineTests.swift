@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 import Testing
 @testable @_spi(CommandLine) import Pare
 import PareCore
@@ -202,11 +203,10 @@ enum PipelineFixtures {
 }
 
 /// Names in the order things happened, from several tasks.
-final class OrderRecorder: @unchecked Sendable {
-    private let lock = Lock()
-    private var list: [String] = []
-    func append(_ name: String) { lock.withLock { list.append(name) } }
-    var names: [String] { lock.withLock { list } }
+final class OrderRecorder: Sendable {
+    private let list = Mutex<[String]>([])
+    func append(_ name: String) { list.withOrderedLock { $0.append(name) } }
+    var names: [String] { list.withOrderedLock { $0 } }
 }
 
 @Suite struct PipelineCancellationTests {
@@ -245,25 +245,37 @@ final class OrderRecorder: @unchecked Sendable {
 
 /// What a cancelled decode did: rows (cancellation checks answered "go on") before and after
 /// the cancellation was asked for, whether a check answered "stop", and the job's ledger.
-final class CancellationProbe: @unchecked Sendable {
-    private let lock = Lock()
-    private var requested = false
-    private var before = 0, after = 0, sawStop = false
-    private var ledger: MemoryLedger?
+final class CancellationProbe: Sendable {
+    /// The job's ledger, which the decode thread goes on using after `watch`.
+    // Sound: read only after the decode thread gave its reservation back; the budget gate's lock orders the two.
+    private struct LedgerReference: @unchecked Sendable {
+        let ledger: MemoryLedger
+    }
 
-    func watch(_ ledger: MemoryLedger) { lock.withLock { self.ledger = ledger } }
+    private struct State {
+        var requested = false
+        var before = 0, after = 0, sawStop = false
+        var ledger: LedgerReference?
+    }
+
+    private let state = Mutex(State())
+
+    func watch(_ ledger: MemoryLedger) {
+        let reference = LedgerReference(ledger: ledger)
+        state.withOrderedLock { $0.ledger = reference }
+    }
 
     func check(_ cancelled: Bool) {
-        lock.withLock {
-            if cancelled { sawStop = true } else if requested { after += 1 } else { before += 1 }
+        state.withOrderedLock { state in
+            if cancelled { state.sawStop = true } else if state.requested { state.after += 1 } else { state.before += 1 }
         }
     }
 
-    func cancelRequested() { lock.withLock { requested = true } }
+    func cancelRequested() { state.withOrderedLock { $0.requested = true } }
 
-    var rows: (before: Int, after: Int, stopped: Bool) { lock.withLock { (before, after, sawStop) } }
+    var rows: (before: Int, after: Int, stopped: Bool) { state.withOrderedLock { ($0.before, $0.after, $0.sawStop) } }
     /// Read once the decode thread is done with the ledger (the pipeline's budget lock
     /// orders its last use before this read).
-    var ledgerBytes: Int? { lock.withLock { ledger?.currentBytes } }
-    var ledgerPeak: Int { lock.withLock { ledger?.peakBytes ?? 0 } }
+    var ledgerBytes: Int? { state.withOrderedLock { $0.ledger?.ledger.currentBytes } }
+    var ledgerPeak: Int { state.withOrderedLock { $0.ledger?.ledger.peakBytes ?? 0 } }
 }

@@ -246,6 +246,7 @@ public enum ParallelJPEGDecoder {
 /// `helperPeaks[h]` is written by helper h and read after the threads are joined. The source
 /// is only read, through `read(into:at:)` (a memory array or `pread`), and the index's buffer
 /// is read-only while the job runs and outlives it.
+// Sound: the `lock`, `ready`, `slots` and `indexReady` semaphores and the joins order every write before its reads.
 final class BandJob<Source: ByteSource & SendableMetatype>: @unchecked Sendable {
     let source: Source
     let options: JPEGOptions

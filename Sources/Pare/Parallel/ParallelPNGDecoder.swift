@@ -177,6 +177,7 @@ public enum ParallelPNGDecoder {
 /// only after a `free` wait and read by the caller only after the `filled` wait that follows
 /// them; `failure` and `failurePosition` are written once, before the helper's last `filled` or `finished` signal,
 /// and read after that wait or after the join; `helperPeak` is read after the join.
+// Sound: the `free`, `filled` and `finished` semaphores and the join order every write before its reads.
 final class InflationJob<Source: ByteSource & SendableMetatype>: @unchecked Sendable {
     var decoder: PNGDecoder<Source>
     var stage: ImageDataInflation?

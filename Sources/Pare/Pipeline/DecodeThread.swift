@@ -34,6 +34,7 @@ final class CancelFlag: Sendable {
 
 /// A value handed from a task to the decode thread it starts and never used by both at once
 /// (a disk-cache entry).
+// Sound: the task stops using it before the decode thread starts, and starting the thread orders the two.
 struct Handoff<Value>: @unchecked Sendable {
     let value: Value
 }

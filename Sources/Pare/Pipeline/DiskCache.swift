@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// Encoded thumbnails in a directory, one file per key (`DiskCacheEntry`), for reuse across
 /// runs and across processes.
@@ -24,16 +25,20 @@ import Darwin
 ///   needed and rebuilt whenever the cap is passed, since other processes add files too.
 /// - **Left-over temporary files** (a process killed mid-write) are removed by the scan when
 ///   their process is gone or they are an hour old.
-public final class DiskCache: @unchecked Sendable {
+public final class DiskCache: Sendable {
     public let directory: String
     /// The most bytes of entries kept; past it, the least recently used go until the total
     /// is at most 90% of it (so that eviction scans are not run on every write).
     public let sizeLimit: Int
-    private let lock = Lock()
-    private var index: [String: (size: Int, used: Int)]?
-    private var indexedBytes = 0
-    private var temporaryCounter = 0
-    private var damagedRemoved = 0
+    /// Everything the lock guards.
+    private struct State {
+        var index: [String: (size: Int, used: Int)]?
+        var indexedBytes = 0
+        var temporaryCounter = 0
+        var damagedRemoved = 0
+    }
+
+    private let state = Mutex(State())
 
     /// Opens (creating it if needed) a cache directory.
     public init(directory: String, sizeLimit: Int = 256 * 1024 * 1024) throws(PareError) {
@@ -45,14 +50,14 @@ public final class DiskCache: @unchecked Sendable {
             throw .io(path: directory, reason: "cannot create the cache directory")
         }
         // Removes what a killed process left, and knows the total from the start.
-        lock.withLock { scanLocked() }
+        state.withOrderedLock { scan(into: &$0) }
     }
 
     /// Damaged entries found and removed by this process.
-    public var damagedEntriesRemoved: Int { lock.withLock { damagedRemoved } }
+    public var damagedEntriesRemoved: Int { state.withOrderedLock { $0.damagedRemoved } }
 
     /// Whether the index is in memory (`trim(.diskCacheIndex)` drops it).
-    var hasIndex: Bool { lock.withLock { index != nil } }
+    var hasIndex: Bool { state.withOrderedLock { $0.index != nil } }
 
     static func fileName(for key: ThumbnailKey) -> String {
         let hex = String(key.hash64, radix: 16)
@@ -70,16 +75,16 @@ public final class DiskCache: @unchecked Sendable {
             entry = try DiskCacheEntry(parsing: bytes)
         } catch {
             unlink(path)
-            lock.withLock {
-                damagedRemoved += 1
-                if let old = index?.removeValue(forKey: name) { indexedBytes -= old.size }
+            state.withOrderedLock { state in
+                state.damagedRemoved += 1
+                if let old = state.index?.removeValue(forKey: name) { state.indexedBytes -= old.size }
             }
             return nil
         }
         guard entry.key == key else { return nil }
         // Most recently used now, for this process's index and for every other process.
         utimensat(AT_FDCWD, path, nil, 0)
-        lock.withLock { index?[name]?.used = Self.now() }
+        state.withOrderedLock { $0.index?[name]?.used = Self.now() }
         return entry
     }
 
@@ -90,18 +95,18 @@ public final class DiskCache: @unchecked Sendable {
     @_spi(CommandLine) public func store(_ entry: DiskCacheEntry) -> Bool {
         let name = Self.fileName(for: entry.key)
         let bytes = entry.serialized()
-        let counter = lock.withLock {
-            temporaryCounter += 1
-            return temporaryCounter
+        let counter = state.withOrderedLock { state in
+            state.temporaryCounter += 1
+            return state.temporaryCounter
         }
         guard FileIO.writeAtomically(bytes, to: directory + "/" + name,
                                      temporaryName: ".tmp-\(getpid())-\(counter)-\(name)") else { return false }
-        let overLimit: Bool = lock.withLock {
-            if index == nil { scanLocked() }
-            if let old = index?[name] { indexedBytes -= old.size }
-            index?[name] = (bytes.count, Self.now())
-            indexedBytes += bytes.count
-            return indexedBytes > sizeLimit
+        let overLimit: Bool = state.withOrderedLock { state in
+            if state.index == nil { scan(into: &state) }
+            if let old = state.index?[name] { state.indexedBytes -= old.size }
+            state.index?[name] = (bytes.count, Self.now())
+            state.indexedBytes += bytes.count
+            return state.indexedBytes > sizeLimit
         }
         if overLimit { evict() }
         return true
@@ -113,47 +118,47 @@ public final class DiskCache: @unchecked Sendable {
         for name in FileIO.list(directory) ?? [] where name.hasSuffix(".pare") || name.hasPrefix(".tmp-") {
             unlink(directory + "/" + name)
         }
-        lock.withLock {
-            index = [:]
-            indexedBytes = 0
+        state.withOrderedLock { state in
+            state.index = [:]
+            state.indexedBytes = 0
         }
     }
 
     /// Forgets the in-memory index; the next write that needs it scans the directory again.
     func dropIndex() {
-        lock.withLock {
-            index = nil
-            indexedBytes = 0
+        state.withOrderedLock { state in
+            state.index = nil
+            state.indexedBytes = 0
         }
     }
 
     /// Bytes of entries, per the index (scanning if there is none).
     var totalBytes: Int {
-        lock.withLock {
-            if index == nil { scanLocked() }
-            return indexedBytes
+        state.withOrderedLock { state in
+            if state.index == nil { scan(into: &state) }
+            return state.indexedBytes
         }
     }
 
     /// Rescans, then removes the least recently used entries until the total is at most 90%
     /// of the cap.
     private func evict() {
-        lock.withLock {
-            scanLocked()
-            guard indexedBytes > sizeLimit, let entries = index else { return }
+        state.withOrderedLock { state in
+            scan(into: &state)
+            guard state.indexedBytes > sizeLimit, let entries = state.index else { return }
             let target = sizeLimit - sizeLimit / 10
             for (name, info) in entries.sorted(by: { $0.value.used < $1.value.used || ($0.value.used == $1.value.used && $0.key < $1.key) }) {
-                guard indexedBytes > target else { break }
+                guard state.indexedBytes > target else { break }
                 unlink(directory + "/" + name)
-                index?[name] = nil
-                indexedBytes -= info.size
+                state.index?[name] = nil
+                state.indexedBytes -= info.size
             }
         }
     }
 
     /// Rebuilds the index from the directory, and removes temporary files left by processes
-    /// that are gone.
-    private func scanLocked() {
+    /// that are gone. Called with the lock held (`state` is what it guards).
+    private func scan(into state: inout State) {
         var entries: [String: (size: Int, used: Int)] = [:]
         var total = 0
         let now = Self.now()
@@ -174,8 +179,8 @@ public final class DiskCache: @unchecked Sendable {
             entries[name] = (Int(info.st_size), modified)
             total += Int(info.st_size)
         }
-        index = entries
-        indexedBytes = total
+        state.index = entries
+        state.indexedBytes = total
     }
 
     /// True if the process that named a temporary file `.tmp-PID-…` no longer exists.

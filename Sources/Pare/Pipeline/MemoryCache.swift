@@ -1,11 +1,13 @@
+import Synchronization
+
 /// Finished thumbnails kept in memory, least recently used first out, under two limits:
 /// the bytes of their pixels (`costLimit`) and their number (`countLimit`). Each entry
 /// also records how it is being used (its `Residency`), so that `trim` can release the
-/// least needed first. Thread-safe.
+/// least needed first. Thread-safe: all of it is behind one lock.
 ///
 /// The order is a doubly linked list through the entries, most recent at the head, so that
 /// a hit, an insertion and an eviction each take constant time.
-final class MemoryCache: @unchecked Sendable {
+final class MemoryCache: Sendable {
     /// How an entry is being used, from the first to go under memory pressure to the last.
     enum Residency: Comparable {
         /// Was shown, and the view that showed it has gone (`ThumbnailPipeline.markOffscreen`)
@@ -35,14 +37,39 @@ final class MemoryCache: @unchecked Sendable {
         }
     }
 
+    /// Everything the lock guards: the entries by key and their order.
+    private struct State {
+        var nodes: [ThumbnailKey: Node] = [:]
+        /// Most recently used; `newer` links run from `oldest` towards it.
+        var newest: Node?
+        var oldest: Node?
+        var cost = 0
+
+        mutating func remove(_ node: Node) {
+            unlink(node)
+            nodes[node.key] = nil
+            cost -= node.cost
+        }
+
+        mutating func unlink(_ node: Node) {
+            if let older = node.older { older.newer = node.newer } else if oldest === node { oldest = node.newer }
+            if let newer = node.newer { newer.older = node.older } else if newest === node { newest = node.older }
+            node.newer = nil
+            node.older = nil
+        }
+
+        mutating func linkNewest(_ node: Node) {
+            node.older = newest
+            newest?.newer = node
+            newest = node
+            if oldest == nil { oldest = node }
+        }
+    }
+
     let costLimit: Int
     let countLimit: Int
-    private let lock = Lock()
-    private var nodes: [ThumbnailKey: Node] = [:]
-    /// Most recently used; `newer` links run from `oldest` towards it.
-    private var newest: Node?
-    private var oldest: Node?
-    private var cost = 0
+    /// The nodes are reachable only through it, so no thread touches one without the lock.
+    private let state = Mutex(State())
 
     init(costLimit: Int, countLimit: Int) {
         self.costLimit = costLimit
@@ -50,14 +77,14 @@ final class MemoryCache: @unchecked Sendable {
     }
 
     /// The bytes of pixels held.
-    var totalCost: Int { lock.withLock { cost } }
-    var count: Int { lock.withLock { nodes.count } }
+    var totalCost: Int { state.withOrderedLock { $0.cost } }
+    var count: Int { state.withOrderedLock { $0.nodes.count } }
 
     /// Keys from least to most recently used.
     var keysByAge: [ThumbnailKey] {
-        lock.withLock {
+        state.withOrderedLock { state in
             var keys: [ThumbnailKey] = []
-            var node = oldest
+            var node = state.oldest
             while let current = node {
                 keys.append(current.key)
                 node = current.newer
@@ -72,10 +99,10 @@ final class MemoryCache: @unchecked Sendable {
     /// The thumbnail under `key`, now the most recently used, its residency raised to
     /// `residency` if that is higher.
     func value(for key: ThumbnailKey, residency: Residency) -> Thumbnail? {
-        lock.withLock {
-            guard let node = nodes[key] else { return nil }
-            unlinkLocked(node)
-            linkNewestLocked(node)
+        state.withOrderedLock { state in
+            guard let node = state.nodes[key] else { return nil }
+            state.unlink(node)
+            state.linkNewest(node)
             node.residency = max(node.residency, residency)
             return node.thumbnail
         }
@@ -85,56 +112,36 @@ final class MemoryCache: @unchecked Sendable {
     /// until both limits hold. A thumbnail larger than the whole cost limit is not kept.
     func insert(_ thumbnail: Thumbnail, for key: ThumbnailKey, residency: Residency) {
         let cost = Self.cost(of: thumbnail)
-        lock.withLock {
-            if let old = nodes.removeValue(forKey: key) {
-                unlinkLocked(old)
-                self.cost -= old.cost
+        state.withOrderedLock { state in
+            if let old = state.nodes.removeValue(forKey: key) {
+                state.unlink(old)
+                state.cost -= old.cost
             }
             guard cost <= costLimit, countLimit > 0 else { return }
             let node = Node(key: key, thumbnail: thumbnail, cost: cost, residency: residency)
-            nodes[key] = node
-            linkNewestLocked(node)
-            self.cost += cost
-            while self.cost > costLimit || nodes.count > countLimit, let victim = oldest {
-                removeLocked(victim)
+            state.nodes[key] = node
+            state.linkNewest(node)
+            state.cost += cost
+            while state.cost > costLimit || state.nodes.count > countLimit, let victim = state.oldest {
+                state.remove(victim)
             }
         }
     }
 
     /// Lowers an entry to `offscreen` (its view went away).
     func markOffscreen(_ key: ThumbnailKey) {
-        lock.withLock { nodes[key]?.residency = .offscreen }
+        state.withOrderedLock { $0.nodes[key]?.residency = .offscreen }
     }
 
     /// Removes every entry whose residency is below `residency` (all of them for nil).
     func removeAll(below residency: Residency?) {
-        lock.withLock {
-            var node = oldest
+        state.withOrderedLock { state in
+            var node = state.oldest
             while let current = node {
                 node = current.newer
                 if let residency, current.residency >= residency { continue }
-                removeLocked(current)
+                state.remove(current)
             }
         }
-    }
-
-    private func removeLocked(_ node: Node) {
-        unlinkLocked(node)
-        nodes[node.key] = nil
-        cost -= node.cost
-    }
-
-    private func unlinkLocked(_ node: Node) {
-        if let older = node.older { older.newer = node.newer } else if oldest === node { oldest = node.newer }
-        if let newer = node.newer { newer.older = node.older } else if newest === node { newest = node.older }
-        node.newer = nil
-        node.older = nil
-    }
-
-    private func linkNewestLocked(_ node: Node) {
-        node.older = newest
-        newest?.newer = node
-        newest = node
-        if oldest == nil { oldest = node }
     }
 }

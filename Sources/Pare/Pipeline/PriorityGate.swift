@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Hands out units of one resource (decode slots, bytes of the memory budget) up to a
 /// capacity, to waiters in priority order: the highest priority first, first come first
 /// served within a priority. A waiter that does not fit yet waits (asynchronously, holding no
@@ -6,30 +8,68 @@
 /// Grants never skip the head of the queue: a large reservation is not starved by a stream
 /// of smaller ones behind it. A waiting task that is cancelled leaves the queue at once and
 /// its `acquire` throws `PareError.cancelled`.
-final class PriorityGate: @unchecked Sendable {
-    /// One pending `acquire`. Its priority can be raised while it waits (a prefetch job that
-    /// a visible request joins moves ahead); all its fields are guarded by the gate's lock.
-    final class Waiter: @unchecked Sendable {
+final class PriorityGate: Sendable {
+    /// One pending `acquire`, made first so that the caller can keep it to raise its priority
+    /// while it waits (a prefetch job that a visible request joins moves ahead). Its priority
+    /// and its place in the queue are the gate's state, under the gate's lock.
+    struct Waiter: Sendable {
         let amount: Int
-        fileprivate(set) var priority: ThumbnailPriority
+        /// Its number in the order of `makeWaiter` calls: first come first served, and its
+        /// identity in the gate's state.
         fileprivate let arrival: Int
-        fileprivate var continuation: CheckedContinuation<Result<Void, PareError>, Never>?
-        fileprivate var finished = false
+    }
 
-        fileprivate init(amount: Int, priority: ThumbnailPriority, arrival: Int) {
-            self.amount = amount
-            self.priority = priority
-            self.arrival = arrival
+    /// A waiter in the queue, with what it needs to be granted.
+    private struct Queued: Sendable {
+        let waiter: Waiter
+        var priority: ThumbnailPriority
+        let continuation: CheckedContinuation<Result<Void, PareError>, Never>
+    }
+
+    /// Everything the lock guards.
+    private struct State {
+        var used = 0
+        var highWater = 0
+        var delayedCount = 0
+        var arrivals = 0
+        var queue: [Queued] = []
+        /// The priorities of waiters made and not yet queued by `acquire` (a raise may come
+        /// first). A waiter in neither this nor `queue` has been granted or has failed.
+        var unqueued: [Int: ThumbnailPriority] = [:]
+
+        /// Grants the best waiter while it fits. The continuations are resumed by the caller
+        /// after unlocking.
+        mutating func grant(capacity: Int) -> [Queued] {
+            var ready: [Queued] = []
+            while let best = bestIndex(), used + queue[best].waiter.amount <= capacity {
+                let granted = queue.remove(at: best)
+                used += granted.waiter.amount
+                highWater = max(highWater, used)
+                ready.append(granted)
+            }
+            return ready
+        }
+
+        func bestIndex() -> Int? {
+            var best: Int?
+            for index in queue.indices {
+                guard let current = best else { best = index; continue }
+                let candidate = queue[index], leader = queue[current]
+                if candidate.priority > leader.priority
+                    || (candidate.priority == leader.priority && candidate.waiter.arrival < leader.waiter.arrival) {
+                    best = index
+                }
+            }
+            return best
+        }
+
+        func queueIndex(of waiter: Waiter) -> Int? {
+            queue.firstIndex { $0.waiter.arrival == waiter.arrival }
         }
     }
 
     let capacity: Int
-    private let lock = Lock()
-    private var used = 0
-    private var highWater = 0
-    private var delayedCount = 0
-    private var arrivals = 0
-    private var queue: [Waiter] = []
+    private let state = Mutex(State())
     /// Called when a request can never fit: makes the error the caller throws.
     private let tooLarge: @Sendable (_ amount: Int, _ capacity: Int) -> PareError
 
@@ -40,117 +80,98 @@ final class PriorityGate: @unchecked Sendable {
     }
 
     /// Units granted now.
-    var inUse: Int { lock.withLock { used } }
+    var inUse: Int { state.withOrderedLock { $0.used } }
     /// The most units ever granted at once.
-    var peak: Int { lock.withLock { highWater } }
+    var peak: Int { state.withOrderedLock { $0.highWater } }
     /// Waiters queued now.
-    var waiting: Int { lock.withLock { queue.count } }
+    var waiting: Int { state.withOrderedLock { $0.queue.count } }
     /// Acquisitions that had to wait (did not fit when they arrived).
-    var delayed: Int { lock.withLock { delayedCount } }
+    var delayed: Int { state.withOrderedLock { $0.delayedCount } }
 
     /// A waiter for `amount` units; pass it to `acquire`. Made first so that the caller can
     /// keep it to raise its priority while it waits.
     func makeWaiter(amount: Int, priority: ThumbnailPriority) -> Waiter {
-        lock.withLock {
-            arrivals += 1
-            return Waiter(amount: amount, priority: priority, arrival: arrivals)
+        state.withOrderedLock { state in
+            state.arrivals += 1
+            state.unqueued[state.arrivals] = priority
+            return Waiter(amount: amount, arrival: state.arrivals)
         }
     }
 
     /// Waits until the waiter's units are granted. Throws `tooLarge` if they exceed the
     /// capacity and `.cancelled` if the task is cancelled while it waits.
     func acquire(_ waiter: Waiter) async throws(PareError) {
-        if waiter.amount > capacity { throw tooLarge(waiter.amount, capacity) }
+        if waiter.amount > capacity {
+            state.withOrderedLock { _ = $0.unqueued.removeValue(forKey: waiter.arrival) }
+            throw tooLarge(waiter.amount, capacity)
+        }
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, PareError>, Never>) in
-                let ready: [Waiter] = lock.withLock {
+                let ready: [Queued] = state.withOrderedLock { state in
+                    let priority = state.unqueued.removeValue(forKey: waiter.arrival)
                     // A task cancelled before it got here has had its handler run already,
                     // finding nothing to remove: the flag is what tells.
                     if Task.isCancelled {
-                        waiter.finished = true
                         continuation.resume(returning: .failure(.cancelled))
                         return []
                     }
-                    waiter.continuation = continuation
-                    queue.append(waiter)
-                    let ready = grantLocked()
-                    if !waiter.finished { delayedCount += 1 }
+                    state.queue.append(Queued(waiter: waiter, priority: priority ?? .prefetch, continuation: continuation))
+                    let ready = state.grant(capacity: capacity)
+                    if !ready.contains(where: { $0.waiter.arrival == waiter.arrival }) { state.delayedCount += 1 }
                     return ready
                 }
                 resume(ready)
             }
         } onCancel: {
-            let removed: Waiter? = lock.withLock {
-                guard !waiter.finished, let index = queue.firstIndex(where: { $0 === waiter }) else { return nil }
-                queue.remove(at: index)
-                waiter.finished = true
-                return waiter
+            let removed: Queued? = state.withOrderedLock { state in
+                guard let index = state.queueIndex(of: waiter) else { return nil }
+                return state.queue.remove(at: index)
             }
-            removed?.continuation?.resume(returning: .failure(.cancelled))
+            removed?.continuation.resume(returning: .failure(.cancelled))
             // The head may have been the one blocking smaller waiters behind it.
-            resume(lock.withLock { grantLocked() })
+            resume(state.withOrderedLock { $0.grant(capacity: capacity) })
         }
         try result.get()
     }
 
     /// Takes `amount` units without waiting, if they fit now and nobody waits ahead.
     func tryAcquire(_ amount: Int) -> Bool {
-        lock.withLock {
-            guard queue.isEmpty, used + amount <= capacity else { return false }
-            used += amount
-            highWater = max(highWater, used)
+        state.withOrderedLock { state in
+            guard state.queue.isEmpty, state.used + amount <= capacity else { return false }
+            state.used += amount
+            state.highWater = max(state.highWater, state.used)
             return true
         }
     }
 
     /// Gives back units from a granted `acquire` or `tryAcquire`, and wakes whoever now fits.
     func release(_ amount: Int) {
-        let ready: [Waiter] = lock.withLock {
-            precondition(amount >= 0 && amount <= used, "gate released more than it granted")
-            used -= amount
-            return grantLocked()
+        let ready: [Queued] = state.withOrderedLock { state in
+            precondition(amount >= 0 && amount <= state.used, "gate released more than it granted")
+            state.used -= amount
+            return state.grant(capacity: capacity)
         }
         resume(ready)
     }
 
     /// Raises a waiting waiter's priority (never lowers it); no effect once granted.
     func raise(_ waiter: Waiter, to priority: ThumbnailPriority) {
-        let ready: [Waiter] = lock.withLock {
-            guard !waiter.finished, priority > waiter.priority else { return [] }
-            waiter.priority = priority
-            return grantLocked()
+        let ready: [Queued] = state.withOrderedLock { state in
+            if let index = state.queueIndex(of: waiter) {
+                guard priority > state.queue[index].priority else { return [] }
+                state.queue[index].priority = priority
+            } else if let current = state.unqueued[waiter.arrival] {
+                guard priority > current else { return [] }
+                state.unqueued[waiter.arrival] = priority
+            } else {
+                return []
+            }
+            return state.grant(capacity: capacity)
         }
         resume(ready)
     }
 
-    /// Grants the best waiter while it fits. Called with the lock held; the continuations
-    /// are resumed by the caller after unlocking.
-    private func grantLocked() -> [Waiter] {
-        var ready: [Waiter] = []
-        while let best = bestIndexLocked(), used + queue[best].amount <= capacity {
-            let waiter = queue.remove(at: best)
-            used += waiter.amount
-            highWater = max(highWater, used)
-            waiter.finished = true
-            ready.append(waiter)
-        }
-        return ready
-    }
-
-    private func bestIndexLocked() -> Int? {
-        var best: Int?
-        for index in queue.indices {
-            guard let current = best else { best = index; continue }
-            let candidate = queue[index], leader = queue[current]
-            if candidate.priority > leader.priority
-                || (candidate.priority == leader.priority && candidate.arrival < leader.arrival) {
-                best = index
-            }
-        }
-        return best
-    }
-
-    private func resume(_ ready: [Waiter]) {
-        for waiter in ready { waiter.continuation?.resume(returning: .success(())) }
+    private func resume(_ ready: [Queued]) {
+        for granted in ready { granted.continuation.resume(returning: .success(())) }
     }
 }

@@ -1,4 +1,5 @@
 import PareCore
+import Synchronization
 import PareJPEG
 import ParePNG
 
@@ -19,7 +20,7 @@ import ParePNG
 /// on while any other request (or a prefetch) still wants it, and is cancelled when none
 /// does, stopping its decode at the next MCU row or scanline batch. `trim(_:)` releases
 /// memory in tiers (see `TrimLevel`).
-public final class ThumbnailPipeline: @unchecked Sendable {
+public final class ThumbnailPipeline: Sendable {
     public struct Configuration: Sendable {
         /// Decodes at once. Default: the cores this process may use. Each decode runs on one
         /// core (the pipeline's parallelism is across images).
@@ -63,12 +64,17 @@ public final class ThumbnailPipeline: @unchecked Sendable {
     let slots: PriorityGate
     let budget: PriorityGate
 
-    private let lock = Lock()
-    private var jobs: [ThumbnailKey: Job] = [:]
-    /// The job each waiting request belongs to, for its cancellation handler.
-    private var requestKeys: [Int: ThumbnailKey] = [:]
-    private var nextRequest = 0
-    private var stats = Statistics()
+    /// Everything the lock guards.
+    private struct State {
+        var jobs: [ThumbnailKey: Job] = [:]
+        /// The job each waiting request belongs to, for its cancellation handler.
+        var requestKeys: [Int: ThumbnailKey] = [:]
+        var nextRequest = 0
+        var stats = Statistics()
+    }
+
+    /// Taken before a job's own lock, never after it.
+    private let state = Mutex(State())
 
     public init(configuration: Configuration = Configuration()) throws(PareError) {
         guard configuration.maxConcurrentDecodes > 0, configuration.memoryBudget > 0 else {
@@ -85,7 +91,7 @@ public final class ThumbnailPipeline: @unchecked Sendable {
         }
     }
 
-    public var statistics: Statistics { lock.withLock { stats } }
+    public var statistics: Statistics { state.withOrderedLock { $0.stats } }
     /// Bytes reserved by running decodes now, and the most ever reserved at once.
     public var reservedBytes: Int { budget.inUse }
     public var peakReservedBytes: Int { budget.peak }
@@ -101,36 +107,36 @@ public final class ThumbnailPipeline: @unchecked Sendable {
         let key = try request.cacheKey()
         let residency: MemoryCache.Residency = request.priority == .visible ? .visible : .delivered
         if let hit = memoryCache.value(for: key, residency: residency) {
-            lock.withLock { stats.memoryCacheHits += 1 }
+            state.withOrderedLock { $0.stats.memoryCacheHits += 1 }
             return hit
         }
-        let id = lock.withLock {
-            nextRequest += 1
-            return nextRequest
+        let id = state.withOrderedLock { state in
+            state.nextRequest += 1
+            return state.nextRequest
         }
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Thumbnail, PareError>, Never>) in
-                let immediate: Result<Thumbnail, PareError>? = lock.withLock {
+                let immediate: Result<Thumbnail, PareError>? = state.withOrderedLock { state in
                     // Cancelled before registering: the handler has run and found nothing.
                     if Task.isCancelled { return .failure(.cancelled) }
                     // The job may have finished since the first look.
                     if let hit = memoryCache.value(for: key, residency: residency) {
-                        stats.memoryCacheHits += 1
+                        state.stats.memoryCacheHits += 1
                         return .success(hit)
                     }
                     let job: Job
-                    if let running = jobs[key] {
+                    if let running = state.jobs[key] {
                         job = running
-                        stats.coalesced += 1
-                        raiseLocked(job, to: request.priority)
+                        state.stats.coalesced += 1
+                        raise(job, to: request.priority)
                         // The prefetch has done its part: from now on the job lives as long
                         // as a request wants it (a cell that scrolls past cancels it).
-                        job.prefetching = false
+                        job.state.withOrderedLock { $0.prefetching = false }
                     } else {
-                        job = startJobLocked(key: key, request: request, priority: request.priority)
+                        job = startJob(key: key, request: request, priority: request.priority, in: &state)
                     }
-                    job.waiters[id] = (continuation, request.priority)
-                    requestKeys[id] = key
+                    job.state.withOrderedLock { $0.waiters[id] = (continuation, request.priority) }
+                    state.requestKeys[id] = key
                     return nil
                 }
                 if let immediate { continuation.resume(returning: immediate) }
@@ -147,11 +153,12 @@ public final class ThumbnailPipeline: @unchecked Sendable {
     public func prefetch(_ requests: [ThumbnailRequest]) {
         for request in requests {
             guard let key = try? request.cacheKey() else { continue }
-            lock.withLock {
-                if let job = jobs[key] {
-                    job.prefetching = true
+            state.withOrderedLock { state in
+                if let job = state.jobs[key] {
+                    job.state.withOrderedLock { $0.prefetching = true }
                 } else if memoryCache.value(for: key, residency: .prefetched) == nil {
-                    startJobLocked(key: key, request: request, priority: .prefetch).prefetching = true
+                    startJob(key: key, request: request, priority: .prefetch, in: &state)
+                        .state.withOrderedLock { $0.prefetching = true }
                 }
             }
         }
@@ -161,10 +168,10 @@ public final class ThumbnailPipeline: @unchecked Sendable {
     public func cancelPrefetch(_ requests: [ThumbnailRequest]) {
         for request in requests {
             guard let key = try? request.cacheKey() else { continue }
-            lock.withLock {
-                guard let job = jobs[key] else { return }
-                job.prefetching = false
-                abandonIfUnwantedLocked(job)
+            state.withOrderedLock { state in
+                guard let job = state.jobs[key] else { return }
+                job.state.withOrderedLock { $0.prefetching = false }
+                abandonIfUnwanted(job, in: &state)
             }
         }
     }
@@ -188,10 +195,13 @@ public final class ThumbnailPipeline: @unchecked Sendable {
         case .everything: memoryCache.removeAll(below: nil)
         }
         if level >= .prefetched {
-            lock.withLock {
-                for job in jobs.values where job.prefetching {
-                    job.prefetching = false
-                    abandonIfUnwantedLocked(job)
+            state.withOrderedLock { state in
+                for job in state.jobs.values {
+                    let wasPrefetching = job.state.withOrderedLock { job in
+                        defer { job.prefetching = false }
+                        return job.prefetching
+                    }
+                    if wasPrefetching { abandonIfUnwanted(job, in: &state) }
                 }
             }
         }
@@ -199,85 +209,110 @@ public final class ThumbnailPipeline: @unchecked Sendable {
 
     // MARK: Jobs
 
-    /// One decode shared by every request for its key. Its mutable fields are guarded by the
-    /// pipeline's lock.
-    private final class Job: @unchecked Sendable {
+    /// One decode shared by every request for its key. Its mutable fields are behind its own
+    /// lock, which is taken inside the pipeline's when both are needed, so that what the
+    /// pipeline decides about a job and its `jobs` entry change together.
+    private final class Job: Sendable {
+        /// The requests waiting for the job, by request number, with their priorities.
+        typealias Waiters = [Int: (continuation: CheckedContinuation<Result<Thumbnail, PareError>, Never>, priority: ThumbnailPriority)]
+
+        struct State {
+            var priority: ThumbnailPriority
+            var waiters: Waiters = [:]
+            var prefetching = false
+            /// The gate and waiter the job is queued at, so a joining request can raise it.
+            var queuedAt: (gate: PriorityGate, waiter: PriorityGate.Waiter)?
+            var task: Task<Void, Never>?
+        }
+
         let key: ThumbnailKey
         let request: ThumbnailRequest
-        var priority: ThumbnailPriority
-        var waiters: [Int: (continuation: CheckedContinuation<Result<Thumbnail, PareError>, Never>, priority: ThumbnailPriority)] = [:]
-        var prefetching = false
-        /// The gate and waiter the job is queued at, so a joining request can raise it.
-        var queuedAt: (gate: PriorityGate, waiter: PriorityGate.Waiter)?
-        var task: Task<Void, Never>?
+        let state: Mutex<State>
         /// Set when the job is abandoned: its decode thread stops at the next row batch.
         let cancel = CancelFlag()
 
         init(key: ThumbnailKey, request: ThumbnailRequest, priority: ThumbnailPriority) {
             self.key = key
             self.request = request
-            self.priority = priority
+            state = Mutex(State(priority: priority))
         }
     }
 
+    /// Called with the pipeline's lock held (`state` is what it guards).
     @discardableResult
-    private func startJobLocked(key: ThumbnailKey, request: ThumbnailRequest, priority: ThumbnailPriority) -> Job {
+    private func startJob(key: ThumbnailKey, request: ThumbnailRequest, priority: ThumbnailPriority,
+                          in state: inout State) -> Job {
         let job = Job(key: key, request: request, priority: priority)
-        jobs[key] = job
+        state.jobs[key] = job
         let taskPriority: TaskPriority = priority == .visible ? .userInitiated : priority == .normal ? .medium : .utility
-        job.task = Task.detached(priority: taskPriority) { [self] in
+        let task = Task.detached(priority: taskPriority) { [self] in
             let result = await run(job)
             finish(job, result)
         }
+        job.state.withOrderedLock { $0.task = task }
         return job
     }
 
-    private func raiseLocked(_ job: Job, to priority: ThumbnailPriority) {
-        guard priority > job.priority else { return }
-        job.priority = priority
-        if let (gate, waiter) = job.queuedAt { gate.raise(waiter, to: priority) }
+    /// Called with the pipeline's lock held.
+    private func raise(_ job: Job, to priority: ThumbnailPriority) {
+        let queuedAt = job.state.withOrderedLock { job -> (gate: PriorityGate, waiter: PriorityGate.Waiter)? in
+            guard priority > job.priority else { return nil }
+            job.priority = priority
+            return job.queuedAt
+        }
+        if let (gate, waiter) = queuedAt { gate.raise(waiter, to: priority) }
     }
 
     /// A request's task was cancelled: it stops waiting now; its job is cancelled if nobody
     /// else wants it.
     private func withdraw(request id: Int) {
-        let continuation: CheckedContinuation<Result<Thumbnail, PareError>, Never>? = lock.withLock {
-            guard let key = requestKeys.removeValue(forKey: id), let job = jobs[key],
-                  let waiter = job.waiters.removeValue(forKey: id) else { return nil }
-            if waiter.priority == .visible && job.waiters.isEmpty {
-                // A cell that scrolled away: if the decode still ends (a prefetch holds it),
-                // its result is off-screen.
-                job.priority = max(.prefetch, job.waiters.values.map(\.priority).max() ?? .prefetch)
+        let continuation: CheckedContinuation<Result<Thumbnail, PareError>, Never>? = state.withOrderedLock { state in
+            guard let key = state.requestKeys.removeValue(forKey: id), let job = state.jobs[key] else { return nil }
+            let continuation = job.state.withOrderedLock { job -> CheckedContinuation<Result<Thumbnail, PareError>, Never>? in
+                guard let waiter = job.waiters.removeValue(forKey: id) else { return nil }
+                if waiter.priority == .visible && job.waiters.isEmpty {
+                    // A cell that scrolled away: if the decode still ends (a prefetch holds it),
+                    // its result is off-screen.
+                    job.priority = max(.prefetch, job.waiters.values.map(\.priority).max() ?? .prefetch)
+                }
+                return waiter.continuation
             }
-            abandonIfUnwantedLocked(job)
-            return waiter.continuation
+            guard let continuation else { return nil }
+            abandonIfUnwanted(job, in: &state)
+            return continuation
         }
         continuation?.resume(returning: .failure(.cancelled))
     }
 
-    private func abandonIfUnwantedLocked(_ job: Job) {
-        guard job.waiters.isEmpty, !job.prefetching, jobs[job.key] === job else { return }
-        jobs[job.key] = nil
-        stats.cancelledJobs += 1
+    /// Called with the pipeline's lock held.
+    private func abandonIfUnwanted(_ job: Job, in state: inout State) {
+        let unwanted = job.state.withOrderedLock { $0.waiters.isEmpty && !$0.prefetching }
+        guard unwanted, state.jobs[job.key] === job else { return }
+        state.jobs[job.key] = nil
+        state.stats.cancelledJobs += 1
         job.cancel.set()
-        job.task?.cancel()
+        job.state.withOrderedLock { $0.task }?.cancel()
     }
 
     /// The job's end: the result goes into the memory cache and to every request waiting.
     private func finish(_ job: Job, _ result: Result<Thumbnail, PareError>) {
-        let waiters = lock.withLock { () -> [CheckedContinuation<Result<Thumbnail, PareError>, Never>] in
-            job.queuedAt = nil
-            guard jobs[job.key] === job else { return [] }
-            jobs[job.key] = nil
+        let waiters = state.withOrderedLock { state -> [CheckedContinuation<Result<Thumbnail, PareError>, Never>] in
+            let current = state.jobs[job.key] === job
+            let waiters = job.state.withOrderedLock { job -> Job.Waiters in
+                job.queuedAt = nil
+                guard current else { return [:] }
+                defer { job.waiters = [:] }
+                return job.waiters
+            }
+            guard current else { return [] }
+            state.jobs[job.key] = nil
             if case let .success(thumbnail) = result {
-                let best = job.waiters.values.map(\.priority).max()
+                let best = waiters.values.map(\.priority).max()
                 let residency: MemoryCache.Residency = best == .visible ? .visible : best == nil ? .prefetched : .delivered
                 memoryCache.insert(thumbnail, for: job.key, residency: residency)
             }
-            let continuations = job.waiters.map { $0.value.continuation }
-            for id in job.waiters.keys { requestKeys[id] = nil }
-            job.waiters = [:]
-            return continuations
+            for id in waiters.keys { state.requestKeys[id] = nil }
+            return waiters.map { $0.value.continuation }
         }
         for continuation in waiters { continuation.resume(returning: result) }
     }
@@ -288,13 +323,13 @@ public final class ThumbnailPipeline: @unchecked Sendable {
         do throws(PareError) {
             if let diskCache, let entry = diskCache.entry(for: job.key.encoded(as: DiskCacheEntry.automaticPolicy)),
                let thumbnail = try? await decodeEntry(entry, job: job) {
-                lock.withLock { stats.diskCacheHits += 1 }
+                state.withOrderedLock { $0.stats.diskCacheHits += 1 }
                 return .success(thumbnail)
             }
             try await acquire(1, from: slots, for: job)
             defer { slots.release(1) }
             let thumbnail = try await decode(job)
-            lock.withLock { stats.decodes += 1 }
+            state.withOrderedLock { $0.stats.decodes += 1 }
             if let diskCache { store(thumbnail, for: job.key, in: diskCache) }
             return .success(thumbnail)
         } catch {
@@ -304,12 +339,12 @@ public final class ThumbnailPipeline: @unchecked Sendable {
 
     /// Waits at a gate at the job's priority, raisable while it waits.
     private func acquire(_ amount: Int, from gate: PriorityGate, for job: Job) async throws(PareError) {
-        let waiter = lock.withLock {
+        let waiter = job.state.withOrderedLock { job in
             let waiter = gate.makeWaiter(amount: amount, priority: job.priority)
             job.queuedAt = (gate, waiter)
             return waiter
         }
-        defer { lock.withLock { job.queuedAt = nil } }
+        defer { job.state.withOrderedLock { $0.queuedAt = nil } }
         try await gate.acquire(waiter)
     }
 
@@ -343,7 +378,7 @@ public final class ThumbnailPipeline: @unchecked Sendable {
                     throw .memoryBudgetExceeded(needed: amount, budget: budget.capacity)
                 }
                 amount = min(amount * 2, budget.capacity)
-                lock.withLock { stats.reservationRetries += 1 }
+                state.withOrderedLock { $0.stats.reservationRetries += 1 }
             }
         }
     }

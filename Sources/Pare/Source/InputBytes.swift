@@ -20,6 +20,7 @@ public struct InputBytes: ByteSource, Sendable {
     /// Memory the caller lends (`init(unsafeBytes:)`). Unchecked: the caller promised that
     /// the bytes stay alive and unchanged while they are read, so sharing them between
     /// threads that only read is safe.
+    // Sound: nothing writes the bytes while they are lent, so reads on any thread need no ordering.
     struct BorrowedBytes: @unchecked Sendable {
         let bytes: UnsafeRawBufferPointer
     }

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Dispatch
+import Synchronization
 @_spi(CommandLine) import Pare
 import ParePNG
 import PareJPEG
@@ -142,7 +143,7 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
         jobs = parsed
     }
 
-    let work = BatchPlan.make(inputs: arguments.positionals, recursive: arguments.flag("--recursive"),
+    var work = BatchPlan.make(inputs: arguments.positionals, recursive: arguments.flag("--recursive"),
                               outDir: outDir, format: format)
     if let output {
         guard work.count == 1 else { return usageError("-o takes one input file; use --out-dir for several") }
@@ -172,10 +173,11 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
         var next = 0
         func startNext() {
             guard next < work.count else { return }
-            let item = work[next]
+            let planned = work[next]
             next += 1
             group.addTask {
-                var outcome = makeThumbnail(item, format: format, options: immutableOptions, jpeg: jpegOptions, background: background,
+                var item = planned
+                var outcome = makeThumbnail(&item, format: format, options: immutableOptions, jpeg: jpegOptions, background: background,
                                             cache: immutableCache, inFlight: inFlight)
                 if let placeholder = immutablePlaceholder, case .made(var made, let format, let bytes, let milliseconds) = outcome {
                     do {
@@ -220,14 +222,9 @@ enum OutputFormat: Sendable {
 }
 
 /// One input and where its thumbnail goes.
-final class WorkItem: @unchecked Sendable {
+struct WorkItem: Sendable {
     let input: String
     var destination: String
-
-    init(input: String, destination: String) {
-        self.input = input
-        self.destination = destination
-    }
 }
 
 /// Expands inputs (files, directories) into work items with output paths that keep each
@@ -269,28 +266,36 @@ enum BatchPlan {
 }
 
 /// The temporary files being written right now, removed if the process is interrupted.
-final class InFlightFiles: @unchecked Sendable {
-    private let lock = Lock()
-    private var paths: Set<String> = []
-    private var signalSources: [DispatchSourceSignal] = []
+final class InFlightFiles: Sendable {
+    private struct State {
+        var paths: Set<String> = []
+        /// Kept so that the handlers stay installed.
+        var signalSources: [any DispatchSourceSignal] = []
+    }
 
-    func insert(_ path: String) { lock.withLock { _ = paths.insert(path) } }
-    func remove(_ path: String) { lock.withLock { _ = paths.remove(path) } }
+    private let state = Mutex(State())
+
+    func insert(_ path: String) { state.withOrderedLock { _ = $0.paths.insert(path) } }
+    func remove(_ path: String) { state.withOrderedLock { _ = $0.paths.remove(path) } }
 
     /// On SIGINT or SIGTERM: delete every temporary file in flight, then exit 130 / 143.
     func removeOnInterrupt() {
-        for (number, status) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [self] in
-                lock.withLock {
-                    for path in paths { unlink(path) }
-                    printError("pare: interrupted; no partial output left")
-                    exit(status)
+        // The sources are made inside the lock, which then keeps them.
+        state.withOrderedLock { installed in
+            for (number, status) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler { [self] in
+                    // Exits holding the lock, so that no new temporary file can begin meanwhile.
+                    state.withOrderedLock { state in
+                        for path in state.paths { unlink(path) }
+                        printError("pare: interrupted; no partial output left")
+                        exit(status)
+                    }
                 }
+                source.resume()
+                installed.signalSources.append(source)
             }
-            source.resume()
-            signalSources.append(source)
         }
     }
 }
@@ -326,7 +331,7 @@ struct Made {
     }
 }
 
-private func makeThumbnail(_ item: WorkItem, format: OutputFormat, options: ThumbnailOptions,
+private func makeThumbnail(_ item: inout WorkItem, format: OutputFormat, options: ThumbnailOptions,
                            jpeg: JPEGEncoderOptions, background: BackgroundColour, cache: DiskCache?,
                            inFlight: InFlightFiles) -> Outcome {
     let start = POSIX.now()
@@ -410,8 +415,16 @@ private func cachedThumbnail(_ input: String, format: OutputFormat, options: Thu
 
 /// What the user sees: one JSON line per file (`--json`), a progress bar on a terminal, a
 /// failure line per bad file, and a summary.
-final class BatchReport: @unchecked Sendable {
-    private let lock = Lock()
+final class BatchReport: Sendable {
+    /// What the lock guards: the counts so far.
+    private struct State {
+        var done = 0
+        var failures = 0
+        var sources: [String: Int] = [:]
+        var cached = 0
+    }
+
+    private let state = Mutex(State())
     let total: Int
     let json: Bool
     let stats: Bool
@@ -419,10 +432,8 @@ final class BatchReport: @unchecked Sendable {
     let cache: Bool
     private let progress: Bool
     private let started = POSIX.now()
-    private(set) var done = 0
-    private(set) var failures = 0
-    private var sources: [String: Int] = [:]
-    private var cached = 0
+
+    var failures: Int { state.withOrderedLock { $0.failures } }
 
     init(total: Int, json: Bool, stats: Bool, cache: Bool) {
         self.total = total
@@ -435,16 +446,16 @@ final class BatchReport: @unchecked Sendable {
     private var elapsed: Double { Double(POSIX.now() - started) / 1e9 }
 
     func record(_ item: WorkItem, _ outcome: Outcome) {
-        lock.withLock { recordLocked(item, outcome) }
+        state.withOrderedLock { record(item, outcome, in: &$0) }
     }
 
-    private func recordLocked(_ item: WorkItem, _ outcome: Outcome) {
-        done += 1
+    private func record(_ item: WorkItem, _ outcome: Outcome, in state: inout State) {
+        state.done += 1
         if progress { POSIX.writeStandardError("\r\u{1B}[K") }
         switch outcome {
         case let .made(thumbnail, format, bytes, milliseconds):
-            sources[thumbnail.source.name, default: 0] += 1
-            if thumbnail.cached { cached += 1 }
+            state.sources[thumbnail.source.name, default: 0] += 1
+            if thumbnail.cached { state.cached += 1 }
             if json {
                 // Values are rendered here, not as JSONValues, to keep the documented line
                 // format: ", " and ": " separators and ms with two decimals.
@@ -472,28 +483,28 @@ final class BatchReport: @unchecked Sendable {
                 POSIX.writeStandardOutput(line)
             }
         case let .failed(message):
-            failures += 1
+            state.failures += 1
             printError("pare: \(item.input): \(message)")
         }
         if progress {
-            let rate = Double(done) / max(elapsed, 0.001)
-            let eta = Double(total - done) / max(rate, 0.001)
-            let width = 30, filled = width * done / total
+            let rate = Double(state.done) / max(elapsed, 0.001)
+            let eta = Double(total - state.done) / max(rate, 0.001)
+            let width = 30, filled = width * state.done / total
             let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-            POSIX.writeStandardError("[\(bar)] \(done)/\(total)  \(fixed(rate, 1)) files/s  ETA \(fixed(eta, 0))s")
+            POSIX.writeStandardError("[\(bar)] \(state.done)/\(total)  \(fixed(rate, 1)) files/s  ETA \(fixed(eta, 0))s")
         }
     }
 
     func finish() {
-        lock.withLock { finishLocked() }
+        state.withOrderedLock { finish(in: $0) }
     }
 
-    private func finishLocked() {
+    private func finish(in state: State) {
         if progress { POSIX.writeStandardError("\r\u{1B}[K") }
         guard total > 1 else { return }
         let order = ["exif-thumbnail", "mpf-preview", "scaled-1/8", "scaled-1/4", "scaled-1/2", "full"]
-        let used = order.compactMap { name in sources[name].map { "\(name) \($0)" } }.joined(separator: ", ")
-        printError("pare: \(done - failures) done, \(failures) failed, \(fixed(elapsed, 2)) s; sources: "
-            + (used.isEmpty ? "none" : used) + (cache ? "; \(cached) from the cache" : ""))
+        let used = order.compactMap { name in state.sources[name].map { "\(name) \($0)" } }.joined(separator: ", ")
+        printError("pare: \(state.done - state.failures) done, \(state.failures) failed, \(fixed(elapsed, 2)) s; sources: "
+            + (used.isEmpty ? "none" : used) + (cache ? "; \(state.cached) from the cache" : ""))
     }
 }

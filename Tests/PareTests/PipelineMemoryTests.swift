@@ -37,9 +37,11 @@ import TestSupport
         #expect(!watch.ledgerPassedLimit)
         #expect(pipeline.reservedBytes == 0)
         if let growth = watch.peakGrowth {
-            // The heap also holds the tasks, continuations and finished thumbnails on their
-            // way to the caller: 512 KiB for those.
-            #expect(growth <= budget + 512 * 1024, "heap grew \(growth) B with a budget of \(budget) B")
+            // The heap also holds the 64 tasks, their continuations, the finished thumbnails
+            // on their way to the caller and each running job's bookkeeping outside its
+            // ledger, which vary with scheduling: 0.2–0.6 MiB over 20 runs on two cores,
+            // so 768 KiB for those.
+            #expect(growth <= budget + 768 * 1024, "heap grew \(growth) B with a budget of \(budget) B")
         }
         print("64 requests, budget \(budget) B: peak reserved \(peak) B, heap peak growth \(watch.peakGrowth.map(String.init) ?? "n/a") B, \(pipeline.budget.delayed) waits, \(pipeline.statistics.reservationRetries) retries")
     }

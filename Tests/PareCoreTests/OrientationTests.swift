@@ -70,6 +70,23 @@ import PareCore
         }
     }
 
+    /// `flipsStoredAxes` against the transform itself: where stored pixels (0, 0), (1, 0)
+    /// and (0, 1) land says whether each stored axis runs forwards or backwards upright.
+    @Test func flippedAxesMatchTheTransform() throws {
+        let stored = Image(width: 3, height: 2, format: .gray8, pixels: [1, 2, 3, 4, 5, 6])
+        for orientation in Orientation.allCases {
+            let upright = try orientation.apply(to: stored, ledger: MemoryLedger())
+            func position(_ value: UInt8) -> (x: Int, y: Int) {
+                let i = upright.pixels.firstIndex(of: value)!
+                return (i % upright.width, i / upright.width)
+            }
+            let origin = position(1), nextColumn = position(2), nextRow = position(4)
+            let forwardX = nextColumn.x - origin.x + nextColumn.y - origin.y == 1
+            let forwardY = nextRow.x - origin.x + nextRow.y - origin.y == 1
+            #expect(orientation.flipsStoredAxes == (!forwardX, !forwardY), "\(orientation)")
+        }
+    }
+
     @Test func allocatesThroughTheLedger() throws {
         let ledger = MemoryLedger(limit: 20)
         let stored = try ImageBuffer(width: 4, height: 4, format: .gray8, ledger: ledger)

@@ -75,6 +75,22 @@ private func resampleInterlaced(_ pixels: [UInt8], width: Int, height: Int, form
     /// The kernels are partitions of unity: away from the edges the raw weights of an output
     /// pixel sum to the stretch (the window covers `stretch` input pixels per unit of kernel),
     /// so the normalisation only corrects the edges and the discretisation.
+    /// A shift moves every output's window and weights by that many input pixels: a 2×
+    /// reduction shifted by one input pixel equals the unshifted one of the input moved left
+    /// by one (away from the edges, where the window is clamped).
+    @Test func shiftMovesThePlacement() {
+        for filter in [ResamplingFilter.lanczos3, .area] {
+            let plain = ResamplingAxis(inputCount: 64, outputCount: 32, filter: filter)
+            let shifted = ResamplingAxis(inputCount: 64, outputCount: 32, filter: filter, shift: 1)
+            for j in 4 ..< 28 {
+                #expect(shifted.window(j).first == plain.window(j).first + 1 && shifted.window(j).last == plain.window(j).last + 1)
+                for x in plain.window(j).first ... plain.window(j).last {
+                    #expect(abs(shifted.weight(j, x + 1) - plain.weight(j, x)) < 1e-12, "\(filter) \(j) \(x)")
+                }
+            }
+        }
+    }
+
     @Test func weightsSumToOne() {
         for filter in allFilters {
             for (input, output) in [(1000, 100), (640, 256), (97, 13), (50, 50), (10, 37), (3, 64)] {

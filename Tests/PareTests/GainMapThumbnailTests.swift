@@ -35,6 +35,27 @@ import Testing
         }
     }
 
+    /// The kept map's placement against the renderer's corner-aligned sampling, worked out
+    /// by hand: a quarter-size source map decoded whole under a thumbnail map of the same
+    /// size as the picture is read 3/8 of a map pixel further on (renderer at x / 4, a resize
+    /// at (x + ½) / 4 − ½); a half-size map decoded at 1/2 moves ¼ / 2; an axis the
+    /// orientation reverses, with an output map of half the picture's pixels, moves
+    /// (fOut − 1) · s / (fSrc · d) more.
+    @Test func keptMapIsPlacedWhereRenderersSampleIt() {
+        #expect(ImageSource.gainMapShift(main: 4000, map: 1000, picture: 400, output: 400, decodedPerMapPixel: 1,
+                                         flipped: false) == 0.375)
+        #expect(ImageSource.gainMapShift(main: 4000, map: 2000, picture: 400, output: 400, decodedPerMapPixel: 2,
+                                         flipped: true) == 0.125)
+        // fSrc 4, s 10, fOut 2, d 1: ½ · (1 − 11/4) = −0.875, and 2.5 more reversed.
+        #expect(ImageSource.gainMapShift(main: 4000, map: 1000, picture: 400, output: 200, decodedPerMapPixel: 1,
+                                         flipped: false) == -0.875)
+        #expect(ImageSource.gainMapShift(main: 4000, map: 1000, picture: 400, output: 200, decodedPerMapPixel: 1,
+                                         flipped: true) == 1.625)
+        // A map as large as its picture, kept as large: nothing to move.
+        #expect(ImageSource.gainMapShift(main: 800, map: 800, picture: 200, output: 200, decodedPerMapPixel: 4,
+                                         flipped: true) == 0)
+    }
+
     @Test(arguments: ["synthetic-iso.jpg", "synthetic-xmp.jpg"])
     func keptGainMapFollowsThePicture(_ name: String) throws {
         let source = try Self.source(name)

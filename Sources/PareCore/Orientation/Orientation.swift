@@ -26,6 +26,17 @@ public enum Orientation: Int, Sendable, Equatable, CaseIterable {
     /// True when the upright picture's width is the stored height.
     public var swapsDimensions: Bool { rawValue >= 5 }
 
+    /// Which stored axes run backwards in the upright picture: the stored x axis (columns
+    /// from the right) and the stored y axis (rows from the bottom), wherever they end up.
+    public var flipsStoredAxes: (x: Bool, y: Bool) {
+        switch self {
+        case .up, .leftMirrored: (false, false)
+        case .upMirrored, .left: (true, false)
+        case .downMirrored, .right: (false, true)
+        case .down, .rightMirrored: (true, true)
+        }
+    }
+
     /// The upright size of a stored `width` × `height` picture.
     public func orientedSize(width: Int, height: Int) -> (width: Int, height: Int) {
         swapsDimensions ? (height, width) : (width, height)

@@ -31,8 +31,10 @@ struct AreaAccumulator {
     private let inputRow: LedgerBuffer<Float>
     private let outputBytes: LedgerBuffer<UInt8>
 
-    init(input header: RowStreamHeader, outputWidth: Int, outputHeight: Int, ledger: MemoryLedger) throws(CoreError) {
-        geometry = ResamplingGeometry(input: header, outputWidth: outputWidth, outputHeight: outputHeight, filter: .area)
+    init(input header: RowStreamHeader, outputWidth: Int, outputHeight: Int, shift: ResamplingShift = .none,
+         ledger: MemoryLedger) throws(CoreError) {
+        geometry = ResamplingGeometry(input: header, outputWidth: outputWidth, outputHeight: outputHeight, filter: .area,
+                                      shift: shift)
         let horizontal = geometry.horizontal, inputWidth = header.width, channels = geometry.channels
 
         columnStride = horizontal.maxOutputsPerInput

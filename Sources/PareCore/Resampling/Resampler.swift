@@ -49,6 +49,9 @@ public struct Resampler<Downstream: RowSink>: RowSink {
     private var mode: Mode = .idle
     /// Use `PlainSeparableResampler` for all sequential input (the oracle in tests).
     var usesPlainEngine = false
+    /// Where output pixels sit in the input beyond the centre-to-centre placement (a gain
+    /// map's renderer samples at corner-aligned positions). Set before `begin`.
+    public var shift = ResamplingShift.none
 
     private enum Mode {
         case idle
@@ -78,19 +81,19 @@ public struct Resampler<Downstream: RowSink>: RowSink {
             throw .sizeOverflow
         }
         mode = .idle
-        if !header.interlaced, header.format.bytesPerSample == 1,
+        if !header.interlaced, header.format.bytesPerSample == 1, shift == .none,
            header.width == outputWidth, header.height == outputHeight {
             mode = .passthrough
         } else if header.interlaced {
             mode = .interlaced(try AreaAccumulator(input: header, outputWidth: outputWidth,
-                                                   outputHeight: outputHeight, ledger: ledger))
+                                                   outputHeight: outputHeight, shift: shift, ledger: ledger))
         } else if !usesPlainEngine, FixedPointResampler.fits(ResamplingGeometry(
-            input: header, outputWidth: outputWidth, outputHeight: outputHeight, filter: filter)) {
-            mode = .sequential(try FixedPointResampler(input: header, outputWidth: outputWidth,
-                                                       outputHeight: outputHeight, filter: filter, ledger: ledger))
+            input: header, outputWidth: outputWidth, outputHeight: outputHeight, filter: filter, shift: shift)) {
+            mode = .sequential(try FixedPointResampler(input: header, outputWidth: outputWidth, outputHeight: outputHeight,
+                                                       filter: filter, shift: shift, ledger: ledger))
         } else {
-            mode = .plain(try PlainSeparableResampler(input: header, outputWidth: outputWidth,
-                                                      outputHeight: outputHeight, filter: filter, ledger: ledger))
+            mode = .plain(try PlainSeparableResampler(input: header, outputWidth: outputWidth, outputHeight: outputHeight,
+                                                      filter: filter, shift: shift, ledger: ledger))
         }
         try downstream.begin(RowStreamHeader(width: outputWidth, height: outputHeight,
                                              format: header.format.eightBit))
@@ -145,7 +148,7 @@ public struct Resampler<Downstream: RowSink>: RowSink {
 /// The steps `Resampler` drives on a sequential stream, whichever engine does the sums.
 protocol SequentialResampling {
     init(input header: RowStreamHeader, outputWidth: Int, outputHeight: Int, filter: ResamplingFilter,
-         ledger: MemoryLedger) throws(CoreError)
+         shift: ResamplingShift, ledger: MemoryLedger) throws(CoreError)
     var geometry: ResamplingGeometry { get }
     /// The input row the engine expects next.
     var nextInputRow: Int { get }

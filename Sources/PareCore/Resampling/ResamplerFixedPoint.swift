@@ -91,9 +91,10 @@ struct FixedPointResampler: SequentialResampling {
     /// geometry: alpha (colour is filtered premultiplied by alpha, which would need more than
     /// 16 bits to keep faint pixels' colour), or weights that could leave 16 bits (`fits`).
     static func make(input header: RowStreamHeader, outputWidth: Int, outputHeight: Int, filter: ResamplingFilter,
-                     ledger: MemoryLedger) throws(CoreError) -> FixedPointResampler? {
+                     shift: ResamplingShift = .none, ledger: MemoryLedger) throws(CoreError) -> FixedPointResampler? {
         guard !header.format.hasAlpha else { return nil }
-        let geometry = ResamplingGeometry(input: header, outputWidth: outputWidth, outputHeight: outputHeight, filter: filter)
+        let geometry = ResamplingGeometry(input: header, outputWidth: outputWidth, outputHeight: outputHeight, filter: filter,
+                                          shift: shift)
         let horizontal = try TapTable<Int16>(geometry.horizontal, lanes: 8, ledger: ledger)
         let vertical = try TapTable<Int16>.largestMagnitude(geometry.vertical, ledger: ledger)
         guard fits(horizontal.largestMagnitude, vertical) else { return nil }
@@ -101,8 +102,9 @@ struct FixedPointResampler: SequentialResampling {
     }
 
     init(input header: RowStreamHeader, outputWidth: Int, outputHeight: Int, filter: ResamplingFilter,
-         ledger: MemoryLedger) throws(CoreError) {
-        let geometry = ResamplingGeometry(input: header, outputWidth: outputWidth, outputHeight: outputHeight, filter: filter)
+         shift: ResamplingShift = .none, ledger: MemoryLedger) throws(CoreError) {
+        let geometry = ResamplingGeometry(input: header, outputWidth: outputWidth, outputHeight: outputHeight, filter: filter,
+                                          shift: shift)
         try self.init(geometry: geometry, horizontal: try TapTable(geometry.horizontal, lanes: 8, ledger: ledger),
                       ledger: ledger)
     }

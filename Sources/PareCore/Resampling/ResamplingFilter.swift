@@ -68,7 +68,8 @@ func sinPi(_ x: Double) -> Double {
 
 /// One axis of a resize: which input pixels feed output pixel `j`, and with what weight.
 ///
-/// Output pixel j's centre lies at (j + ½)·scale in input coordinates, scale = input/output.
+/// Output pixel j's centre lies at (j + ½)·scale + shift in input coordinates, scale =
+/// input/output (`shift` is 0 but for `ResamplingShift`).
 /// Taps outside the image are left out and the rest renormalised (the window is clamped to
 /// the image), so a constant picture stays constant up to its edges. Windows are monotonic
 /// in j: `window(j).first` and `.last` never decrease, which lets rows stream.
@@ -80,11 +81,14 @@ struct ResamplingAxis {
     let scale: Double
     /// Half the window width in input pixels: support × max(1, scale).
     let radius: Double
+    /// Input pixels every output's placement is moved by.
+    let shift: Double
 
-    init(inputCount: Int, outputCount: Int, filter: ResamplingFilter) {
+    init(inputCount: Int, outputCount: Int, filter: ResamplingFilter, shift: Double = 0) {
         self.inputCount = inputCount
         self.outputCount = outputCount
         self.filter = filter
+        self.shift = shift
         scale = Double(inputCount) / Double(outputCount)
         radius = filter.support * max(1, scale)
     }
@@ -93,10 +97,10 @@ struct ResamplingAxis {
     func window(_ j: Int) -> (first: Int, last: Int) {
         let lo: Double, hi: Double
         if filter == .area {
-            lo = (Double(j) * scale).rounded(.down)
-            hi = (Double(j + 1) * scale).rounded(.up) - 1
+            lo = (Double(j) * scale + shift).rounded(.down)
+            hi = (Double(j + 1) * scale + shift).rounded(.up) - 1
         } else {
-            let centre = (Double(j) + 0.5) * scale
+            let centre = (Double(j) + 0.5) * scale + shift
             lo = (centre - radius - 0.5).rounded(.up)
             hi = (centre + radius - 0.5).rounded(.down)
         }
@@ -110,11 +114,11 @@ struct ResamplingAxis {
     /// of [x, x+1) ∩ [j·scale, (j+1)·scale).
     func weight(_ j: Int, _ x: Int) -> Double {
         if filter == .area {
-            let lo = max(Double(x), Double(j) * scale)
-            let hi = min(Double(x + 1), Double(j + 1) * scale)
+            let lo = max(Double(x), Double(j) * scale + shift)
+            let hi = min(Double(x + 1), Double(j + 1) * scale + shift)
             return hi > lo ? hi - lo : 0
         }
-        let centre = (Double(j) + 0.5) * scale
+        let centre = (Double(j) + 0.5) * scale + shift
         return filter.kernel((Double(x) + 0.5 - centre) / max(1, scale))
     }
 

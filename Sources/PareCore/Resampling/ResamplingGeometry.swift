@@ -2,6 +2,22 @@
 /// per axis the filter geometry (`ResamplingAxis`: which input pixels feed each output pixel,
 /// with what weight). `PlainSeparableResampler`, `FixedPointResampler` and `AreaAccumulator`
 /// all start from one of these, so they agree on taps, weights and windows by construction.
+/// Where output pixels sit in the input beyond a resize's centre-to-centre placement, in
+/// input pixels along each axis (positive: further right or down). Zero for a plain resize;
+/// a picture rendered by a sampler with another convention (a gain map, which renderers
+/// sample at corner-aligned positions) asks for its own.
+public struct ResamplingShift: Sendable, Equatable {
+    public var x: Double
+    public var y: Double
+
+    public init(x: Double, y: Double) {
+        self.x = x
+        self.y = y
+    }
+
+    public static let none = ResamplingShift(x: 0, y: 0)
+}
+
 struct ResamplingGeometry {
     let inputWidth: Int
     let inputHeight: Int
@@ -12,15 +28,16 @@ struct ResamplingGeometry {
     let horizontal: ResamplingAxis
     let vertical: ResamplingAxis
 
-    init(input header: RowStreamHeader, outputWidth: Int, outputHeight: Int, filter: ResamplingFilter) {
+    init(input header: RowStreamHeader, outputWidth: Int, outputHeight: Int, filter: ResamplingFilter,
+         shift: ResamplingShift = .none) {
         inputWidth = header.width
         inputHeight = header.height
         self.outputWidth = outputWidth
         self.outputHeight = outputHeight
         inputFormat = header.format
         channels = header.format.channels
-        horizontal = ResamplingAxis(inputCount: header.width, outputCount: outputWidth, filter: filter)
-        vertical = ResamplingAxis(inputCount: header.height, outputCount: outputHeight, filter: filter)
+        horizontal = ResamplingAxis(inputCount: header.width, outputCount: outputWidth, filter: filter, shift: shift.x)
+        vertical = ResamplingAxis(inputCount: header.height, outputCount: outputHeight, filter: filter, shift: shift.y)
     }
 
     /// Whether a sequential engine takes `row` as input row `placement.y`, the next expected

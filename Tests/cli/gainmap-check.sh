@@ -35,7 +35,7 @@ set -euo pipefail
 name=gainmap-check
 source "$(dirname "$0")/common.sh"
 MIN_DB=${2:-35}
-MIN_IDEAL_DB=${3:-29}
+MIN_IDEAL_DB=${3:-32}
 PARE=$(cd "$(dirname "$pare")" && pwd)/$(basename "$pare")
 python3 Fixtures/gainmap/make-gainmap-files.py "$work/gm" "$corpus" > /dev/null
 python3 - "$PARE" "$work" "$corpus" "$MIN_DB" "$MIN_IDEAL_DB" <<'PY'

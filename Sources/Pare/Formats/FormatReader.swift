@@ -13,8 +13,9 @@ import PareWebP
 ///
 /// `ImageFormat.readers` lists the conformances; `ImageFormat(sniffing:)`, `ImageSource` and
 /// the thumbnail iterate it rather than switching on the format. Adding a format is one
-/// module (its decoder) and one conformance here.
-protocol FormatReader {
+/// module (its decoder) and one conformance here. The readers are types used as values
+/// (metatypes in a shared list), so they are `SendableMetatype`.
+protocol FormatReader: SendableMetatype {
     /// The format this reader reads.
     static var format: ImageFormat { get }
 

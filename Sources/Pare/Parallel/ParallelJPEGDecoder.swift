@@ -238,7 +238,7 @@ public enum ParallelJPEGDecoder {
 
 /// The state the caller's thread and the helpers share for one parallel decode.
 ///
-/// `@unchecked Sendable` because its mutable parts are handed over by the semaphores: band k's
+/// Unchecked-Sendable because its mutable parts are handed over by the semaphores: band k's
 /// buffer and result are written only by the thread that claimed k (claims are made under
 /// `lock`) before it signals `ready[k]`, and read by the caller only after that wait;
 /// a buffer is reused for band k + slots only after the caller signalled `slots` for band k.

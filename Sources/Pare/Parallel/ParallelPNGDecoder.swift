@@ -171,7 +171,7 @@ public enum ParallelPNGDecoder {
 
 /// The state the caller's thread and the inflating helper share for one decode.
 ///
-/// `@unchecked Sendable` because its mutable parts are handed over by the semaphores: the
+/// Unchecked-Sendable because its mutable parts are handed over by the semaphores: the
 /// helper owns `decoder` from `run()`'s start until it returns (the caller reads it only after
 /// joining); a slot's scanlines, `rowCounts[slot]` and its `offsets` are written by the helper
 /// only after a `free` wait and read by the caller only after the `filled` wait that follows

@@ -18,7 +18,7 @@ let commandUsage: [(command: String, text: String)] = [
                      [--crop centre|entropy|attention] [--enlarge]
                      [-o OUT | --out-dir DIR] [--recursive] [--format jpeg|png|ppm]
                      [--quality N] [--background RRGGBB] [--colour keep|srgb] [--cmyk-profile FILE]
-                     [--gain-map drop|keep]
+                     [--gain-map drop|keep] [--png-compression fast|default|small]
                      [--embedded auto|never|always] [--filter lanczos3|triangle|area] [--no-rotate]
                      [--strict] [--placeholder thumbhash|blurhash[:XxY]] [--jobs N] [--json] [--stats]
                      [--cache DIR]
@@ -27,7 +27,8 @@ let commandUsage: [(command: String, text: String)] = [
             centres it on a box-sized canvas of --background, fill stretches it.
             IN may be files or directories; with --out-dir, outputs keep their relative paths.
             The format is --format's, else OUT's extension; with --out-dir, JPEG for opaque
-            thumbnails and PNG for those with alpha. JPEGs are written at --quality (default 85).
+            thumbnails and PNG for those with alpha. JPEGs are written at --quality (default 85),
+            PNGs with --png-compression's effort (default: default; small tries zlib too).
             --gain-map keep carries an HDR photo's gain map into a JPEG thumbnail.
             --cache DIR keeps the thumbnails in DIR for later runs over unchanged inputs.
             --cmyk-profile FILE: the CMYK profile for untagged CMYK JPEGs (thumbnail, convert).
@@ -38,7 +39,7 @@ let commandUsage: [(command: String, text: String)] = [
     ("convert", """
       pare convert IN -o OUT [--quality N] [--sampling 4:2:0|4:2:2|4:4:4] [--optimize]
                    [--progressive] [--restart N|NB] [--baseline] [--colour keep|srgb]
-                   [--cmyk-profile FILE]
+                   [--cmyk-profile FILE] [--png-compression fast|default|small]
             decodes IN (JPEG, PNG, WebP, GIF, TIFF, PGM/PPM/PAM) at full size and writes the format OUT's
             extension names (.jpg/.jpeg, .png, .ppm/.pgm/.pam); JPEG output defaults to
             cjpeg's settings (quality 75, 4:2:0, standard tables); --restart N puts a

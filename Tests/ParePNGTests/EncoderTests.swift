@@ -31,12 +31,12 @@ import TestSupport
             for smooth in [false, true] {
                 let ledger = MemoryLedger()
                 let image = try Self.makeImage(format, width, height, smooth: smooth, ledger: ledger, rng: &rng)
-                for level in [0, 6, 9] {
-                    let png = try PNGEncoder(ledger: ledger, compressionLevel: level).encode(image)
+                for compression in PNGCompression.allCases {
+                    let png = try PNGEncoder(ledger: ledger, compression: compression).encode(image)
                     let decoded = try PNGDecoder.decodeImage(png, ledger: ledger)
                     #expect(decoded.format == format)
                     #expect(decoded.width == width && decoded.height == height)
-                    #expect(decoded.pixels == image.pixels, "\(format) \(width)x\(height) smooth \(smooth) level \(level)")
+                    #expect(decoded.pixels == image.pixels, "\(format) \(width)x\(height) smooth \(smooth) \(compression)")
                 }
             }
         }
@@ -57,10 +57,36 @@ import TestSupport
         #expect(chunks(of: png).map(\.0) == ["IHDR", "IDAT", "IEND"])
     }
 
-    @Test func invalidSettingsAreTypedErrors() throws {
+    /// `default` sends a photograph-like image (noise on gradients) to `RunLengthDeflater`
+    /// and a drawing (a tile repeated) to zlib at level 6, whose header says so (FLEVEL 2:
+    /// 0x78 0x9C; the run-length stream writes 0x78 0x01); `small` is never larger than
+    /// `default`, nor `default` than `fast`.
+    @Test func defaultChoosesTheStreamByTheImage() throws {
+        var rng = SplitMix(state: 11)
         let ledger = MemoryLedger()
-        let image = try Image(width: 2, height: 2, format: .gray8)
-        #expect(throws: PNGError.self) { try PNGEncoder(ledger: ledger, compressionLevel: 12).encode(image) }
+        let photo = try Self.makeImage(.rgb8, 300, 200, smooth: true, ledger: ledger, rng: &rng)
+        let tile = (0 ..< 8 * 8 * 3).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+        var drawing = try Image(width: 300, height: 200, format: .rgb8)
+        for y in 0 ..< 200 {
+            drawing.withMutableRow(y) { row in
+                for x in 0 ..< 300 { for c in 0 ..< 3 { row[3 * x + c] = tile[(y % 8 * 8 + x % 8) * 3 + c] } }
+            }
+        }
+        for (name, image, header) in [("photo", photo, [UInt8](arrayLiteral: 0x78, 0x01)), ("drawing", drawing, [0x78, 0x9C])] {
+            let sizes = try PNGCompression.allCases.map { compression -> Int in
+                let png = try PNGEncoder(ledger: ledger, compression: compression).encode(image)
+                if compression == .default {
+                    let data = chunks(of: png).first { $0.0 == "IDAT" }!.1
+                    #expect(Array(data.prefix(2)) == header, "\(name)")
+                }
+                return png.count
+            }
+            #expect(sizes[2] <= sizes[1] && sizes[1] <= sizes[0], "\(name): fast, default, small \(sizes)")
+        }
+    }
+
+    @Test func emptyImagesAreTypedErrors() throws {
+        let ledger = MemoryLedger()
         let empty = try Image(width: 0, height: 3, format: .rgb8)
         #expect(throws: PNGError.unsupportedEncoding(reason: "size 0x3")) { try PNGEncoder(ledger: ledger).encode(empty) }
     }

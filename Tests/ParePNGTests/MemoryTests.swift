@@ -15,7 +15,7 @@ import TestSupport
                 for i in 0 ..< row.count { row[i] = UInt8(truncatingIfNeeded: (i / 4 + y) & 0xF0) | UInt8(rng.next() & 3) }
             }
         }
-        return try PNGEncoder(ledger: ledger, compressionLevel: 1).encode(image)
+        return try PNGEncoder(ledger: ledger, compression: .fast).encode(image)
     }
 
     @Test func streamingPeakIsBoundedByWidthNotHeight() throws {

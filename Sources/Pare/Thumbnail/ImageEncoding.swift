@@ -61,9 +61,11 @@ public enum ImageEncoding {
     /// `colour` is what the file declares: a carried profile goes into JPEG APP2 chunks
     /// (ICC.1 B.4) or PNG iCCP byte for byte, sRGB into a PNG sRGB chunk (a JPEG without a
     /// profile is read as sRGB); Netpbm has no place for either. A JPEG of an image with
-    /// alpha shows it composited over `background` (PNG and Netpbm keep the alpha).
+    /// alpha shows it composited over `background` (PNG and Netpbm keep the alpha). A PNG is
+    /// written with the effort `png` asks for.
     public static func encode(_ image: Image, as format: ImageFileFormat,
-                              jpeg: JPEGEncoderOptions = .thumbnail, colour: OutputColour = .untagged,
+                              jpeg: JPEGEncoderOptions = .thumbnail, png: PNGCompression = .default,
+                              colour: OutputColour = .untagged,
                               background: BackgroundColour = .white,
                               ledger: MemoryLedger = MemoryLedger()) throws(PareError) -> [UInt8] {
         switch format {
@@ -83,7 +85,7 @@ public enum ImageEncoding {
             }
         case .png:
             do {
-                var encoder = PNGEncoder(ledger: ledger)
+                var encoder = PNGEncoder(ledger: ledger, compression: png)
                 switch colour {
                 case .untagged: break
                 // Relative colorimetric, the intent of the conversion to sRGB.
@@ -108,11 +110,12 @@ extension ImageEncoding {
     /// metadata). Returns what the format could not hold as warnings: a profile in Netpbm,
     /// a gain map in PNG or Netpbm.
     public static func encode(_ thumbnail: Thumbnail, as format: ImageFileFormat,
-                              jpeg: JPEGEncoderOptions = .thumbnail, background: BackgroundColour = .white,
+                              jpeg: JPEGEncoderOptions = .thumbnail, png: PNGCompression = .default,
+                              background: BackgroundColour = .white,
                               ledger: MemoryLedger = MemoryLedger()) throws(PareError) -> (bytes: [UInt8], warnings: [ThumbnailWarning]) {
         var warnings: [ThumbnailWarning] = []
         if let dropped = colourDropped(thumbnail.colour, by: format) { warnings.append(dropped) }
-        let picture = try encode(thumbnail.image, as: format, jpeg: jpeg, colour: thumbnail.colour,
+        let picture = try encode(thumbnail.image, as: format, jpeg: jpeg, png: png, colour: thumbnail.colour,
                                  background: background, ledger: ledger)
         guard let gainMap = thumbnail.gainMap, let metadata = gainMap.source.metadata else { return (picture, warnings) }
         guard format == .jpeg else {

@@ -99,20 +99,29 @@ enum ScanlineFilter {
                        output: UnsafeMutablePointer<UInt8>, count: Int, bpp: Int) -> Int {
         var sum = 0
         for i in 0 ..< count {
-            let x = raw[i], b = previous[i]
             let a: UInt8 = i >= bpp ? raw[i - bpp] : 0
             let c: UInt8 = i >= bpp ? previous[i - bpp] : 0
-            let value: UInt8
-            switch type {
-            case 1: value = x &- a
-            case 2: value = x &- b
-            case 3: value = x &- UInt8(truncatingIfNeeded: (UInt16(a) + UInt16(b)) >> 1)
-            case 4: value = x &- paethPredictor(a, b, c)
-            default: value = x
-            }
+            let value = filtered(type, raw[i], a: a, b: previous[i], c: c)
             output[i] = value
-            sum += Int(Int8(bitPattern: value).magnitude)
+            sum += Int(magnitude(value))
         }
         return sum
     }
+
+    /// One byte `x` filtered by `type`, with `a`, `b`, `c` its left, upper and upper-left
+    /// neighbours (§7.3, Figure 7.2).
+    @inline(__always)
+    static func filtered(_ type: UInt8, _ x: UInt8, a: UInt8, b: UInt8, c: UInt8) -> UInt8 {
+        switch type {
+        case 1: return x &- a
+        case 2: return x &- b
+        case 3: return x &- UInt8(truncatingIfNeeded: (UInt16(a) + UInt16(b)) >> 1)
+        case 4: return x &- paethPredictor(a, b, c)
+        default: return x
+        }
+    }
+
+    /// A filtered byte read as a signed value's magnitude (§12.7's measure).
+    @inline(__always)
+    static func magnitude(_ value: UInt8) -> UInt8 { min(value, 0 &- value) }
 }

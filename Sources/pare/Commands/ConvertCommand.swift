@@ -5,7 +5,8 @@ import PareJPEG
 import ParePNG
 
 /// `pare convert IN -o OUT [--quality N] [--sampling 4:2:0|4:2:2|4:4:4] [--optimize]
-/// [--progressive] [--restart N|NB] [--background RRGGBB] [--colour keep|srgb] [--cmyk-profile FILE]`: decodes IN (JPEG, PNG, PGM/PPM/PAM; sniffed from its
+/// [--progressive] [--restart N|NB] [--background RRGGBB] [--colour keep|srgb] [--cmyk-profile FILE]
+/// [--png-compression fast|default|small]`: decodes IN (JPEG, PNG, PGM/PPM/PAM; sniffed from its
 /// first bytes) at full size, with no orientation applied, and writes the format OUT's
 /// extension names. JPEG output streams, row by row from the decoder into the encoder;
 /// with no options it is what `cjpeg` writes from the same pixels (quality 75, 4:2:0,
@@ -23,7 +24,7 @@ func runConvert(_ raw: [String]) -> Int32 {
     let arguments: Arguments
     do {
         arguments = try Arguments(raw, valued: ["--output", "--quality", "--sampling", "--restart", "--format", "--colour",
-                                                   "--background", "--cmyk-profile"],
+                                                   "--background", "--cmyk-profile", "--png-compression"],
                                   boolean: ["--optimize", "--progressive", "--baseline"], aliases: ["-o": "--output"])
     } catch {
         return usageError(error.message)
@@ -44,6 +45,11 @@ func runConvert(_ raw: [String]) -> Int32 {
     let background: BackgroundColour
     switch backgroundOption(arguments) {
     case let .success(colour): background = colour
+    case let .failure(error): return usageError(error.message)
+    }
+    let png: PNGCompression
+    switch pngCompressionOption(arguments) {
+    case let .success(compression): png = compression
     case let .failure(error): return usageError(error.message)
     }
     var colour = ColourHandling.keep
@@ -94,7 +100,8 @@ func runConvert(_ raw: [String]) -> Int32 {
                 printError("pare: \(output): cannot write the file")
                 return 1
             }
-            file.write(try ImageEncoding.encode(image, as: format, colour: declared, background: background, ledger: ledger))
+            file.write(try ImageEncoding.encode(image, as: format, png: png, colour: declared, background: background,
+                                            ledger: ledger))
         }
     } catch {
         file.abandon()
@@ -220,6 +227,15 @@ func jpegOptions(_ arguments: Arguments, defaultQuality: Int,
         if n > 0 { options.restartInterval = blocks ? .mcus(n) : .mcuRows(n) }
     }
     return .success(())
+}
+
+/// `--png-compression fast|default|small`: the PNG encoder's effort (`PNGCompression`).
+func pngCompressionOption(_ arguments: Arguments) -> Result<PNGCompression, Arguments.UsageError> {
+    guard let text = arguments.value("--png-compression") else { return .success(.default) }
+    guard let compression = PNGCompression(rawValue: text) else {
+        return .failure(.init(message: "--png-compression takes fast, default or small"))
+    }
+    return .success(compression)
 }
 
 /// `--background RRGGBB`: the colour a JPEG output shows where the picture is transparent.

@@ -12,7 +12,7 @@ import PareCore
 
 /// `pare thumbnail IN... --size N|WxH [--fit inside|cover|contain|fill] [--crop centre|entropy|attention]
 /// [--enlarge] [-o OUT | --out-dir DIR] [--recursive] [--format jpeg|png|ppm]
-/// [--quality N] [--background RRGGBB] [--colour keep|srgb] [--cmyk-profile FILE] [--gain-map drop|keep]
+/// [--quality N] [--png-compression fast|default|small] [--background RRGGBB] [--colour keep|srgb] [--cmyk-profile FILE] [--gain-map drop|keep]
 /// [--embedded auto|never|always] [--filter lanczos3|triangle|area]
 /// [--no-rotate] [--strict] [--placeholder thumbhash|blurhash[:XxY]] [--jobs N] [--json] [--stats]
 /// [--cache DIR]`.
@@ -26,7 +26,8 @@ import PareCore
 /// The output format is `--format`'s, else OUT's extension (.jpg/.jpeg, .png, .ppm/.pgm/.pam;
 /// any other is a usage error); with `--out-dir` and no `--format`, JPEG for an opaque
 /// thumbnail and PNG for one with alpha. JPEGs are written at `--quality` (default 85, see
-/// `JPEGEncoderOptions.thumbnail`) with cjpeg's other defaults; a thumbnail with alpha
+/// `JPEGEncoderOptions.thumbnail`) with cjpeg's other defaults, PNGs with the effort
+/// `--png-compression` names (`PNGCompression`, default `default`); a thumbnail with alpha
 /// written as JPEG is composited over `--background` (default FFFFFF, white).
 ///
 /// Colour (`--colour keep|srgb`): by default a JPEG or PNG output carries the source's ICC
@@ -54,7 +55,8 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
         arguments = try Arguments(
             raw, valued: ["--size", "--output", "--out-dir", "--format", "--embedded", "--jobs", "--filter",
                           "--quality", "--sampling", "--restart", "--colour", "--cache", "--background",
-                          "--gain-map", "--placeholder", "--cmyk-profile", "--fit", "--crop"],
+                          "--gain-map", "--placeholder", "--cmyk-profile", "--fit", "--crop",
+                          "--png-compression"],
             boolean: ["--no-rotate", "--json", "--stats", "--recursive", "--optimize", "--progressive", "--baseline",
                       "--strict", "--enlarge"],
             aliases: ["-o": "--output", "-s": "--size", "-j": "--jobs", "-r": "--recursive"])
@@ -137,6 +139,11 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
     case let .failure(error): return usageError(error.message)
     }
     options.background = background
+    let png: PNGCompression
+    switch pngCompressionOption(arguments) {
+    case let .success(compression): png = compression
+    case let .failure(error): return usageError(error.message)
+    }
     var jobs = POSIX.processorCount
     if let jobsText = arguments.value("--jobs") {
         guard let parsed = Int(jobsText), parsed >= 1 else { return usageError("--jobs takes a whole number ≥ 1") }
@@ -177,8 +184,8 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
             next += 1
             group.addTask {
                 var item = planned
-                var outcome = makeThumbnail(&item, format: format, options: immutableOptions, jpeg: jpegOptions, background: background,
-                                            cache: immutableCache, inFlight: inFlight)
+                var outcome = makeThumbnail(&item, format: format, options: immutableOptions, jpeg: jpegOptions, png: png,
+                                            background: background, cache: immutableCache, inFlight: inFlight)
                 if let placeholder = immutablePlaceholder, case .made(var made, let format, let bytes, let milliseconds) = outcome {
                     do {
                         made.placeholder = try ImageSource(path: item.input).placeholder(placeholder, options: immutableOptions)
@@ -332,7 +339,7 @@ struct Made {
 }
 
 private func makeThumbnail(_ item: inout WorkItem, format: OutputFormat, options: ThumbnailOptions,
-                           jpeg: JPEGEncoderOptions, background: BackgroundColour, cache: DiskCache?,
+                           jpeg: JPEGEncoderOptions, png: PNGCompression, background: BackgroundColour, cache: DiskCache?,
                            inFlight: InFlightFiles) -> Outcome {
     let start = POSIX.now()
     let made: Made
@@ -341,14 +348,15 @@ private func makeThumbnail(_ item: inout WorkItem, format: OutputFormat, options
     do {
         if let cache {
             (made, chosen, encoded) = try cachedThumbnail(item.input, format: format, options: options, jpeg: jpeg,
-                                                          background: background,
+                                                          png: png, background: background,
                                                           cache: cache)
         } else {
             var thumbnail = try ImageSource(path: item.input).thumbnail(options: options)
             made = Made(thumbnail)
             chosen = format.format(for: thumbnail.image)
             let warnings: [ThumbnailWarning]
-            (encoded, warnings) = try ImageEncoding.encode(thumbnail, as: chosen, jpeg: jpeg, background: background)
+            (encoded, warnings) = try ImageEncoding.encode(thumbnail, as: chosen, jpeg: jpeg, png: png,
+                                                           background: background)
             thumbnail.warnings += warnings
             for warning in thumbnail.warnings {
                 switch warning {
@@ -388,15 +396,16 @@ func placeholderKind(_ name: String) -> PlaceholderKind? {
 
 /// The output bytes from the disk cache, or made and stored there. An entry holds the
 /// output file itself (JPEG or PNG), under a key naming the output format and the JPEG
-/// settings; a Netpbm output is kept as PNG and converted from its pixels.
+/// and PNG settings; a Netpbm output is kept as PNG and converted from its pixels.
 private func cachedThumbnail(_ input: String, format: OutputFormat, options: ThumbnailOptions, jpeg: JPEGEncoderOptions,
-                             background: BackgroundColour, cache: DiskCache) throws -> (Made, ImageFileFormat, [UInt8]) {
+                             png: PNGCompression, background: BackgroundColour, cache: DiskCache) throws -> (Made, ImageFileFormat, [UInt8]) {
     let policy: String
     switch format {
     case let .fixed(fixed): policy = fixed.rawValue
     case .byAlpha: policy = "jpeg-or-png"
     }
-    let key = try ThumbnailRequest(path: input, options: options).cacheKey().encoded(as: policy + " \(jpeg) background \(background.hex)")
+    let key = try ThumbnailRequest(path: input, options: options).cacheKey().encoded(
+        as: policy + " \(jpeg) png \(png.rawValue) background \(background.hex)")
     if let entry = cache.entry(for: key) {
         let made = Made(source: entry.source, width: entry.width, height: entry.height, ledgerPeakBytes: 0,
                         allocations: 0, cached: true)
@@ -408,7 +417,7 @@ private func cachedThumbnail(_ input: String, format: OutputFormat, options: Thu
     let thumbnail = try ImageSource(path: input).thumbnail(options: options)
     let chosen = format.format(for: thumbnail.image)
     let stored: ImageFileFormat = chosen == .jpeg ? .jpeg : .png
-    let payload = try ImageEncoding.encode(thumbnail, as: stored, jpeg: jpeg, background: background).bytes
+    let payload = try ImageEncoding.encode(thumbnail, as: stored, jpeg: jpeg, png: png, background: background).bytes
     cache.store(DiskCacheEntry(thumbnail: thumbnail, key: key, encoding: stored == .jpeg ? .jpeg : .png, payload: payload))
     return (Made(thumbnail), chosen, chosen == .netpbm ? NetpbmEncoder.encode(thumbnail.image) : payload)
 }

@@ -13,7 +13,7 @@ enum ExplainPictures {
     /// it is smaller than `minimumWidth` (blocks and pixels stay visible).
     static func picture(_ image: Image, minimumWidth: Int = 160, maximumWidth: Int = pageWidth) -> ExplainPicture? {
         guard image.width > 0, image.height > 0 else { return nil }
-        let encoder = PNGEncoder(ledger: MemoryLedger(), compressionLevel: 6)
+        let encoder = PNGEncoder(ledger: MemoryLedger())
         guard let png = try? encoder.encode(image) else { return nil }
         var width = min(image.width, maximumWidth)
         var pixelated = false

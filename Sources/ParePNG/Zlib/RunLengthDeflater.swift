@@ -13,13 +13,17 @@ import CZlib
 /// zlib's job (`PNGCompression.small`).
 ///
 /// Input is gathered into blocks of `blockSize` bytes; the compressed stream goes out through
-/// `emit` in pieces of up to 64 KiB, as zlib's `Deflater` gives it.
+/// `emit` in pieces of up to 64 KiB, as zlib's `Deflater` gives it. The output buffer holds a
+/// whole block at its worst (15 bits a byte), so that the symbol loop never checks for room.
 final class RunLengthDeflater {
     /// Bytes of input per deflate block: large enough that a block's code tables (about 60
     /// bytes) cost nothing, small enough that the codes follow a picture that changes.
     static let blockSize = 128 * 1024
     /// The shortest run written as a literal and a back-reference rather than as literals.
     static let minimumRun = 5
+    /// Output bytes a block can take at most: 15 bits for each input byte (the longest
+    /// literal code; a run's symbols take fewer bits than its bytes would), and its header.
+    static let blockBound = blockSize * 15 / 8 + 1024
 
     private let builder: HuffmanCodeBuilder
     private let block: LedgerBuffer<UInt8>
@@ -36,6 +40,7 @@ final class RunLengthDeflater {
     private let lengthCounts: LedgerBuffer<UInt32>
     private let lengthLengths: LedgerBuffer<UInt8>
     private let lengthCodes: LedgerBuffer<UInt16>
+    private let literalTable: LedgerBuffer<UInt32>  // code | length << 16, per literal
     private let outputBuffer: LedgerBuffer<UInt8>
     private var writer: BitWriter
 
@@ -50,7 +55,8 @@ final class RunLengthDeflater {
             lengthCounts = try ledger.allocate(UInt32.self, count: DeflateAlphabet.codeLengthSymbols, initialValue: 0)
             lengthLengths = try ledger.allocate(UInt8.self, count: DeflateAlphabet.codeLengthSymbols, initialValue: 0)
             lengthCodes = try ledger.allocate(UInt16.self, count: DeflateAlphabet.codeLengthSymbols, initialValue: 0)
-            outputBuffer = try ledger.allocate(UInt8.self, count: 64 * 1024, initialValue: 0)
+            literalTable = try ledger.allocate(UInt32.self, count: 256, initialValue: 0)
+            outputBuffer = try ledger.allocate(UInt8.self, count: Self.blockBound + 64 * 1024, initialValue: 0)
         } catch {
             throw .core(error)
         }
@@ -144,8 +150,9 @@ final class RunLengthDeflater {
         let data = UnsafePointer(block.baseAddress), count = pending
         let counts = self.counts.baseAddress, lengths = self.lengths.baseAddress, codes = self.codes.baseAddress
         counts.update(repeating: 0, count: DeflateAlphabet.literalLengthSymbols)
-        Self.tokens(data, count: count, literal: { counts[Int($0)] += 1 },
-                    repeats: { counts[DeflateAlphabet.lengthSymbol[$0]] += 1 })
+        // A block has fewer symbols than a UInt32 counts: no overflow to check.
+        Self.tokens(data, count: count, literal: { counts[Int($0)] &+= 1 },
+                    repeats: { counts[DeflateAlphabet.lengthSymbol[$0]] &+= 1 })
         counts[DeflateAlphabet.endOfBlock] = 1
         builder.lengths(counts: counts, symbols: DeflateAlphabet.literalLengthSymbols, limit: 15, into: lengths)
         HuffmanCodeBuilder.codes(lengths: lengths, symbols: DeflateAlphabet.literalLengthSymbols, into: codes)
@@ -221,15 +228,16 @@ final class RunLengthDeflater {
             writer.put(UInt64(lengthCodes[symbol]) | extra << n, n + extraBits(symbol), emit: emit)
         }
 
-        // The symbols. Each takes at most 15 + 5 bits and one bit of distance code, so room
-        // for 8 bytes before each keeps the writer inside its buffer.
+        // The symbols: the buffer has room for the block at its worst (`blockBound`).
+        writer.makeRoom(Self.blockBound, emit: emit)
         let literalWidth = self.lengths.baseAddress
+        // Each literal's code and its length in one word, read with one load.
+        let literals = self.literalTable.baseAddress
+        for symbol in 0 ..< 256 { literals[symbol] = UInt32(codes[symbol]) | UInt32(literalWidth[symbol]) << 16 }
         Self.tokens(data, count: count, literal: { value in
-            writer.makeRoom(8, emit: emit)
-            let symbol = Int(value)
-            writer.putFast(UInt64(codes[symbol]), Int(literalWidth[symbol]))
+            let entry = literals[Int(value)]
+            writer.putFast(UInt64(entry & 0xFFFF), Int(entry >> 16))
         }, repeats: { run in
-            writer.makeRoom(8, emit: emit)
             let symbol = DeflateAlphabet.lengthSymbol[run]
             let n = Int(literalWidth[symbol])
             let extra = UInt64(run - DeflateAlphabet.lengthBase[symbol - 257])
@@ -290,7 +298,7 @@ struct BitWriter {
         bits |= value << UInt64(count)
         count += n
         if count >= 32 {
-            // SAFETY: the caller made room for 4 bytes (used + 4 ≤ capacity).
+            // SAFETY: the caller made room (makeRoom) for every byte it writes, 4 at a time.
             UnsafeMutableRawPointer(output + used).storeBytes(of: UInt32(truncatingIfNeeded: bits).littleEndian,
                                                               as: UInt32.self)
             used += 4
@@ -299,13 +307,21 @@ struct BitWriter {
         }
     }
 
-    /// Empties the buffer through `emit` if fewer than `bytes` bytes are free.
+    /// Empties the buffer through `emit`, in pieces of at most 64 KiB, if fewer than `bytes`
+    /// bytes are free.
     @inline(__always)
     mutating func makeRoom(_ bytes: Int, emit: (UnsafeBufferPointer<UInt8>) -> Void) {
-        if used + bytes > capacity {
-            emit(UnsafeBufferPointer(start: output, count: used))
-            used = 0
+        if used + bytes > capacity { handOn(emit: emit) }
+    }
+
+    private mutating func handOn(emit: (UnsafeBufferPointer<UInt8>) -> Void) {
+        var at = 0
+        while at < used {
+            let piece = min(used - at, 64 * 1024)
+            emit(UnsafeBufferPointer(start: output + at, count: piece))
+            at += piece
         }
+        used = 0
     }
 
     /// Pads with zero bits to the next byte boundary.
@@ -322,7 +338,6 @@ struct BitWriter {
             bits >>= 8
             count -= 8
         }
-        if used > 0 { emit(UnsafeBufferPointer(start: output, count: used)) }
-        used = 0
+        handOn(emit: emit)
     }
 }

@@ -8,6 +8,13 @@
         `/usr/bin/time -v` for the peak RSS. Appends one JSON line to WORK/results.jsonl.
         TARGET is the highest Pare/peer ratio the row must reach ("" when the row is only
         informative); RSS_TARGET "1" also requires Pare's peak RSS <= the peer's.
+    compare.py time-vips WORK ID LABEL TARGET BYTES_TARGET RUNS PARE_CMD PARE_OUT INPUT SIZE VIPS_OUT
+        Times PARE_CMD (a whole process, by hyperfine) against libvips called in this
+        process as a server would call it (pyvips, libvips 8.18 from PyPI `pyvips-binary`,
+        its operation cache off): `Image.thumbnail(INPUT, SIZE)` written to VIPS_OUT (JPEG at
+        quality 85, Pare's default; PNG and PPM with libvips's defaults). One warm-up call,
+        then at least 9 rounds, the order swapped every round. BYTES_TARGET "1" also
+        requires Pare's file (PARE_OUT) to be no larger than libvips's.
     compare.py skip WORK ID LABEL PEER_NAME REASON
         Records a row that could not be timed.
     compare.py table WORK
@@ -69,6 +76,44 @@ def time_case(work, case_id, label, target, rss_target, runs, pare, peer_name, p
     print(f"{label}: pare {pm:.1f} ms, {peer_name} {qm:.1f} ms, ratio {pm / qm:.2f}", flush=True)
 
 
+def time_vips(work, case_id, label, target, bytes_target, runs, pare, pare_out, source, size, vips_out):
+    import time
+    import pyvips
+    pyvips.cache_set_max(0)
+    version = ".".join(str(pyvips.version(i)) for i in range(3))
+    options = {"Q": 85} if vips_out.endswith(".jpg") else {}
+
+    def vips_once():
+        start = time.perf_counter()
+        pyvips.Image.thumbnail(source, int(size)).write_to_file(vips_out, **options)
+        return (time.perf_counter() - start) * 1000
+
+    vips_once()
+    subprocess.run(shlex.split(pare), check=True, stdout=subprocess.DEVNULL)
+    times = {"pare": [], "peer": []}
+    for round_index in range(max(int(runs), 9)):
+        order = ["pare", "peer"] if round_index % 2 == 0 else ["peer", "pare"]
+        for who in order:
+            if who == "pare":
+                times["pare"].append(hyperfine_round(work, [pare], False)[0] * 1000)
+            else:
+                times["peer"].append(vips_once())
+    peer_name = f"libvips {version} in-process"
+    row = {
+        "id": case_id, "label": label, "peer_name": peer_name,
+        "target": float(target) if target else None, "rss_target": False, "bytes_target": bytes_target == "1",
+        "pare_cmd": pare, "peer_cmd": f"pyvips.Image.thumbnail({source!r}, {size}).write_to_file({vips_out!r})",
+        "pare_ms": times["pare"], "peer_ms": times["peer"],
+        "pare_rss_kib": peak_rss_kib(work, pare), "peer_rss_kib": None,
+        "pare_bytes": os.path.getsize(pare_out), "peer_bytes": os.path.getsize(vips_out),
+    }
+    with open(os.path.join(work, "results.jsonl"), "a") as f:
+        f.write(json.dumps(row) + "\n")
+    pm, qm = statistics.median(row["pare_ms"]), statistics.median(row["peer_ms"])
+    print(f"{label}: pare {pm:.1f} ms, {peer_name} {qm:.1f} ms, ratio {pm / qm:.2f}; "
+          f"files {row['pare_bytes']} and {row['peer_bytes']} bytes", flush=True)
+
+
 def spread(values):
     return f"{statistics.median(values):.1f} ({min(values):.1f}–{max(values):.1f})"
 
@@ -101,7 +146,12 @@ def table(work):
                 target += ", RSS ≤ peer"
                 ok = ok and r["pare_rss_kib"] is not None and r["peer_rss_kib"] is not None \
                     and r["pare_rss_kib"] <= r["peer_rss_kib"]
+            if r.get("bytes_target"):
+                target += ", bytes ≤ peer"
+                ok = ok and r["pare_bytes"] <= r["peer_bytes"]
             met = "yes" if ok else "no"
+        if "pare_bytes" in r:
+            r["label"] += f" (files: {r['pare_bytes'] / 1024:.0f} / {r['peer_bytes'] / 1024:.0f} KiB)"
         lines.append(f"| {r['label']} | {spread(r['pare_ms'])} | {r['peer_name']} | {spread(r['peer_ms'])} "
                      f"| {ratio:.2f} | {mib(r['pare_rss_kib'])} | {mib(r['peer_rss_kib'])} | {target} | {met} |")
     text = "\n".join(lines) + "\n"
@@ -241,5 +291,5 @@ def callgrind_summary(work):
 
 if __name__ == "__main__":
     command, args = sys.argv[1], sys.argv[2:]
-    {"time": time_case, "table": table, "skip": skip, "diff": diff, "callgrind": callgrind,
+    {"time": time_case, "time-vips": time_vips, "table": table, "skip": skip, "diff": diff, "callgrind": callgrind,
      "callgrind-peer": callgrind_peer, "callgrind-summary": callgrind_summary}[command](*args)

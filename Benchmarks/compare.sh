@@ -2,7 +2,8 @@
 # Pare against the C tools, side by side in one run (issue 10's table): full decode vs
 # `djpeg -dct int`, 1/8 decode vs `djpeg -scale 1/8` (also with restart intervals), the
 # 256 px thumbnail vs `djpeg -scale 1/8` and `vipsthumbnail -s 256`, a batch of five
-# 24 MP files vs one `vipsthumbnail` invocation, and PNG decode vs libpng (`pngtopnm`).
+# 24 MP files vs one `vipsthumbnail` invocation, PNG decode vs libpng (`pngtopnm`), and
+# thumbnails (JPEG and PNG outputs) vs libvips 8.18 called in-process (`vips-*` rows).
 #
 #   Benchmarks/compare.sh                       # builds pare (release) first
 #   PARE=/path/to/pare RUNS=7 Benchmarks/compare.sh
@@ -10,6 +11,7 @@
 #   CALLGRIND=only Benchmarks/compare.sh        # only the callgrind counts
 #   WORK=/tmp/pare-compare Benchmarks/compare.sh  # reuse inputs made by an earlier run
 #   ROWS='null|thumb1024' Benchmarks/compare.sh  # only the rows whose id matches
+#   ROWS='^vips-' Benchmarks/compare.sh          # only the rows against libvips 8.18 in-process
 #   BUILDS='portable haswell' Benchmarks/compare.sh  # each row for both builds, side by side
 #
 # Inputs are made in WORK (a new temporary folder unless given) from five corpus camera
@@ -241,6 +243,40 @@ if [ "$mode" != only ]; then
     else
         $helper skip "$work" png-12-libpng "PNG decode 12 MP RGB" "libpng-pam" "no cc or libpng headers"
     fi
+    # Third round (issue 37): libvips 8.18 called in-process as a server calls it (PyPI
+    # pyvips + pyvips-binary; see compare.py time-vips), Pare as a whole process, so that its
+    # start-up counts against it. JPEG outputs at quality 85 on both sides.
+    vrow() { # id, label, target, bytes target (1/0), pare command, pare output, input, size, vips output
+        if [ -n "${ROWS:-}" ] && ! [[ $1 =~ $ROWS ]]; then return; fi
+        if ! python3 -c 'import pyvips' 2>/dev/null; then
+            $helper skip "$work" "$1" "$2" "libvips 8.18 in-process" "pyvips not installed"
+            return
+        fi
+        $helper time-vips "$work" "$1" "$2" "$3" "$4" "$runs" "$5" "$6" "$7" "$8" "$9"
+    }
+    for name in 12-420 24-420 12-prog 24-420-exif; do
+        for size in 256 1024; do
+            vrow "vips-$name-$size" "thumbnail $name → $size (JPEG)" 0.8 0 \
+                "$pare thumbnail $in/$name.jpg --size $size -o $out/p.jpg" "$out/p.jpg" "$in/$name.jpg" "$size" "$out/v.jpg"
+        done
+    done
+    vrow vips-camera8-1024 "thumbnail 8 MP camera JPEG (Apple iPhone 5) → 1024 (JPEG)" 0.8 0 \
+        "$pare thumbnail $cameras/Apple_iPhone_5.jpg --size 1024 -o $out/p.jpg" "$out/p.jpg" \
+        "$cameras/Apple_iPhone_5.jpg" 1024 "$out/v.jpg"
+    for size in 256 1024; do
+        vrow "vips-png-$size" "thumbnail 12 MP PNG → $size (JPEG)" 0.8 0 \
+            "$pare thumbnail $in/12.png --size $size -o $out/p.jpg" "$out/p.jpg" "$in/12.png" "$size" "$out/v.jpg"
+    done
+    for compression in default fast small; do
+        target="" bytes=0
+        [ "$compression" = default ] && target=1.0 bytes=1
+        vrow "vips-24-1024-png-$compression" "thumbnail 24-420 → 1024 written as PNG, --png-compression $compression" \
+            "$target" "$bytes" "$pare thumbnail $in/24-420.jpg --size 1024 --png-compression $compression -o $out/p.png" \
+            "$out/p.png" "$in/24-420.jpg" 1024 "$out/v.png"
+        vrow "vips-png-1024-png-$compression" "thumbnail 12 MP PNG → 1024 written as PNG, --png-compression $compression" \
+            "$target" "$bytes" "$pare thumbnail $in/12.png --size 1024 --png-compression $compression -o $out/p.png" \
+            "$out/p.png" "$in/12.png" 1024 "$out/v.png"
+    done
     echo
     $helper table "$work"
     echo "(table saved as $work/table.md)"

@@ -5,10 +5,12 @@ import Darwin
 #endif
 import Dispatch
 import PareCore
-@_spi(Bands) import PareJPEG
+@_spi(Bands) @_spi(Pipeline) import PareJPEG
 
 /// Decodes a sequential JPEG with restart markers on several cores and streams its rows, in
-/// order, into one sink; any other JPEG is decoded serially by `JPEGDecoder`.
+/// order, into one sink; one without them, at 1/2 or full scale, on two
+/// (`JPEGDecoder.decodePipelined`: entropy decoding on one, the rest on the caller's); any
+/// other JPEG is decoded serially by `JPEGDecoder`.
 ///
 /// T.81 E.1.4 / F.2.2.5 make each restart interval independent: it starts byte-aligned after
 /// an RSTm marker with the DC predictors at zero. `JPEGDecoder.restartIndex()` finds those
@@ -90,7 +92,14 @@ public enum ParallelJPEGDecoder {
         decoder.cancellation = cancellation
         let headerWarnings = decoder.warnings.count, headerDropped = decoder.droppedWarnings
         func serial(into sink: inout Sink) throws(JPEGError) -> Outcome {
-            try decoder.decode(scale: scale, into: &sink)
+            // Without restart markers, two threads still share the work at 1/2 and full scale,
+            // where the transforms and the output stage weigh as much as the entropy decoding;
+            // at 1/4 and 1/8 they are too light to pay for the handoffs (Benchmarks/README.md).
+            if workers > 1 && (scale == .full || scale == .half) {
+                try decoder.decodePipelined(scale: scale, handoff: DecodePipelineThreads(slots: 8), into: &sink)
+            } else {
+                try decoder.decode(scale: scale, into: &sink)
+            }
             return Outcome(warnings: decoder.warnings, droppedWarnings: decoder.droppedWarnings, bands: 0, fellBack: false)
         }
         guard workers > 1, let layout = try decoder.restartLayout() else { return try serial(into: &sink) }

@@ -40,6 +40,9 @@ struct ScanDecoder {
     let coefficients: UnsafeMutablePointer<Int16>
     let workspace: UnsafeMutablePointer<Int32>
     let lanes: UnsafeMutablePointer<InverseDCT.Lanes>
+    /// Where the next block's record goes when the transforms are deferred to another thread
+    /// (`JPEGDecoder.decodePipelined`); nil in a decode that transforms each block at once.
+    var deferred: UnsafeMutablePointer<Int16>?
     /// MCUs whose blocks were entropy decoded (not filled flat), for the decoder's `decodedMCUs`.
     var decodedMCUs = 0
     /// Whether every block of the last `decodeRow` came out flat.
@@ -184,6 +187,16 @@ struct ScanDecoder {
     /// An MCU of a restart interval whose data ran out: flat blocks, mid-gray (as libjpeg
     /// leaves their coefficients zero).
     mutating func fillMCU(column: Int) {
+        if var record = deferred {
+            for unit in units {
+                for _ in 0 ..< unit.horizontal * unit.vertical {
+                    DeferredBlocks.storeFlat(blockSize: unit.blockSize, into: record)
+                    record += DeferredBlocks.recordSize(blockSize: unit.blockSize)
+                }
+            }
+            deferred = record
+            return
+        }
         for unit in units {
             let size = unit.blockSize
             var row = unit.plane + unit.rowStart * unit.stride + column * unit.horizontal * size
@@ -506,11 +519,29 @@ struct ScanDecoder {
     }
 
     /// The block's samples from its coefficients (T.81 A.3.3, through `InverseDCT` at the
-    /// unit's size): a block with only a DC value is one flat level; `coefficients` is left
-    /// all zero again.
+    /// unit's size), or, when the scan defers its transforms (`deferred`), the block's record
+    /// for `DeferredBlocks` to transform later; `coefficients` is left all zero again.
     @inline(__always)
-    func reconstruct(_ decoded: DecodedBlock, _ unit: ScanUnit, into output: UnsafeMutablePointer<UInt8>) {
+    mutating func reconstruct(_ decoded: DecodedBlock, _ unit: ScanUnit, into output: UnsafeMutablePointer<UInt8>) {
         let dc = Int16(truncatingIfNeeded: unit.predictor)
+        if let record = deferred {
+            DeferredBlocks.store(dc: dc, decoded, coefficients: coefficients, blockSize: unit.blockSize, into: record)
+            deferred = record + DeferredBlocks.recordSize(blockSize: unit.blockSize)
+            return
+        }
+        Self.reconstruct(dc: dc, decoded, unit, coefficients: coefficients, lanes: lanes, workspace: workspace,
+                         into: output)
+        if decoded.stored && unit.blockSize != 1 { coefficients.update(repeating: 0, count: 64) }
+    }
+
+    /// A block's samples from its DC value and, when `decoded.stored`, the coefficients at
+    /// `coefficients` (natural order; entry 0 is overwritten with `dc`): one flat level for a
+    /// block with only a DC value, else the unit's inverse DCT. The serial decode and
+    /// `DeferredBlocks.replay` both come here.
+    @inline(__always)
+    static func reconstruct(dc: Int16, _ decoded: DecodedBlock, _ unit: ScanUnit, coefficients: UnsafeMutablePointer<Int16>,
+                            lanes: UnsafeMutablePointer<InverseDCT.Lanes>, workspace: UnsafeMutablePointer<Int32>,
+                            into output: UnsafeMutablePointer<UInt8>) {
         let size = unit.blockSize
         if size == 1 {
             output.pointee = InverseDCT.dcSample(dc, unit.quantizers[0], size: 1)
@@ -523,7 +554,6 @@ struct ScanDecoder {
         coefficients[0] = dc
         InverseDCT.transform(size: size, coefficients, unit.quantizers, output: output, stride: unit.stride,
                              lanes: lanes, workspace: workspace, firstRowOnly: !decoded.belowFirstRow)
-        coefficients.update(repeating: 0, count: 64)
     }
 
     /// Folds a decoded block (DC, the coefficients the IDCT will read, the flags) and where

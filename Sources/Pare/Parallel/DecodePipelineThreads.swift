@@ -1,0 +1,44 @@
+import Dispatch
+@_spi(Pipeline) import PareJPEG
+
+/// `JPEGDecoder.decodePipelined`'s second thread and its two semaphores: the producer (the
+/// entropy decoding) runs on a `WorkerThread`, or on libdispatch's pool if the system
+/// refuses a thread, and the consumer on the caller's.
+struct DecodePipelineThreads: DecodePipelineHandoff {
+    let slots: Int
+    private let free: DispatchSemaphore
+    private let rows = DispatchSemaphore(value: 0)
+
+    /// A ring of `slots` MCU rows: enough that the two threads seldom wait for each other
+    /// (a wait for a semaphore that must wake the other thread costs tens of microseconds
+    /// here, against an MCU row's few hundred).
+    init(slots: Int) {
+        self.slots = slots
+        free = DispatchSemaphore.pool(of: slots)
+    }
+
+    func run(producer: () -> Void, consumer: () -> Void) {
+        withoutActuallyEscaping(producer) { producer in
+            // The decoder waits for both closures before it returns, so the producer's
+            // captures outlive its thread.
+            nonisolated(unsafe) let body = producer
+            if let thread = WorkerThread({ body() }) {
+                consumer()
+                thread.join()
+            } else {
+                let done = DispatchSemaphore(value: 0)
+                DispatchQueue.global().async {
+                    body()
+                    done.signal()
+                }
+                consumer()
+                done.wait()
+            }
+        }
+    }
+
+    func acquireSlot() { free.wait() }
+    func releaseSlot() { free.signal() }
+    func publishRow() { rows.signal() }
+    func awaitRow() { rows.wait() }
+}

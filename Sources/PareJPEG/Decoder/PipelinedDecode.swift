@@ -86,6 +86,8 @@ extension JPEGDecoder {
         var scan = try makeScan(firstScan, number: 1, tables: tables, restartInterval: info.restartInterval,
                                 plan: plan, buffers: buffers, scratch: scratch)
         let units = scan.units
+        let cursor = DeferredBlocks.Cursor(ring.baseAddress)
+        scan.deferral = cursor
         let cancellation = self.cancellation
         let rows = plan.mcuRows, columns = plan.mcusPerLine
         let records = ring.baseAddress
@@ -106,7 +108,7 @@ extension JPEGDecoder {
                 if stop { break }
                 // SAFETY: slot mcuRow % slots < slots of the ring holds recordsPerRow entries,
                 // a record for each block of an MCU row.
-                scan.deferred = records + (mcuRow % slots) * recordsPerRow
+                cursor.next = records + (mcuRow % slots) * recordsPerRow
                 do throws(JPEGError) {
                     try scan.decodeRow(columns: columns, from: 0, log: &log)
                 } catch {

@@ -40,9 +40,11 @@ struct ScanDecoder {
     let coefficients: UnsafeMutablePointer<Int16>
     let workspace: UnsafeMutablePointer<Int32>
     let lanes: UnsafeMutablePointer<InverseDCT.Lanes>
-    /// Where the next block's record goes when the transforms are deferred to another thread
+    /// Where the blocks' records go when the transforms are deferred to another thread
     /// (`JPEGDecoder.decodePipelined`); nil in a decode that transforms each block at once.
-    var deferred: UnsafeMutablePointer<Int16>?
+    /// A reference, so that `reconstruct` stays non-mutating and the serial path pays one
+    /// test a block for it.
+    var deferral: DeferredBlocks.Cursor?
     /// MCUs whose blocks were entropy decoded (not filled flat), for the decoder's `decodedMCUs`.
     var decodedMCUs = 0
     /// Whether every block of the last `decodeRow` came out flat.
@@ -187,14 +189,10 @@ struct ScanDecoder {
     /// An MCU of a restart interval whose data ran out: flat blocks, mid-gray (as libjpeg
     /// leaves their coefficients zero).
     mutating func fillMCU(column: Int) {
-        if var record = deferred {
+        if let deferral {
             for unit in units {
-                for _ in 0 ..< unit.horizontal * unit.vertical {
-                    DeferredBlocks.storeFlat(blockSize: unit.blockSize, into: record)
-                    record += DeferredBlocks.recordSize(blockSize: unit.blockSize)
-                }
+                for _ in 0 ..< unit.horizontal * unit.vertical { deferral.recordFlat(blockSize: unit.blockSize) }
             }
-            deferred = record
             return
         }
         for unit in units {
@@ -519,14 +517,13 @@ struct ScanDecoder {
     }
 
     /// The block's samples from its coefficients (T.81 A.3.3, through `InverseDCT` at the
-    /// unit's size), or, when the scan defers its transforms (`deferred`), the block's record
+    /// unit's size), or, when the scan defers its transforms (`deferral`), the block's record
     /// for `DeferredBlocks` to transform later; `coefficients` is left all zero again.
     @inline(__always)
-    mutating func reconstruct(_ decoded: DecodedBlock, _ unit: ScanUnit, into output: UnsafeMutablePointer<UInt8>) {
+    func reconstruct(_ decoded: DecodedBlock, _ unit: ScanUnit, into output: UnsafeMutablePointer<UInt8>) {
         let dc = Int16(truncatingIfNeeded: unit.predictor)
-        if let record = deferred {
-            DeferredBlocks.store(dc: dc, decoded, coefficients: coefficients, blockSize: unit.blockSize, into: record)
-            deferred = record + DeferredBlocks.recordSize(blockSize: unit.blockSize)
+        if let deferral {
+            deferral.record(dc: dc, decoded, coefficients: coefficients, blockSize: unit.blockSize)
             return
         }
         Self.reconstruct(dc: dc, decoded, unit, coefficients: coefficients, lanes: lanes, workspace: workspace,

@@ -23,6 +23,26 @@ enum DeferredBlocks {
     /// A block of an interval whose data ran out: mid-gray (`ScanDecoder.fillMCU`).
     static let flatFlag: Int16 = 4
 
+    /// Where the next record goes, advanced by each block the scan decoder records.
+    final class Cursor {
+        var next: UnsafeMutablePointer<Int16>
+
+        init(_ start: UnsafeMutablePointer<Int16>) { next = start }
+
+        /// Out of line: the serial decode's blocks never come here, and its loop stays small.
+        @inline(never)
+        func record(dc: Int16, _ decoded: ScanDecoder.DecodedBlock, coefficients: UnsafeMutablePointer<Int16>,
+                    blockSize: Int) {
+            DeferredBlocks.store(dc: dc, decoded, coefficients: coefficients, blockSize: blockSize, into: next)
+            next += DeferredBlocks.recordSize(blockSize: blockSize)
+        }
+
+        func recordFlat(blockSize: Int) {
+            DeferredBlocks.storeFlat(blockSize: blockSize, into: next)
+            next += DeferredBlocks.recordSize(blockSize: blockSize)
+        }
+    }
+
     /// Records a decoded block and leaves `coefficients` all zero again, as
     /// `ScanDecoder.reconstruct` does.
     @inline(__always)

@@ -124,12 +124,8 @@ public struct JPEGDecoder<Source: ByteSource> {
     /// Decodes the image at `scale` into `sink`: `begin` with the output size and format, then
     /// every row once, top to bottom. May be called again (for another scale).
     public mutating func decode<Sink: RowSink>(scale: JPEGScale, into sink: inout Sink) throws(JPEGError) {
-        var log = startDecode()
+        var log = startFrameDecode()
         defer { finishDecode(log) }
-        decodedMCUs = 0
-        repeatedRows = 0
-        coefficientDigest = 0
-        bandSetup = nil
         let plan = try ScalePlan(frame: frame, scale: scale, offset: firstScan.offset)
         let progressive = frame.process == .progressive
         // A progressive frame is reconstructed from its coefficient store one MCU row at a time.
@@ -238,6 +234,16 @@ public struct JPEGDecoder<Source: ByteSource> {
         segmentCount = headerMarkers
         return WarningLog(warnings: headerWarnings, dropped: headerDroppedWarnings, strict: options.strict,
                           limit: options.maxWarnings)
+    }
+
+    /// `startDecode` for a decode of the whole frame (`decode`, `decodePipelined`), which
+    /// also sets its counts back to zero and drops a band decode's kept set-up.
+    mutating func startFrameDecode() -> WarningLog {
+        decodedMCUs = 0
+        repeatedRows = 0
+        coefficientDigest = 0
+        bandSetup = nil
+        return startDecode()
     }
 
     /// What every decode ends with, however it ends: its repairs and how far it read.

@@ -74,12 +74,8 @@ extension JPEGDecoder {
             guard case .core(.limitExceeded) = error else { throw error }
             return try decode(scale: scale, into: &sink)
         }
-        var log = startDecode()
+        var log = startFrameDecode()
         defer { finishDecode(log) }
-        decodedMCUs = 0
-        repeatedRows = 0
-        coefficientDigest = 0
-        bandSetup = nil
         let header = RowStreamHeader(width: plan.outputWidth, height: plan.outputHeight, format: outputFormat)
         try core { () throws(CoreError) in try sink.begin(header) }
         rewind(to: scanStart)

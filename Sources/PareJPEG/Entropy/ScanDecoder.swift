@@ -195,13 +195,25 @@ struct ScanDecoder {
             }
             return
         }
+        Self.forEachBlock(ofMCU: column, units: units) { unit, block in
+            InverseDCT.fill(128, size: unit.blockSize, output: block, stride: unit.stride)
+        }
+    }
+
+    /// Visits the blocks of MCU `column` of the current MCU row in the order of T.81 A.2.3
+    /// (component by component, each unit's blocks row by row), with where each one's samples
+    /// go in its unit's plane (at the unit's `rowStart`).
+    @inline(__always)
+    static func forEachBlock(ofMCU column: Int, units: [ScanUnit],
+                             _ body: (ScanUnit, UnsafeMutablePointer<UInt8>) -> Void) {
         for unit in units {
             let size = unit.blockSize
+            // The unit's rows and columns lie inside its plane (`JPEGDecoder`'s buffers).
             var row = unit.plane + unit.rowStart * unit.stride + column * unit.horizontal * size
             for _ in 0 ..< unit.vertical {
                 var block = row
                 for _ in 0 ..< unit.horizontal {
-                    InverseDCT.fill(128, size: size, output: block, stride: unit.stride)
+                    body(unit, block)
                     block += size
                 }
                 row += size * unit.stride

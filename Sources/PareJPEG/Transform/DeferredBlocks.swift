@@ -69,27 +69,18 @@ enum DeferredBlocks {
         var record = records
         let lanes = scratch.lanes.baseAddress, workspace = scratch.workspace.baseAddress
         for column in 0 ..< mcusPerLine {
-            for unit in units {
+            ScanDecoder.forEachBlock(ofMCU: column, units: units) { unit, block in
                 let size = unit.blockSize
-                // The unit's blocks lie inside its plane, as in `ScanDecoder.decodeRow`.
-                var row = unit.plane + unit.rowStart * unit.stride + column * unit.horizontal * size
-                for _ in 0 ..< unit.vertical {
-                    var block = row
-                    for _ in 0 ..< unit.horizontal {
-                        let flags = record[flagsIndex(blockSize: size)]
-                        if flags & flatFlag != 0 {
-                            InverseDCT.fill(128, size: size, output: block, stride: unit.stride)
-                        } else {
-                            let decoded = ScanDecoder.DecodedBlock(stored: flags & storedFlag != 0,
-                                                                   belowFirstRow: flags & belowFirstRowFlag != 0)
-                            ScanDecoder.reconstruct(dc: record[0], decoded, unit, coefficients: record, lanes: lanes,
-                                                    workspace: workspace, into: block)
-                        }
-                        record += recordSize(blockSize: size)
-                        block += size
-                    }
-                    row += size * unit.stride
+                let flags = record[flagsIndex(blockSize: size)]
+                if flags & flatFlag != 0 {
+                    InverseDCT.fill(128, size: size, output: block, stride: unit.stride)
+                } else {
+                    let decoded = ScanDecoder.DecodedBlock(stored: flags & storedFlag != 0,
+                                                           belowFirstRow: flags & belowFirstRowFlag != 0)
+                    ScanDecoder.reconstruct(dc: record[0], decoded, unit, coefficients: record, lanes: lanes,
+                                            workspace: workspace, into: block)
                 }
+                record += recordSize(blockSize: size)
             }
         }
     }

@@ -1,5 +1,6 @@
 import Dispatch
 @_spi(Pipeline) import PareJPEG
+import Synchronization
 
 /// `JPEGDecoder.decodePipelined`'s second thread and its two semaphores: the producer (the
 /// entropy decoding) runs on a `WorkerThread`, or on libdispatch's pool if the system
@@ -8,6 +9,11 @@ struct DecodePipelineThreads: DecodePipelineHandoff {
     let slots: Int
     private let free: DispatchSemaphore
     private let rows = DispatchSemaphore(value: 0)
+    private let stop = StopFlag()
+
+    private final class StopFlag: Sendable {
+        let value = Atomic<Bool>(false)
+    }
 
     /// A ring of `slots` MCU rows: enough that the two threads seldom wait for each other
     /// (a wait for a semaphore that must wake the other thread costs tens of microseconds
@@ -41,4 +47,6 @@ struct DecodePipelineThreads: DecodePipelineHandoff {
     func releaseSlot() { free.signal() }
     func publishRow() { rows.signal() }
     func awaitRow() { rows.wait() }
+    func requestStop() { stop.value.store(true, ordering: .releasing) }
+    var stopRequested: Bool { stop.value.load(ordering: .acquiring) }
 }

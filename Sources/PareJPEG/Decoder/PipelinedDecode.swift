@@ -13,10 +13,14 @@
     /// the consumer gives it back once the row's blocks are transformed.
     func acquireSlot()
     func releaseSlot()
-    /// The producer's rows: one `publishRow` per decoded MCU row and one at the end, each
-    /// waited for by one `awaitRow`.
+    /// The producer's rows: one `publishRow` per decoded MCU row and one when it stops early,
+    /// each waited for by one `awaitRow`.
     func publishRow()
     func awaitRow()
+    /// The consumer's word to the producer, which asks for it between rows: decode no
+    /// further. Safe to call and read from both threads at any time.
+    func requestStop()
+    var stopRequested: Bool { get }
 }
 
 extension JPEGDecoder {
@@ -60,10 +64,11 @@ extension JPEGDecoder {
         var buffers: [ComponentBuffer]
         let scratch: ScanScratch, replayScratch: ScanScratch
         var output: OutputStage
-        let ring: LedgerBuffer<Int16>, candidates: LedgerBuffer<Bool>
+        let ring: LedgerBuffer<Int16>, candidates: LedgerBuffer<Bool>, decodedFlags: LedgerBuffer<Bool>
         do throws(JPEGError) {
-            (ring, candidates) = try core { () throws(CoreError) in
+            (ring, candidates, decodedFlags) = try core { () throws(CoreError) in
                 (try ledger.allocate(Int16.self, count: ringCount, initialValue: 0),
+                 try ledger.allocate(Bool.self, count: slots, initialValue: false),
                  try ledger.allocate(Bool.self, count: slots, initialValue: false))
             }
             replayScratch = try ScanScratch(ledger: ledger)
@@ -88,12 +93,13 @@ extension JPEGDecoder {
         let rows = plan.mcuRows, columns = plan.mcusPerLine
         let records = ring.baseAddress
 
-        // Shared state. Each field is written by one side before a handoff call and read by
-        // the other after the matching wait, which orders the two.
-        var decodedRows = 0                            // producer
-        var failure: JPEGError?                        // producer
+        // Shared state. A slot's entries are written by the producer while it holds the slot,
+        // before `publishRow`, and read by the consumer after the matching `awaitRow`, before
+        // it gives the slot back; `failure` and `stopError` are read only once both threads
+        // have returned; the stop request goes through the handoff.
         let mayStop = candidates.baseAddress           // producer, per ring slot
-        var stop = false                               // consumer
+        let decoded = decodedFlags.baseAddress         // producer, per ring slot: a row, or the end
+        var failure: JPEGError?                        // producer
         var stopError: JPEGError?                      // consumer
         var repeated = 0                               // consumer
 
@@ -101,7 +107,7 @@ extension JPEGDecoder {
             var flatRows = 0
             for mcuRow in 0 ..< rows {
                 handoff.acquireSlot()
-                if stop { break }
+                if handoff.stopRequested { break }
                 // SAFETY: slot mcuRow % slots < slots of the ring holds recordsPerRow entries,
                 // a record for each block of an MCU row.
                 cursor.next = records + (mcuRow % slots) * recordsPerRow
@@ -109,6 +115,9 @@ extension JPEGDecoder {
                     try scan.decodeRow(columns: columns, from: 0, log: &log)
                 } catch {
                     failure = error
+                    // The end, in the slot this row would have used (the producer holds it).
+                    decoded[mcuRow % slots] = false
+                    handoff.publishRow()
                     break
                 }
                 // As `streamRows`: once the data is spent and two MCU rows came out flat, the
@@ -116,31 +125,23 @@ extension JPEGDecoder {
                 flatRows = scan.lastRowWasFlat ? flatRows + 1 : 0
                 let candidate = flatRows >= 2 && scan.isSpent
                 mayStop[mcuRow % slots] = candidate
-                decodedRows = mcuRow + 1
+                decoded[mcuRow % slots] = true
                 handoff.publishRow()
                 if candidate {
                     // Every slot free (this row's too) means the consumer has made its decision
                     // on this row.
                     for _ in 0 ..< slots { handoff.acquireSlot() }
                     for _ in 0 ..< slots { handoff.releaseSlot() }
-                    if stop && stopError == nil { break }
+                    if handoff.stopRequested { break }
                 }
             }
-            if failure == nil && stopError == nil {
-                do throws(JPEGError) {
-                    try scan.finish(log: &log)
-                } catch {
-                    failure = error
-                }
-            }
-            handoff.publishRow()
         }, consumer: {
             for mcuRow in 0 ..< rows {
                 handoff.awaitRow()
-                if decodedRows <= mcuRow { break }
+                if !decoded[mcuRow % slots] { break }
                 if cancellation.isCancelled {
                     stopError = .core(.cancelled)
-                    stop = true
+                    handoff.requestStop()
                     for _ in 0 ..< slots { handoff.releaseSlot() }
                     break
                 }
@@ -152,16 +153,18 @@ extension JPEGDecoder {
                 if candidate {
                     if emitted {
                         repeated = output.repeatLastRow(buffers, into: &sink)
-                        stop = true
+                        handoff.requestStop()
                     }
                     handoff.releaseSlot()
-                    if stop { break }
+                    if emitted { break }
                 }
                 output.keepContextRows(buffers)
             }
         })
         if let stopError { throw stopError }
         if let failure { throw failure }
+        // After the last row, or after the rows `decode` would have stopped at.
+        try scan.finish(log: &log)
         repeatedRows = repeated
         decodedMCUs = scan.decodedMCUs
         coefficientDigest = scan.coefficientDigest

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Dispatch
 import Pare
 import Synchronization
@@ -110,13 +105,13 @@ func printError(_ message: String) {
 let commandLine = Array(CommandLine.arguments.dropFirst())
 guard let command = commandLine.first else {
     print(usage)
-    exit(2)
+    POSIX.exit(2)
 }
 let rest = Array(commandLine.dropFirst())
 let status: Int32
 if rest.contains("--help") || rest.contains("-h"), let entry = commandUsage.first(where: { $0.command == command }) {
     print("usage:\n" + entry.text)
-    exit(0)
+    POSIX.exit(0)
 }
 switch command {
 case "--help", "-h", "help":
@@ -140,4 +135,4 @@ default:
         status = 2
     }
 }
-exit(status)
+POSIX.exit(status)

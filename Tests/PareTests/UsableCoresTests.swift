@@ -1,5 +1,5 @@
 import Testing
-@testable import Pare
+@_spi(CommandLine) @testable import Pare
 
 /// The decode pools are sized by the cores the process may use: its affinity mask and its
 /// cgroup's quota, not the machine's count.

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Dispatch
 import PareCore
 @_spi(Bands) @_spi(Pipeline) import PareJPEG

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Synchronization
 
 /// Encoded thumbnails in a directory, one file per key (`DiskCacheEntry`), for reuse across
@@ -45,8 +40,7 @@ public final class DiskCache: Sendable {
         self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
         self.sizeLimit = sizeLimit
         FileIO.createDirectories(self.directory)
-        var info = stat()
-        guard stat(self.directory, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+        guard FileIO.status(self.directory)?.kind == .directory else {
             throw .io(path: directory, reason: "cannot create the cache directory")
         }
         // Removes what a killed process left, and knows the total from the start.
@@ -74,7 +68,7 @@ public final class DiskCache: Sendable {
         do {
             entry = try DiskCacheEntry(parsing: bytes)
         } catch {
-            unlink(path)
+            FileIO.remove(path)
             state.withOrderedLock { state in
                 state.damagedRemoved += 1
                 if let old = state.index?.removeValue(forKey: name) { state.indexedBytes -= old.size }
@@ -83,7 +77,7 @@ public final class DiskCache: Sendable {
         }
         guard entry.key == key else { return nil }
         // Most recently used now, for this process's index and for every other process.
-        utimensat(AT_FDCWD, path, nil, 0)
+        FileIO.touch(path)
         state.withOrderedLock { $0.index?[name]?.used = Self.now() }
         return entry
     }
@@ -100,7 +94,7 @@ public final class DiskCache: Sendable {
             return state.temporaryCounter
         }
         guard FileIO.writeAtomically(bytes, to: directory + "/" + name,
-                                     temporaryName: ".tmp-\(getpid())-\(counter)-\(name)") else { return false }
+                                     temporaryName: ".tmp-\(CurrentProcess.id)-\(counter)-\(name)") else { return false }
         let overLimit: Bool = state.withOrderedLock { state in
             if state.index == nil { scan(into: &state) }
             if let old = state.index?[name] { state.indexedBytes -= old.size }
@@ -116,7 +110,7 @@ public final class DiskCache: Sendable {
     /// this is for tests and for a "clear cache" button).
     public func removeAll() {
         for name in FileIO.list(directory) ?? [] where name.hasSuffix(".pare") || name.hasPrefix(".tmp-") {
-            unlink(directory + "/" + name)
+            FileIO.remove(directory + "/" + name)
         }
         state.withOrderedLock { state in
             state.index = [:]
@@ -149,7 +143,7 @@ public final class DiskCache: Sendable {
             let target = sizeLimit - sizeLimit / 10
             for (name, info) in entries.sorted(by: { $0.value.used < $1.value.used || ($0.value.used == $1.value.used && $0.key < $1.key) }) {
                 guard state.indexedBytes > target else { break }
-                unlink(directory + "/" + name)
+                FileIO.remove(directory + "/" + name)
                 state.index?[name] = nil
                 state.indexedBytes -= info.size
             }
@@ -164,20 +158,15 @@ public final class DiskCache: Sendable {
         let now = Self.now()
         for name in FileIO.list(directory) ?? [] {
             let path = directory + "/" + name
-            var info = stat()
-            guard stat(path, &info) == 0 else { continue }
-            #if canImport(Darwin)
-            let modified = Int(info.st_mtimespec.tv_sec) * 1_000_000_000 + Int(info.st_mtimespec.tv_nsec)
-            #else
-            let modified = Int(info.st_mtim.tv_sec) * 1_000_000_000 + Int(info.st_mtim.tv_nsec)
-            #endif
+            guard let info = FileIO.status(path) else { continue }
+            let modified = info.modified
             if name.hasPrefix(".tmp-") {
-                if Self.writerIsGone(name) || now - modified > 3600 * 1_000_000_000 { unlink(path) }
+                if Self.writerIsGone(name) || now - modified > 3600 * 1_000_000_000 { FileIO.remove(path) }
                 continue
             }
             guard name.hasSuffix(".pare") else { continue }
-            entries[name] = (Int(info.st_size), modified)
-            total += Int(info.st_size)
+            entries[name] = (info.size, modified)
+            total += info.size
         }
         state.index = entries
         state.indexedBytes = total
@@ -187,14 +176,10 @@ public final class DiskCache: Sendable {
     private static func writerIsGone(_ name: String) -> Bool {
         let parts = name.split(separator: "-")
         guard parts.count >= 2, let pid = Int32(parts[1]) else { return true }
-        if pid == getpid() { return false }
-        return kill(pid, 0) != 0 && errno == ESRCH
+        if pid == CurrentProcess.id { return false }
+        return CurrentProcess.isGone(pid)
     }
 
     /// Wall-clock nanoseconds, the scale of file modification times.
-    private static func now() -> Int {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return Int(time.tv_sec) * 1_000_000_000 + Int(time.tv_nsec)
-    }
+    private static func now() -> Int { CurrentProcess.wallClock() }
 }

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import PareCore
 import PareJPEG
 
@@ -101,20 +96,14 @@ public struct FileIdentity: Sendable, Equatable, CustomStringConvertible {
     public var inode: UInt64
 
     public init(path: String) throws(PareError) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .io(path: path, reason: "not a regular file") }
+        guard let info = FileIO.status(path) else { throw .io(path: path, reason: FileIO.lastError) }
+        guard info.kind == .regular else { throw .io(path: path, reason: "not a regular file") }
         self.path = FileIdentity.absolute(path)
-        size = Int(info.st_size)
-        #if canImport(Darwin)
-        modificationSeconds = Int(info.st_mtimespec.tv_sec)
-        modificationNanoseconds = Int(info.st_mtimespec.tv_nsec)
-        #else
-        modificationSeconds = Int(info.st_mtim.tv_sec)
-        modificationNanoseconds = Int(info.st_mtim.tv_nsec)
-        #endif
-        device = UInt64(info.st_dev)
-        inode = UInt64(info.st_ino)
+        size = info.size
+        modificationSeconds = info.modifiedSeconds
+        modificationNanoseconds = info.modifiedNanoseconds
+        device = info.device
+        inode = info.inode
     }
 
     public var description: String {
@@ -125,9 +114,7 @@ public struct FileIdentity: Sendable, Equatable, CustomStringConvertible {
     /// file through links are two keys, which costs a decode, never a wrong thumbnail).
     static func absolute(_ path: String) -> String {
         if path.hasPrefix("/") { return path }
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard getcwd(&buffer, buffer.count) != nil else { return path }
-        let directory = String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let directory = FileIO.currentDirectory() else { return path }
         return directory.hasSuffix("/") ? directory + path : directory + "/" + path
     }
 }

@@ -1,10 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import PareCore
 
 /// BlurHash (Wolt, 2017): a picture as a short base-83 string of a few cosine components of
@@ -33,9 +26,9 @@ public enum BlurHash {
                 var r: Float = 0, g: Float = 0, b: Float = 0
                 let normalisation: Float = xc == 0 && yc == 0 ? 1 : 2
                 for y in 0 ..< height {
-                    let cy = cosf(Float(Double.pi * Double(yc) * Double(y) / Double(height)))
+                    let cy = Maths.cos(Float(Double.pi * Double(yc) * Double(y) / Double(height)))
                     for x in 0 ..< width {
-                        let basis = cosf(Float(Double.pi * Double(xc) * Double(x) / Double(width))) * cy
+                        let basis = Maths.cos(Float(Double.pi * Double(xc) * Double(x) / Double(width))) * cy
                         let i = 3 * (x + y * width)
                         r += basis * linear[Int(rgb[i])]
                         g += basis * linear[Int(rgb[i + 1])]
@@ -62,15 +55,15 @@ public enum BlurHash {
             append(0, digits: 1)
         } else {
             var actual: Float = 0
-            for f in ac { actual = fmaxf(fmaxf(fmaxf(fabsf(f.0), actual), fabsf(f.1)), fabsf(f.2)) }
-            let quantised = Int(fmaxf(0, fminf(82, floorf(actual * 166 - 0.5))))
+            for f in ac { actual = max(max(max(abs(f.0), actual), abs(f.1)), abs(f.2)) }
+            let quantised = Int(max(0, min(82, (actual * 166 - 0.5).rounded(.down))))
             maximum = (Float(quantised) + 1) / 166
             append(quantised, digits: 1)
         }
         let dc = factors[0]
         append(linearToSRGB(dc.0) << 16 + linearToSRGB(dc.1) << 8 + linearToSRGB(dc.2), digits: 4)
         for f in ac {
-            func quantise(_ v: Float) -> Int { Int(fmaxf(0, fminf(18, floorf(signPow(v / maximum, 0.5) * 9 + 9.5)))) }
+            func quantise(_ v: Float) -> Int { Int(max(0, min(18, (signPow(v / maximum, 0.5) * 9 + 9.5).rounded(.down)))) }
             append(quantise(f.0) * 19 * 19 + quantise(f.1) * 19 + quantise(f.2), digits: 2)
         }
         return String(decoding: hash, as: UTF8.self)
@@ -106,8 +99,8 @@ public enum BlurHash {
                 var r: Float = 0, g: Float = 0, b: Float = 0
                 for j in 0 ..< ny {
                     for i in 0 ..< nx {
-                        let basis = cosf(Float(Double.pi * Double(x) * Double(i) / Double(width)))
-                            * cosf(Float(Double.pi * Double(y) * Double(j) / Double(height)))
+                        let basis = Maths.cos(Float(Double.pi * Double(x) * Double(i) / Double(width)))
+                            * Maths.cos(Float(Double.pi * Double(y) * Double(j) / Double(height)))
                         let c = colours[i + j * nx]
                         r += c.0 * basis
                         g += c.1 * basis
@@ -128,16 +121,16 @@ public enum BlurHash {
     static func sRGBToLinear(_ value: Int) -> Float {
         let v = Float(value) / 255
         if Double(v) <= 0.04045 { return Float(Double(v) / 12.92) }
-        return powf(Float((Double(v) + 0.055) / 1.055), 2.4)
+        return Maths.pow(Float((Double(v) + 0.055) / 1.055), 2.4)
     }
 
     static func linearToSRGB(_ value: Float) -> Int {
-        let v = fmaxf(0, fminf(1, value))
+        let v = max(0, min(1, value))
         if Double(v) <= 0.0031308 { return Int(Double(v) * 12.92 * 255 + 0.5) }
-        return Int((1.055 * Double(powf(v, Float(1 / 2.4))) - 0.055) * 255 + 0.5)
+        return Int((1.055 * Double(Maths.pow(v, Float(1 / 2.4))) - 0.055) * 255 + 0.5)
     }
 
     static func signPow(_ value: Float, _ exponent: Float) -> Float {
-        copysignf(powf(fabsf(value), exponent), value)
+        Float(signOf: value, magnitudeOf: Maths.pow(abs(value), exponent))
     }
 }

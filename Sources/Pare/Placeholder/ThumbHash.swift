@@ -1,10 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import PareCore
 
 /// ThumbHash (Evan Wallace, 2023): a picture of at most 100×100 pixels as about 25 bytes that
@@ -66,9 +59,9 @@ public enum ThumbHash {
                 var cx = 0
                 while cx * ny < nx * (ny - cy) {
                     var f = 0.0
-                    for x in 0 ..< w { fx[x] = cos(Double.pi / Double(w) * Double(cx) * (Double(x) + 0.5)) }
+                    for x in 0 ..< w { fx[x] = Maths.cos(Double.pi / Double(w) * Double(cx) * (Double(x) + 0.5)) }
                     for y in 0 ..< h {
-                        let fy = cos(Double.pi / Double(h) * Double(cy) * (Double(y) + 0.5))
+                        let fy = Maths.cos(Double.pi / Double(h) * Double(cy) * (Double(y) + 0.5))
                         for x in 0 ..< w { f += channel[x + y * w] * fx[x] * fy }
                     }
                     f /= Double(w * h)
@@ -180,8 +173,8 @@ public enum ThumbHash {
         for y in 0 ..< h {
             for x in 0 ..< w {
                 var l = lDC, p = pDC, q = qDC, a = aDC
-                for cx in 0 ..< fx.count { fx[cx] = cos(Double.pi / Double(w) * (Double(x) + 0.5) * Double(cx)) }
-                for cy in 0 ..< fy.count { fy[cy] = cos(Double.pi / Double(h) * (Double(y) + 0.5) * Double(cy)) }
+                for cx in 0 ..< fx.count { fx[cx] = Maths.cos(Double.pi / Double(w) * (Double(x) + 0.5) * Double(cx)) }
+                for cy in 0 ..< fy.count { fy[cy] = Maths.cos(Double.pi / Double(h) * (Double(y) + 0.5) * Double(cy)) }
                 var j = 0
                 for cy in 0 ..< ly {
                     var cx = cy > 0 ? 0 : 1

@@ -13,8 +13,8 @@ import Darwin
 /// `cpu.cfs_quota_us` / `cpu.cfs_period_us` of v1: a quota of 1.5 periods keeps two threads
 /// busy half the time each, so it counts as 2). The smallest of the three, at least 1. Read
 /// once per process.
-enum UsableCores {
-    static let count: Int = {
+@_spi(CommandLine) public enum UsableCores {
+    public static let count: Int = {
         var cores = onlineCores
         if let affinity = affinityCores { cores = min(cores, affinity) }
         if let quota = quotaCores { cores = min(cores, quota) }

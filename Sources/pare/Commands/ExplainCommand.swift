@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Pare
 
 /// `pare explain IN -o REPORT.html`: one self-contained page that shows a file stage by

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Dispatch
 import Synchronization
 @_spi(CommandLine) import Pare
@@ -289,15 +284,15 @@ final class InFlightFiles: Sendable {
     func removeOnInterrupt() {
         // The sources are made inside the lock, which then keeps them.
         state.withOrderedLock { installed in
-            for (number, status) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
-                signal(number, SIG_IGN)
+            for (number, status) in POSIX.interruptions {
+                POSIX.ignore(signal: number)
                 let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
                 source.setEventHandler { [self] in
                     // Exits holding the lock, so that no new temporary file can begin meanwhile.
                     state.withOrderedLock { state in
-                        for path in state.paths { unlink(path) }
+                        for path in state.paths { FileIO.remove(path) }
                         printError("pare: interrupted; no partial output left")
-                        exit(status)
+                        POSIX.exit(status)
                     }
                 }
                 source.resume()
@@ -449,7 +444,7 @@ final class BatchReport: Sendable {
         self.json = json
         self.stats = stats
         self.cache = cache
-        progress = total > 1 && isatty(STDERR_FILENO) == 1
+        progress = total > 1 && POSIX.standardErrorIsTerminal
     }
 
     private var elapsed: Double { Double(POSIX.now() - started) / 1e9 }

@@ -1,5 +1,7 @@
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -32,8 +34,7 @@ enum POSIX {
 
     /// True if `path` names a directory.
     static func isDirectory(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+        FileIO.status(path)?.kind == .directory
     }
 
     /// The names in a directory (not `.` and `..`), or nil if it cannot be read.
@@ -57,14 +58,34 @@ enum POSIX {
     static func createDirectories(_ path: String) { FileIO.createDirectories(path) }
 
     /// A monotonic clock in nanoseconds.
-    static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    static func now() -> UInt64 { CurrentProcess.monotonicClock() }
+
+    /// The cores this process may keep busy (its affinity mask and CPU quota counted).
+    static var processorCount: Int { UsableCores.count }
+
+    /// True if standard error is a terminal (progress lines are shown only there).
+    static var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+
+    /// The signals that interrupt a batch, each with the exit status a shell expects after it
+    /// (128 + the signal's number).
+    static let interruptions: [(signal: Int32, status: Int32)] = [(SIGINT, 130), (SIGTERM, 143)]
+
+    /// Stops the default action of `signal` (ending the process), so that a handler of the
+    /// program's own can run instead.
+    static func ignore(signal number: Int32) {
+        signal(number, SIG_IGN)
     }
 
-    /// Processors online.
-    static var processorCount: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+    /// Ends the process with `status`.
+    static func exit(_ status: Int32) -> Never {
+        #if canImport(Glibc)
+        Glibc.exit(status)
+        #elseif canImport(Musl)
+        Musl.exit(status)
+        #else
+        Darwin.exit(status)
+        #endif
+    }
 }
 
 /// Slash-separated path arithmetic.

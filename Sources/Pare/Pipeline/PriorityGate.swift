@@ -105,6 +105,16 @@ final class PriorityGate: Sendable {
             state.withOrderedLock { _ = $0.unqueued.removeValue(forKey: waiter.arrival) }
             throw tooLarge(waiter.amount, capacity)
         }
+        // Free units and nobody ahead: granted without suspending, which would cost the task
+        // a trip through the executor for nothing.
+        let granted: Bool = state.withOrderedLock { state in
+            guard state.queue.isEmpty, state.used + waiter.amount <= capacity, !Task.isCancelled else { return false }
+            state.unqueued.removeValue(forKey: waiter.arrival)
+            state.used += waiter.amount
+            state.highWater = max(state.highWater, state.used)
+            return true
+        }
+        if granted { return }
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, PareError>, Never>) in
                 let ready: [Queued] = state.withOrderedLock { state in

@@ -20,7 +20,9 @@ let commandUsage: [(command: String, text: String)] = [
             --size N bounds the long side; --size WxH (or Wx, xH) is a box: --fit inside keeps
             the picture whole within it, cover fills it and crops (--crop says where), contain
             centres it on a box-sized canvas of --background, fill stretches it.
-            IN may be files or directories; with --out-dir, outputs keep their relative paths.
+            IN may be files or directories, or - for paths read from standard input, one a
+            line; with --out-dir, outputs keep their relative paths. --jobs N decodes N
+            files at once (default: the usable cores).
             The format is --format's, else OUT's extension; with --out-dir, JPEG for opaque
             thumbnails and PNG for those with alpha. JPEGs are written at --quality (default 85),
             PNGs with --png-compression's effort (default: default; small tries zlib too).

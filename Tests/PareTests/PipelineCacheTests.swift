@@ -112,7 +112,7 @@ private func sample(_ width: Int, _ height: Int = 1, marker: UInt8 = 0) throws -
         let directory = PipelineFixtures.temporaryDirectory()
         let request = PipelineFixtures.request(PipelineFixtures.medium, key: "damaged-\(damage)", size: 96)
         let made = try await PipelineFixtures.pipeline { $0.diskCacheDirectory = directory }.thumbnail(request)
-        let path = directory + "/" + DiskCache.fileName(for: try request.cacheKey().encoded(as: DiskCacheEntry.automaticPolicy))
+        let path = directory + "/" + DiskCache.fileName(for: try request.cacheKey().encoded(as: ThumbnailOutput.automatic.cacheKey))
         var bytes = try #require(FileSystem.read(path))
         switch damage {
         case "truncated": bytes.removeLast(bytes.count / 3)
@@ -129,7 +129,7 @@ private func sample(_ width: Int, _ height: Int = 1, marker: UInt8 = 0) throws -
         #expect(pipeline.diskCache?.damagedEntriesRemoved == 1)
         #expect(rebuilt.image.pixels == made.image.pixels)
         let rewritten = try #require(FileSystem.read(path))
-        #expect(try DiskCacheEntry(parsing: rewritten).key == request.cacheKey().encoded(as: DiskCacheEntry.automaticPolicy))
+        #expect(try DiskCacheEntry(parsing: rewritten).key == request.cacheKey().encoded(as: ThumbnailOutput.automatic.cacheKey))
     }
 
     @Test func leastRecentlyUsedEntriesGoPastTheSizeCap() throws {

@@ -58,6 +58,14 @@ check "every failure names a byte offset or the reason" \
     $(grep "^pare: $work/in" "$work/stderr" | grep -v -q -E 'byte|unsupported|cannot read'; [ $? = 1 ]; echo $?)
 check "outputs keep their relative paths" $([ -d "$work/out/set0" ]; echo $?)
 
+# The same inputs as paths on standard input (`-`), one a line, with --jobs 8: the same
+# thumbnails (each JSON line the directory run wrote, but for its output path and time).
+find "$work/in" -type f | sort | "$pare" thumbnail - --size 96 --out-dir "$work/out-stdin" --jobs 8 --json \
+    > "$work/stdout-stdin" 2> /dev/null
+same_lines() { sed -e 's/"output": "[^"]*", //' -e 's/, "ms": [0-9.]*//' "$1" | sort; }
+check "paths from standard input make the same thumbnails ($(grep -c '"source"' "$work/stdout-stdin") of $made)" \
+    $(cmp -s <(same_lines "$work/stdout") <(same_lines "$work/stdout-stdin"); echo $?)
+
 # Interrupted runs: whatever was written is whole, nothing half-written remains.
 for signal in INT TERM; do
     rm -rf "$work/out"

@@ -183,11 +183,7 @@ extension DiskCacheEntry {
                   payload: payload)
     }
 
-    /// What the pipeline stores: JPEG (`JPEGEncoderOptions.thumbnail`) where the thumbnail is
-    /// opaque, PNG where it has alpha.
-    static let automaticPolicy = "jpeg-or-png \(JPEGEncoderOptions.thumbnail)"
-
-    /// A thumbnail encoded by `automaticPolicy` (a gain map kept goes into the JPEG's MPF
+    /// A thumbnail encoded as `ThumbnailOutput.automatic` says (a gain map kept goes into the JPEG's MPF
     /// container, and comes back out with `gainMap(ledger:)`).
     init(automatic thumbnail: Thumbnail, key: ThumbnailKey) throws(PareError) {
         let encoding: Encoding = thumbnail.image.format.hasAlpha ? .png : .jpeg

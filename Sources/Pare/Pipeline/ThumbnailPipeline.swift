@@ -147,6 +147,143 @@ public final class ThumbnailPipeline: Sendable {
         return try result.get()
     }
 
+    // MARK: Files
+
+    /// Thumbnails written as files of `output`, for a batch (the command line's
+    /// `pare thumbnail`, an export, an upload server's queue): each request's bytes are
+    /// handed to `deliver` with the request's index, on the decode thread that made them, in
+    /// the order they finish.
+    ///
+    /// The batch runs `concurrency` workers (at most the pipeline's decode slots). Each holds
+    /// a decode slot at `priority` and a reservation of the largest `memoryLimit` among the
+    /// requests (at most the budget) for the whole batch, and takes the next request as soon
+    /// as it has delivered one, on the same thread: a batch of small files pays no trip
+    /// through the async executor per file. A request is answered from the disk cache when
+    /// it holds a file for the same key and output; otherwise it is decoded and encoded in
+    /// one ledger, delivered, and then stored in the disk cache. Batches are neither
+    /// coalesced nor kept in the memory cache: a batch asks for each file once. Cancelling
+    /// the calling task stops the workers at the next row batch; every request not made is
+    /// delivered as `PareError.cancelled`.
+    public func files(_ requests: [ThumbnailRequest], as output: ThumbnailOutput, priority: ThumbnailPriority = .normal,
+                      concurrency: Int? = nil,
+                      deliver: @escaping @Sendable (_ index: Int, _ result: Result<ThumbnailFile, PareError>) -> Void) async {
+        guard let first = requests.first else { return }
+        let workers = max(1, min(concurrency ?? configuration.maxConcurrentDecodes, configuration.maxConcurrentDecodes,
+                                 requests.count))
+        let largest = requests.map { $0.options.memoryLimit ?? Int.max }.max() ?? Int.max
+        let reservation = max(JobCost.minimum, min(largest, budget.capacity))
+        let batch = BatchCursor()
+        let cancel = CancelFlag()
+        await withTaskCancellationHandler {
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0 ..< workers {
+                    group.addTask { [self] in
+                        let seat = Job(key: ThumbnailKey("batch"), request: first, priority: priority)
+                        do throws(PareError) {
+                            try await acquire(1, from: slots, for: seat)
+                        } catch {
+                            return
+                        }
+                        defer { slots.release(1) }
+                        do throws(PareError) {
+                            try await acquire(reservation, from: budget, for: seat)
+                        } catch {
+                            return
+                        }
+                        defer { budget.release(reservation) }
+                        await DecodeThread.run { [self] in
+                            while let index = batch.next(below: requests.count) {
+                                guard !cancel.isSet else {
+                                    deliver(index, .failure(.cancelled))
+                                    continue
+                                }
+                                let cancellation = CancellationCheck { cancel.isSet }
+                                let started = ContinuousClock.now
+                                let made: Result<(ThumbnailFile, DiskCacheEntry?), PareError>
+                                do throws(PareError) {
+                                    made = .success(try makeFile(requests[index], as: output, limit: reservation,
+                                                                 alone: workers == 1, cancellation: cancellation))
+                                } catch {
+                                    made = .failure(error)
+                                }
+                                switch made {
+                                case var .success((file, entry)):
+                                    file.duration = started.duration(to: .now)
+                                    deliver(index, .success(file))
+                                    if let entry { diskCache?.store(entry) }
+                                case let .failure(error):
+                                    deliver(index, .failure(error))
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        } onCancel: {
+            cancel.set()
+        }
+        // Requests no worker took (every worker was cancelled before it started).
+        while let index = batch.next(below: requests.count) { deliver(index, .failure(.cancelled)) }
+    }
+
+    /// One thumbnail as a file of `output`: `files(_:as:)` with one request.
+    public func file(_ request: ThumbnailRequest, as output: ThumbnailOutput) async throws(PareError) -> ThumbnailFile {
+        let answer = Mutex<Result<ThumbnailFile, PareError>>(.failure(.cancelled))
+        await files([request], as: output, priority: request.priority) { _, result in
+            answer.withOrderedLock { $0 = result }
+        }
+        return try answer.withOrderedLock { $0 }.get()
+    }
+
+    /// A batch's request made into a file on a decode thread, with the disk-cache entry to
+    /// store once it is delivered (nil when it came from the cache or there is no cache).
+    /// `alone`: the batch's only worker, whose decode may use every core.
+    private func makeFile(_ request: ThumbnailRequest, as output: ThumbnailOutput, limit: Int, alone: Bool,
+                          cancellation: CancellationCheck) throws(PareError) -> (ThumbnailFile, DiskCacheEntry?) {
+        let key = try request.cacheKey().encoded(as: output.stored.cacheKey)
+        if let diskCache, let entry = diskCache.entry(for: key),
+           let file = try? Self.file(from: entry, as: output, limit: limit) {
+            state.withOrderedLock { $0.stats.diskCacheHits += 1 }
+            return (file, nil)
+        }
+        let source = try request.makeSource()
+        var options = request.options
+        if options.decodeWorkers == nil && !alone { options.decodeWorkers = 1 }
+        let ledger = MemoryLedger(limit: min(limit, options.memoryLimit ?? Int.max))
+        configuration.ledgerObserver?(ledger)
+        let thumbnail = try source.thumbnail(options: options, ledger: ledger, cancellation: cancellation)
+        let format = output.fileFormat(for: thumbnail.image)
+        let (bytes, warnings) = try ImageEncoding.encode(thumbnail, as: format, jpeg: output.jpeg, png: output.png,
+                                                         background: output.background, ledger: ledger)
+        state.withOrderedLock { $0.stats.decodes += 1 }
+        var entry: DiskCacheEntry?
+        if diskCache != nil {
+            let kept = output.stored.fileFormat(for: thumbnail.image)
+            let payload = kept == format ? bytes
+                : try ImageEncoding.encode(thumbnail, as: kept, jpeg: output.jpeg, png: output.png,
+                                           background: output.background, ledger: ledger).bytes
+            entry = DiskCacheEntry(thumbnail: thumbnail, key: key, encoding: kept == .jpeg ? .jpeg : .png, payload: payload)
+        }
+        let file = ThumbnailFile(bytes: bytes, format: format, source: thumbnail.source, width: thumbnail.image.width,
+                                 height: thumbnail.image.height, ledgerPeakBytes: ledger.peakBytes,
+                                 allocations: ledger.allocationCount, fromDiskCache: false,
+                                 warnings: thumbnail.warnings + warnings)
+        return (file, entry)
+    }
+
+    /// A disk-cache entry as the file `output` asks for: its bytes as they are, or for
+    /// Netpbm its pixels decoded and written again.
+    private static func file(from entry: DiskCacheEntry, as output: ThumbnailOutput, limit: Int) throws(PareError) -> ThumbnailFile {
+        var file = ThumbnailFile(bytes: entry.payload, format: entry.encoding == .png ? .png : .jpeg, source: entry.source,
+                                 width: entry.width, height: entry.height, ledgerPeakBytes: 0, allocations: 0,
+                                 fromDiskCache: true, warnings: [])
+        if output.format == .fixed(.netpbm) {
+            file.bytes = NetpbmEncoder.encode(try entry.image(ledger: MemoryLedger(limit: limit)))
+            file.format = .netpbm
+        }
+        return file
+    }
+
     /// Starts jobs for `requests` at prefetch priority, to fill the caches ahead of need.
     /// A later `thumbnail` call for the same key joins the job, raises its priority and takes
     /// over from the prefetch: the job is then cancelled when that request is.
@@ -321,7 +458,7 @@ public final class ThumbnailPipeline: Sendable {
     /// to the disk cache.
     private func run(_ job: Job) async -> Result<Thumbnail, PareError> {
         do throws(PareError) {
-            if let diskCache, let entry = diskCache.entry(for: job.key.encoded(as: DiskCacheEntry.automaticPolicy)),
+            if let diskCache, let entry = diskCache.entry(for: job.key.encoded(as: ThumbnailOutput.automatic.cacheKey)),
                let thumbnail = try? await decodeEntry(entry, job: job) {
                 state.withOrderedLock { $0.stats.diskCacheHits += 1 }
                 return .success(thumbnail)
@@ -417,7 +554,18 @@ public final class ThumbnailPipeline: Sendable {
 
     /// Encodes a fresh thumbnail into the disk cache. A failure only costs a later decode.
     private func store(_ thumbnail: Thumbnail, for key: ThumbnailKey, in diskCache: DiskCache) {
-        guard let entry = try? DiskCacheEntry(automatic: thumbnail, key: key.encoded(as: DiskCacheEntry.automaticPolicy)) else { return }
+        guard let entry = try? DiskCacheEntry(automatic: thumbnail, key: key.encoded(as: ThumbnailOutput.automatic.cacheKey)) else { return }
         diskCache.store(entry)
+    }
+}
+
+/// The next request of a batch, handed to whichever worker asks first.
+private final class BatchCursor: Sendable {
+    private let taken = Atomic<Int>(0)
+
+    /// The next index below `count`, or nil when all are taken.
+    func next(below count: Int) -> Int? {
+        let index = taken.add(1, ordering: .relaxed).oldValue
+        return index < count ? index : nil
     }
 }

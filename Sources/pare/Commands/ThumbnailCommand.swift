@@ -145,7 +145,18 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
         jobs = parsed
     }
 
-    var work = BatchPlan.make(inputs: arguments.positionals, recursive: arguments.flag("--recursive"),
+    // `-` reads more inputs from standard input, one a line (what xargs, GNU parallel or a
+    // queue worker hands over), to its end.
+    var inputs: [String] = []
+    for input in arguments.positionals {
+        guard input == "-" else {
+            inputs.append(input)
+            continue
+        }
+        let lines = String(decoding: POSIX.readStandardInput(), as: UTF8.self).split(separator: "\n")
+        inputs += lines.map { $0.hasSuffix("\r") ? String($0.dropLast()) : String($0) }.filter { !$0.isEmpty }
+    }
+    var work = BatchPlan.make(inputs: inputs, recursive: arguments.flag("--recursive"),
                               outDir: outDir, format: format)
     if let output {
         guard work.count == 1 else { return usageError("-o takes one input file; use --out-dir for several") }
@@ -153,47 +164,45 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
     }
     guard !work.isEmpty else { return usageError("no image files among the inputs") }
 
-    var cache: DiskCache?
-    if let directory = arguments.value("--cache") {
-        do {
-            cache = try DiskCache(directory: directory)
-        } catch {
-            printError("pare: \(error)")
-            return 1
-        }
+    // The library's pipeline does the work: --jobs is its decode concurrency, --cache its
+    // disk cache, and the files are one batch of requests at normal priority, each decoded
+    // and encoded in a ledger limited as a single thumbnail's is (the budget is --jobs times
+    // that limit).
+    let concurrent = min(jobs, work.count)
+    var configuration = ThumbnailPipeline.Configuration()
+    configuration.maxConcurrentDecodes = concurrent
+    let perImage = options.memoryLimit ?? Int.max / 4
+    configuration.memoryBudget = perImage > Int.max / 4 / concurrent ? Int.max / 4 : perImage * concurrent
+    configuration.diskCacheDirectory = arguments.value("--cache")
+    let pipeline: ThumbnailPipeline
+    do {
+        pipeline = try ThumbnailPipeline(configuration: configuration)
+    } catch {
+        printError("pare: \(error)")
+        return 1
     }
     let report = BatchReport(total: work.count, json: arguments.flag("--json"), stats: arguments.flag("--stats"),
-                             cache: cache != nil)
+                             cache: configuration.diskCacheDirectory != nil)
     let inFlight = InFlightFiles()
     inFlight.removeOnInterrupt()
     // Files in parallel already keep the cores busy; one file's restart intervals are
     // spread over them only when it is decoded alone.
-    if min(jobs, work.count) > 1 { options.decodeWorkers = 1 }
-    let immutableOptions = options, immutableCache = cache, immutablePlaceholder = placeholder
-
-    await withTaskGroup(of: Void.self) { group in
-        var next = 0
-        func startNext() {
-            guard next < work.count else { return }
-            let planned = work[next]
-            next += 1
-            group.addTask {
-                var item = planned
-                var outcome = makeThumbnail(&item, format: format, options: immutableOptions, jpeg: jpegOptions, png: png,
-                                            background: background, cache: immutableCache, inFlight: inFlight)
-                if let placeholder = immutablePlaceholder, case .made(var made, let format, let bytes, let milliseconds) = outcome {
-                    do {
-                        made.placeholder = try ImageSource(path: item.input).placeholder(placeholder, options: immutableOptions)
-                        outcome = .made(made, format: format, bytes: bytes, milliseconds: milliseconds)
-                    } catch {
-                        outcome = .failed("placeholder: \(error)")
-                    }
-                }
-                report.record(item, outcome)
+    if concurrent > 1 { options.decodeWorkers = 1 }
+    let requests = work.map { ThumbnailRequest(path: $0.input, options: options) }
+    let planned = work, requestOptions = options, immutablePlaceholder = placeholder
+    let written = ThumbnailOutput(format: format.policy, jpeg: jpegOptions, png: png, background: background)
+    await pipeline.files(requests, as: written) { index, result in
+        var item = planned[index]
+        var outcome = writeThumbnail(&item, result, format: format, inFlight: inFlight)
+        if let placeholder = immutablePlaceholder, case .made(var made, let format, let bytes, let milliseconds) = outcome {
+            do {
+                made.placeholder = try ImageSource(path: item.input).placeholder(placeholder, options: requestOptions)
+                outcome = .made(made, format: format, bytes: bytes, milliseconds: milliseconds)
+            } catch {
+                outcome = .failed("placeholder: \(error)")
             }
         }
-        for _ in 0 ..< min(jobs, work.count) { startNext() }
-        while await group.next() != nil { startNext() }
+        report.record(item, outcome)
     }
     report.finish()
     return report.failures == 0 ? 0 : 1
@@ -215,10 +224,11 @@ enum OutputFormat: Sendable {
         }
     }
 
-    func format(for image: Image) -> ImageFileFormat {
+    /// The library's name for this choice.
+    var policy: ThumbnailOutput.Format {
         switch self {
-        case let .fixed(format): return format
-        case .byAlpha: return image.format.hasAlpha ? .png : .jpeg
+        case let .fixed(format): return .fixed(format)
+        case .byAlpha: return .jpegOrPNGByAlpha
         }
     }
 }
@@ -276,6 +286,16 @@ final class InFlightFiles: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Taken around each output's creation and rename, before `state`. Creating a file
+    /// locks its directory in the kernel, which spins while another thread holds it: with
+    /// more workers than cores writing into one directory, a third of the batch's time went
+    /// to that spinning. One writer at a time waits in user space instead.
+    private let writer = Mutex(())
+
+    /// Runs `body` (an output's write) while no other thread writes one.
+    func oneAtATime<T>(_ body: () -> T) -> T {
+        writer.withOrderedLock { _ in body() }
+    }
 
     func insert(_ path: String) { state.withOrderedLock { _ = $0.paths.insert(path) } }
     func remove(_ path: String) { state.withOrderedLock { _ = $0.paths.remove(path) } }
@@ -318,9 +338,9 @@ struct Made {
     var allocations: Int
     var cached: Bool
 
-    init(_ thumbnail: Thumbnail) {
-        self.init(source: thumbnail.source, width: thumbnail.image.width, height: thumbnail.image.height,
-                  ledgerPeakBytes: thumbnail.ledgerPeakBytes, allocations: thumbnail.allocations, cached: false)
+    init(_ file: ThumbnailFile) {
+        self.init(source: file.source, width: file.width, height: file.height, ledgerPeakBytes: file.ledgerPeakBytes,
+                  allocations: file.allocations, cached: file.fromDiskCache)
     }
 
     init(source: ThumbnailSource, width: Int, height: Int, ledgerPeakBytes: Int, allocations: Int, cached: Bool) {
@@ -333,49 +353,40 @@ struct Made {
     }
 }
 
-private func makeThumbnail(_ item: inout WorkItem, format: OutputFormat, options: ThumbnailOptions,
-                           jpeg: JPEGEncoderOptions, png: PNGCompression, background: BackgroundColour, cache: DiskCache?,
-                           inFlight: InFlightFiles) -> Outcome {
+/// Writes one thumbnail the pipeline made (printing its warnings) to the item's destination.
+private func writeThumbnail(_ item: inout WorkItem, _ result: Result<ThumbnailFile, PareError>, format: OutputFormat,
+                            inFlight: InFlightFiles) -> Outcome {
     let start = POSIX.now()
-    let made: Made
-    let encoded: [UInt8]
-    let chosen: ImageFileFormat
-    do {
-        if let cache {
-            (made, chosen, encoded) = try cachedThumbnail(item.input, format: format, options: options, jpeg: jpeg,
-                                                          png: png, background: background,
-                                                          cache: cache)
-        } else {
-            var thumbnail = try ImageSource(path: item.input).thumbnail(options: options)
-            made = Made(thumbnail)
-            chosen = format.format(for: thumbnail.image)
-            let warnings: [ThumbnailWarning]
-            (encoded, warnings) = try ImageEncoding.encode(thumbnail, as: chosen, jpeg: jpeg, png: png,
-                                                           background: background)
-            thumbnail.warnings += warnings
-            for warning in thumbnail.warnings {
-                switch warning {
-                case .colour, .gainMap: break
-                default: if !warning.isDamage { continue }
-                }
-                printError("pare: warning: \(item.input): \(warning)")
-            }
-        }
-    } catch {
-        return .failed("\(error)")
+    let file: ThumbnailFile
+    switch result {
+    case let .success(made): file = made
+    case let .failure(error): return .failed("\(error)")
     }
+    for warning in file.warnings {
+        switch warning {
+        case .colour, .gainMap: break
+        default: if !warning.isDamage { continue }
+        }
+        printError("pare: warning: \(item.input): \(warning)")
+    }
+    let made = Made(file), chosen = file.format, encoded = file.bytes
     if case .byAlpha = format, chosen == .png {
         item.destination = Path.deletingExtension(item.destination) + ".png"
     }
-    let directory = Path.directory(item.destination)
-    if !directory.isEmpty { POSIX.createDirectories(directory) }
-    var temporary: String?
-    let written = writeOutput(encoded, to: item.destination) { name in
-        if let name { inFlight.insert(name) } else if let temporary { inFlight.remove(temporary) }
-        temporary = name
+    let destination = item.destination
+    let written = inFlight.oneAtATime {
+        let directory = Path.directory(destination)
+        if !directory.isEmpty { POSIX.createDirectories(directory) }
+        var temporary: String?
+        return writeOutput(encoded, to: destination) { name in
+            if let name { inFlight.insert(name) } else if let temporary { inFlight.remove(temporary) }
+            temporary = name
+        }
     }
     guard written else { return .failed("cannot write \(item.destination)") }
-    return .made(made, format: chosen, bytes: encoded.count, milliseconds: Double(POSIX.now() - start) / 1_000_000)
+    let making = file.duration.components
+    let madeIn = Double(making.seconds) * 1000 + Double(making.attoseconds) / 1e15
+    return .made(made, format: chosen, bytes: encoded.count, milliseconds: madeIn + Double(POSIX.now() - start) / 1_000_000)
 }
 
 /// `thumbhash`, `blurhash` (4×3 components) or `blurhash:XxY`.
@@ -387,34 +398,6 @@ func placeholderKind(_ name: String) -> PlaceholderKind? {
     guard parts.count == 2, let x = Int(parts[0]), let y = Int(parts[1]), (1 ... 9).contains(x), (1 ... 9).contains(y)
     else { return nil }
     return .blurHash(x: x, y: y)
-}
-
-/// The output bytes from the disk cache, or made and stored there. An entry holds the
-/// output file itself (JPEG or PNG), under a key naming the output format and the JPEG
-/// and PNG settings; a Netpbm output is kept as PNG and converted from its pixels.
-private func cachedThumbnail(_ input: String, format: OutputFormat, options: ThumbnailOptions, jpeg: JPEGEncoderOptions,
-                             png: PNGCompression, background: BackgroundColour, cache: DiskCache) throws -> (Made, ImageFileFormat, [UInt8]) {
-    let policy: String
-    switch format {
-    case let .fixed(fixed): policy = fixed.rawValue
-    case .byAlpha: policy = "jpeg-or-png"
-    }
-    let key = try ThumbnailRequest(path: input, options: options).cacheKey().encoded(
-        as: policy + " \(jpeg) png \(png.rawValue) background \(background.hex)")
-    if let entry = cache.entry(for: key) {
-        let made = Made(source: entry.source, width: entry.width, height: entry.height, ledgerPeakBytes: 0,
-                        allocations: 0, cached: true)
-        if case .fixed(.netpbm) = format {
-            return (made, .netpbm, NetpbmEncoder.encode(try entry.image(ledger: MemoryLedger())))
-        }
-        return (made, entry.encoding == .png ? .png : .jpeg, entry.payload)
-    }
-    let thumbnail = try ImageSource(path: input).thumbnail(options: options)
-    let chosen = format.format(for: thumbnail.image)
-    let stored: ImageFileFormat = chosen == .jpeg ? .jpeg : .png
-    let payload = try ImageEncoding.encode(thumbnail, as: stored, jpeg: jpeg, png: png, background: background).bytes
-    cache.store(DiskCacheEntry(thumbnail: thumbnail, key: key, encoding: stored == .jpeg ? .jpeg : .png, payload: payload))
-    return (Made(thumbnail), chosen, chosen == .netpbm ? NetpbmEncoder.encode(thumbnail.image) : payload)
 }
 
 /// What the user sees: one JSON line per file (`--json`), a progress bar on a terminal, a

@@ -24,6 +24,18 @@ enum POSIX {
         bytes.withUnsafeBytes { write(fd, $0) }
     }
 
+    /// Everything on standard input, up to its end.
+    static func readStandardInput() -> [UInt8] {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return bytes }
+            bytes += chunk[..<n]
+        }
+    }
+
     static func writeStandardOutput(_ text: String) {
         write(STDOUT_FILENO, Array(text.utf8))
     }

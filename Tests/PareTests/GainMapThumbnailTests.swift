@@ -130,7 +130,9 @@ import Testing
         options.gainMap = .keep
         let request = ThumbnailRequest(bytes: bytes, key: "hdr", options: options)
         let directory = PipelineFixtures.temporaryDirectory()
-        let made = try await PipelineFixtures.pipeline { $0.diskCacheDirectory = directory }.thumbnail(request)
+        let first = try PipelineFixtures.pipeline { $0.diskCacheDirectory = directory }
+        let made = try await first.thumbnail(request)
+        await first.cacheWritesFinished()
         let second = try PipelineFixtures.pipeline { $0.diskCacheDirectory = directory }
         let cached = try await second.thumbnail(request)
         #expect(second.statistics.diskCacheHits == 1 && second.statistics.decodes == 0)

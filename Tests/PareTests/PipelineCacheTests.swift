@@ -92,6 +92,8 @@ private func sample(_ width: Int, _ height: Int = 1, marker: UInt8 = 0) throws -
         let first = try PipelineFixtures.pipeline { $0.diskCacheDirectory = directory }
         let made = try await first.thumbnail(request)
         #expect(first.statistics.decodes == 1)
+        // The entry is written after the thumbnail is delivered.
+        await first.cacheWritesFinished()
         let second = try PipelineFixtures.pipeline { $0.diskCacheDirectory = directory }
         let cached = try await second.thumbnail(request)
         #expect(second.statistics.decodes == 0)
@@ -111,7 +113,9 @@ private func sample(_ width: Int, _ height: Int = 1, marker: UInt8 = 0) throws -
     func damagedEntryIsRebuiltNeverServed(damage: String) async throws {
         let directory = PipelineFixtures.temporaryDirectory()
         let request = PipelineFixtures.request(PipelineFixtures.medium, key: "damaged-\(damage)", size: 96)
-        let made = try await PipelineFixtures.pipeline { $0.diskCacheDirectory = directory }.thumbnail(request)
+        let writer = try PipelineFixtures.pipeline { $0.diskCacheDirectory = directory }
+        let made = try await writer.thumbnail(request)
+        await writer.cacheWritesFinished()
         let path = directory + "/" + DiskCache.fileName(for: try request.cacheKey().encoded(as: ThumbnailOutput.automatic.cacheKey))
         var bytes = try #require(FileSystem.read(path))
         switch damage {
@@ -128,6 +132,7 @@ private func sample(_ width: Int, _ height: Int = 1, marker: UInt8 = 0) throws -
         #expect(pipeline.statistics.decodes == 1)
         #expect(pipeline.diskCache?.damagedEntriesRemoved == 1)
         #expect(rebuilt.image.pixels == made.image.pixels)
+        await pipeline.cacheWritesFinished()
         let rewritten = try #require(FileSystem.read(path))
         #expect(try DiskCacheEntry(parsing: rewritten).key == request.cacheKey().encoded(as: ThumbnailOutput.automatic.cacheKey))
     }

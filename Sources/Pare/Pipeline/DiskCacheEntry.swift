@@ -185,9 +185,9 @@ extension DiskCacheEntry {
 
     /// A thumbnail encoded as `ThumbnailOutput.automatic` says (a gain map kept goes into the JPEG's MPF
     /// container, and comes back out with `gainMap(ledger:)`).
-    init(automatic thumbnail: Thumbnail, key: ThumbnailKey) throws(PareError) {
+    init(automatic thumbnail: Thumbnail, key: ThumbnailKey, ledger: MemoryLedger = MemoryLedger()) throws(PareError) {
         let encoding: Encoding = thumbnail.image.format.hasAlpha ? .png : .jpeg
-        let payload = try ImageEncoding.encode(thumbnail, as: encoding == .png ? .png : .jpeg).bytes
+        let payload = try ImageEncoding.encode(thumbnail, as: encoding == .png ? .png : .jpeg, ledger: ledger).bytes
         self.init(thumbnail: thumbnail, key: key, encoding: encoding, payload: payload)
     }
 

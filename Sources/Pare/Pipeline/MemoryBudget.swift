@@ -16,10 +16,12 @@ import PareJPEG
 /// refused even the whole budget fails with `PareError.memoryBudgetExceeded`. A job whose
 /// reservation does not fit now waits, in priority order, until other jobs finish.
 ///
+/// The disk cache's writes reserve too: a fresh thumbnail is encoded for the cache after its
+/// waiters have it, against a reservation of its own (`estimate(encoding:)`).
+///
 /// What the budget does not count: reading the headers for the estimate (one 64 KiB window,
-/// before the reservation), the encoder's buffers when a result is written to the disk
-/// cache, and finished thumbnails, which leave the budget when their job ends and are
-/// counted by the memory cache's cost limit (and held by the callers).
+/// before the reservation), and finished thumbnails, which leave the budget when their job
+/// ends and are counted by the memory cache's cost limit (and held by the callers).
 enum JobCost {
     /// The smallest reservation: the input window, tables and a few rows.
     static let minimum = 256 * 1024
@@ -41,6 +43,12 @@ enum JobCost {
         let output = (outWidth * outHeight).multipliedReportingOverflow(by: 8)
         guard !rows.overflow, !output.overflow else { return Int.max / 2 }
         return minimum + rows.partialValue + output.partialValue + outWidth * 4 * 4 * 32
+    }
+
+    /// A reservation for encoding `image` for the disk cache: the file (at most the pixels
+    /// again), a gain map's, and the PNG writer's deflate state (under half a mebibyte).
+    static func estimate(encoding image: Image) -> Int {
+        minimum + 512 * 1024 + image.pixels.count * 2
     }
 
     /// A reservation for decoding a disk-cache entry: its payload, the image, the codec's

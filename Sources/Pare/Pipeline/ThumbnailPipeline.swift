@@ -71,6 +71,9 @@ public final class ThumbnailPipeline: Sendable {
         var requestKeys: [Int: ThumbnailKey] = [:]
         var nextRequest = 0
         var stats = Statistics()
+        /// Disk-cache writes begun and not yet ended, and the callers waiting for none.
+        var pendingCacheWrites = 0
+        var cacheWriteWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
     /// Taken before a job's own lock, never after it.
@@ -383,8 +386,9 @@ public final class ThumbnailPipeline: Sendable {
         state.jobs[key] = job
         let taskPriority: TaskPriority = priority == .visible ? .userInitiated : priority == .normal ? .medium : .utility
         let task = Task.detached(priority: taskPriority) { [self] in
-            let result = await run(job)
+            let (result, fresh) = await run(job)
             finish(job, result)
+            if let fresh { await storeInDiskCache(fresh, for: job) }
         }
         job.state.withOrderedLock { $0.task = task }
         return job
@@ -456,21 +460,59 @@ public final class ThumbnailPipeline: Sendable {
 
     /// The job's work: the disk cache, else a slot, a reservation, the decode and the write
     /// to the disk cache.
-    private func run(_ job: Job) async -> Result<Thumbnail, PareError> {
+    /// The result, and a fresh thumbnail the disk cache should keep (written by
+    /// `storeInDiskCache` once the waiters have it; counted in `pendingCacheWrites` from now).
+    private func run(_ job: Job) async -> (Result<Thumbnail, PareError>, fresh: Thumbnail?) {
         do throws(PareError) {
             if let diskCache, let entry = diskCache.entry(for: job.key.encoded(as: ThumbnailOutput.automatic.cacheKey)),
                let thumbnail = try? await decodeEntry(entry, job: job) {
                 state.withOrderedLock { $0.stats.diskCacheHits += 1 }
-                return .success(thumbnail)
+                return (.success(thumbnail), nil)
             }
             try await acquire(1, from: slots, for: job)
             defer { slots.release(1) }
             let thumbnail = try await decode(job)
-            state.withOrderedLock { $0.stats.decodes += 1 }
-            if let diskCache { store(thumbnail, for: job.key, in: diskCache) }
-            return .success(thumbnail)
+            let keep = diskCache != nil
+            state.withOrderedLock { state in
+                state.stats.decodes += 1
+                if keep { state.pendingCacheWrites += 1 }
+            }
+            return (.success(thumbnail), keep ? thumbnail : nil)
         } catch {
-            return .failure(error)
+            return (.failure(error), nil)
+        }
+    }
+
+    /// Encodes a fresh thumbnail into the disk cache on a decode thread, against a
+    /// reservation from the budget, after its waiters have it. A failure only costs a later
+    /// decode.
+    private func storeInDiskCache(_ thumbnail: Thumbnail, for job: Job) async {
+        if let diskCache {
+            let key = job.key.encoded(as: ThumbnailOutput.automatic.cacheKey)
+            _ = try? await withReservation(estimate: JobCost.estimate(encoding: thumbnail.image), memoryLimit: nil,
+                                           job: job) { ledger throws(PareError) in
+                diskCache.store(try DiskCacheEntry(automatic: thumbnail, key: key, ledger: ledger))
+            }
+        }
+        let waiters = state.withOrderedLock { state -> [CheckedContinuation<Void, Never>] in
+            state.pendingCacheWrites -= 1
+            guard state.pendingCacheWrites == 0 else { return [] }
+            defer { state.cacheWriteWaiters = [] }
+            return state.cacheWriteWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns when every disk-cache write begun so far has ended: the thumbnails already
+    /// delivered are then on disk (before a process exits, or in a test).
+    public func cacheWritesFinished() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withOrderedLock { state -> Bool in
+                guard state.pendingCacheWrites > 0 else { return true }
+                state.cacheWriteWaiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
         }
     }
 
@@ -552,11 +594,6 @@ public final class ThumbnailPipeline: Sendable {
         }
     }
 
-    /// Encodes a fresh thumbnail into the disk cache. A failure only costs a later decode.
-    private func store(_ thumbnail: Thumbnail, for key: ThumbnailKey, in diskCache: DiskCache) {
-        guard let entry = try? DiskCacheEntry(automatic: thumbnail, key: key.encoded(as: ThumbnailOutput.automatic.cacheKey)) else { return }
-        diskCache.store(entry)
-    }
 }
 
 /// The next request of a batch, handed to whichever worker asks first.

@@ -38,10 +38,11 @@ import TestSupport
         #expect(pipeline.reservedBytes == 0)
         if let growth = watch.peakGrowth {
             // The heap also holds the 64 tasks, their continuations, the finished thumbnails
-            // on their way to the caller and each running job's bookkeeping outside its
-            // ledger, which vary with scheduling: 0.2–0.6 MiB over 20 runs on two cores,
-            // so 768 KiB for those.
-            #expect(growth <= budget + 768 * 1024, "heap grew \(growth) B with a budget of \(budget) B")
+            // on their way to the caller, each running job's bookkeeping outside its ledger,
+            // and the decode threads' allocator caches (a parked thread keeps its malloc
+            // thread cache for its next decode), which vary with scheduling: 0.5–0.95 MiB
+            // over 10 runs on two cores, so 1.125 MiB for those.
+            #expect(growth <= budget + 1152 * 1024, "heap grew \(growth) B with a budget of \(budget) B")
         }
         print("64 requests, budget \(budget) B: peak reserved \(peak) B, heap peak growth \(watch.peakGrowth.map(String.init) ?? "n/a") B, \(pipeline.budget.delayed) waits, \(pipeline.statistics.reservationRetries) retries")
     }

@@ -32,39 +32,41 @@ final class PriorityGate: Sendable {
         var highWater = 0
         var delayedCount = 0
         var arrivals = 0
-        var queue: [Queued] = []
+        /// The waiters in the queue, by arrival.
+        var queued: [Int: Queued] = [:]
+        /// Their order: best first (`QueueOrder`). A raise or a cancellation leaves the old
+        /// position behind, skipped when it comes to the top, so each operation is O(log n).
+        var order = QueueOrder()
         /// The priorities of waiters made and not yet queued by `acquire` (a raise may come
-        /// first). A waiter in neither this nor `queue` has been granted or has failed.
+        /// first). A waiter in neither this nor `queued` has been granted or has failed.
         var unqueued: [Int: ThumbnailPriority] = [:]
+
+        mutating func enqueue(_ entry: Queued) {
+            queued[entry.waiter.arrival] = entry
+            order.push(QueueOrder.Position(priority: entry.priority, arrival: entry.waiter.arrival))
+        }
+
+        /// The best waiter, its stale positions popped on the way.
+        mutating func best() -> Queued? {
+            while let top = order.top {
+                if let entry = queued[top.arrival], entry.priority == top.priority { return entry }
+                order.pop()
+            }
+            return nil
+        }
 
         /// Grants the best waiter while it fits. The continuations are resumed by the caller
         /// after unlocking.
         mutating func grant(capacity: Int) -> [Queued] {
             var ready: [Queued] = []
-            while let best = bestIndex(), used + queue[best].waiter.amount <= capacity {
-                let granted = queue.remove(at: best)
-                used += granted.waiter.amount
+            while let best = best(), used + best.waiter.amount <= capacity {
+                order.pop()
+                queued[best.waiter.arrival] = nil
+                used += best.waiter.amount
                 highWater = max(highWater, used)
-                ready.append(granted)
+                ready.append(best)
             }
             return ready
-        }
-
-        func bestIndex() -> Int? {
-            var best: Int?
-            for index in queue.indices {
-                guard let current = best else { best = index; continue }
-                let candidate = queue[index], leader = queue[current]
-                if candidate.priority > leader.priority
-                    || (candidate.priority == leader.priority && candidate.waiter.arrival < leader.waiter.arrival) {
-                    best = index
-                }
-            }
-            return best
-        }
-
-        func queueIndex(of waiter: Waiter) -> Int? {
-            queue.firstIndex { $0.waiter.arrival == waiter.arrival }
         }
     }
 
@@ -84,7 +86,7 @@ final class PriorityGate: Sendable {
     /// The most units ever granted at once.
     var peak: Int { state.withOrderedLock { $0.highWater } }
     /// Waiters queued now.
-    var waiting: Int { state.withOrderedLock { $0.queue.count } }
+    var waiting: Int { state.withOrderedLock { $0.queued.count } }
     /// Acquisitions that had to wait (did not fit when they arrived).
     var delayed: Int { state.withOrderedLock { $0.delayedCount } }
 
@@ -108,7 +110,7 @@ final class PriorityGate: Sendable {
         // Free units and nobody ahead: granted without suspending, which would cost the task
         // a trip through the executor for nothing.
         let granted: Bool = state.withOrderedLock { state in
-            guard state.queue.isEmpty, state.used + waiter.amount <= capacity, !Task.isCancelled else { return false }
+            guard state.queued.isEmpty, state.used + waiter.amount <= capacity, !Task.isCancelled else { return false }
             state.unqueued.removeValue(forKey: waiter.arrival)
             state.used += waiter.amount
             state.highWater = max(state.highWater, state.used)
@@ -125,7 +127,7 @@ final class PriorityGate: Sendable {
                         continuation.resume(returning: .failure(.cancelled))
                         return []
                     }
-                    state.queue.append(Queued(waiter: waiter, priority: priority ?? .prefetch, continuation: continuation))
+                    state.enqueue(Queued(waiter: waiter, priority: priority ?? .prefetch, continuation: continuation))
                     let ready = state.grant(capacity: capacity)
                     if !ready.contains(where: { $0.waiter.arrival == waiter.arrival }) { state.delayedCount += 1 }
                     return ready
@@ -133,10 +135,7 @@ final class PriorityGate: Sendable {
                 resume(ready)
             }
         } onCancel: {
-            let removed: Queued? = state.withOrderedLock { state in
-                guard let index = state.queueIndex(of: waiter) else { return nil }
-                return state.queue.remove(at: index)
-            }
+            let removed: Queued? = state.withOrderedLock { $0.queued.removeValue(forKey: waiter.arrival) }
             removed?.continuation.resume(returning: .failure(.cancelled))
             // The head may have been the one blocking smaller waiters behind it.
             resume(state.withOrderedLock { $0.grant(capacity: capacity) })
@@ -147,7 +146,7 @@ final class PriorityGate: Sendable {
     /// Takes `amount` units without waiting, if they fit now and nobody waits ahead.
     func tryAcquire(_ amount: Int) -> Bool {
         state.withOrderedLock { state in
-            guard state.queue.isEmpty, state.used + amount <= capacity else { return false }
+            guard state.queued.isEmpty, state.used + amount <= capacity else { return false }
             state.used += amount
             state.highWater = max(state.highWater, state.used)
             return true
@@ -167,9 +166,10 @@ final class PriorityGate: Sendable {
     /// Raises a waiting waiter's priority (never lowers it); no effect once granted.
     func raise(_ waiter: Waiter, to priority: ThumbnailPriority) {
         let ready: [Queued] = state.withOrderedLock { state in
-            if let index = state.queueIndex(of: waiter) {
-                guard priority > state.queue[index].priority else { return [] }
-                state.queue[index].priority = priority
+            if var entry = state.queued[waiter.arrival] {
+                guard priority > entry.priority else { return [] }
+                entry.priority = priority
+                state.enqueue(entry)
             } else if let current = state.unqueued[waiter.arrival] {
                 guard priority > current else { return [] }
                 state.unqueued[waiter.arrival] = priority
@@ -183,5 +183,50 @@ final class PriorityGate: Sendable {
 
     private func resume(_ ready: [Queued]) {
         for granted in ready { granted.continuation.resume(returning: .success(())) }
+    }
+}
+
+/// The gate's queue order, a binary heap of positions: the highest priority on top, the
+/// earliest arrival first within a priority. Push and pop are O(log n).
+private struct QueueOrder {
+    struct Position {
+        let priority: ThumbnailPriority
+        let arrival: Int
+
+        /// True if `self` goes before `other`.
+        func precedes(_ other: Position) -> Bool {
+            priority != other.priority ? priority > other.priority : arrival < other.arrival
+        }
+    }
+
+    private var heap: [Position] = []
+
+    var top: Position? { heap.first }
+
+    mutating func push(_ position: Position) {
+        heap.append(position)
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard heap[child].precedes(heap[parent]) else { break }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    mutating func pop() {
+        guard !heap.isEmpty else { return }
+        heap.swapAt(0, heap.count - 1)
+        heap.removeLast()
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var first = parent
+            if left < heap.count && heap[left].precedes(heap[first]) { first = left }
+            if right < heap.count && heap[right].precedes(heap[first]) { first = right }
+            guard first != parent else { return }
+            heap.swapAt(parent, first)
+            parent = first
+        }
     }
 }

@@ -37,7 +37,7 @@ enum ColorConverter {
         @inline(__always) func roundedHigh(_ x: Lanes, _ k: Int16) -> Lanes {
             (ShortLanes.truncate(ShortLanes.product(x &<< 1, k) &>> 16) &+ 1) &>> 1
         }
-        let bias = Lanes(repeating: 128)
+        let bias = Lanes(repeating: 128), zero = Lanes(repeating: 0), top = Lanes(repeating: 255)
         var i = 0
         // SAFETY: each step reads 8 samples of each row from i and writes 8-byte words at
         // output + 3i + 6k, k < 4, ending 2 bytes past its 24; i + 8 < count keeps both in
@@ -51,7 +51,8 @@ enum ColorConverter {
                 &+ ShortLanes.Long(repeating: Int32(half))) &>> 16
             let g = luma &- red &+ ShortLanes.truncate(gTerm)
             @inline(__always) func limited(_ v: Lanes) -> ShortLanes.Long {
-                ShortLanes.widen(ShortLanes.limitToByte(v))
+                // pmaxsw and pminsw on x86: two instructions, where limitToByte's masks take six.
+                ShortLanes.widen(v.clamped(lowerBound: zero, upperBound: top))
             }
             // One pixel a 32-bit word (R, G, B, 0), then two pixels a 64-bit word of 6 bytes.
             let words = unsafeBitCast(limited(r) | limited(g) &<< 8 | limited(b) &<< 16, to: SIMD4<UInt64>.self)

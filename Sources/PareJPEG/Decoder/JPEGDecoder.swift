@@ -120,6 +120,9 @@ public struct JPEGDecoder<Source: ByteSource> {
     var entropyPath = EntropyPath.automatic
     /// With a forced `entropyPath`: a digest of every block the last `decode` entropy decoded.
     var coefficientDigest: UInt64 = 0
+    /// Progressive scans through the one loop the Embedded build runs for both kinds of scan
+    /// (`ProgressiveScanDecoder.run`): tests set it on the host and compare the pixels.
+    var sharedProgressiveLoop = false
 
     /// Decodes the image at `scale` into `sink`: `begin` with the output size and format, then
     /// every row once, top to bottom. May be called again (for another scale).

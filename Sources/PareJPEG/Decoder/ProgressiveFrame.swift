@@ -63,7 +63,7 @@ extension JPEGDecoder {
         let hMax = single ? 1 : frame.maxHorizontal, vMax = single ? 1 : frame.maxVertical
         let rows = (frame.height + 8 * vMax - 1) / (8 * vMax)
         try scan.run(mcusPerLine: (frame.width + 8 * hMax - 1) / (8 * hMax), mcuRows: rows,
-                     cancellation: cancellation, log: &log)
+                     sharedLoop: sharedProgressiveLoop, cancellation: cancellation, log: &log)
         swap(&reader, &scan.reader)
         let last = scan.lastGoodRow
         store.lastGoodRow = last < rows - 1 ? last : nil

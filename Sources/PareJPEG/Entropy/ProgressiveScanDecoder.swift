@@ -43,40 +43,20 @@ struct ProgressiveScanDecoder {
     }
 
     /// Decodes every MCU of the scan, asking `cancellation` once per MCU row (block row for
-    /// a one-component scan).
-    mutating func run(mcusPerLine: Int, mcuRows: Int, cancellation: CancellationCheck,
+    /// a one-component scan). `sharedLoop`: the one loop for both kinds of scan that the
+    /// Embedded build runs (`runShared`); the host runs it when a test asks, against the same
+    /// pixels (ProgressiveLoopTests).
+    mutating func run(mcusPerLine: Int, mcuRows: Int, sharedLoop: Bool = false, cancellation: CancellationCheck,
                       log: inout WarningLog) throws(JPEGError) {
         #if hasFeature(Embedded)
-        // Small cores: one loop for both kinds of scan, where code size counts. (On the host
-        // the one-component loop stays apart: its plane is held in a register through the
-        // scan, and the shared loop costs half as many instructions again at 1/8.)
-        // A scan of one component is an MCU a block over the component's own blocks (T.81
-        // A.2.2); its MCU row then is a block row, of which the frame's MCU row holds
-        // `vertical`.
-        let single = units.count == 1
-        let rows = single ? units[0].plane.codedHigh : mcuRows
-        let columns = single ? units[0].plane.codedWide : mcusPerLine
-        for mcuRow in 0 ..< rows {
-            if cancellation.isCancelled { throw .core(.cancelled) }
-            for mcu in 0 ..< columns {
-                guard try startMCU(log: &log) else { return }
-                if progress.insufficient { continue }
-                lastGoodRow = single ? mcuRow / units[0].vertical : mcuRow
-                for u in 0 ..< units.count {
-                    let plane = units[u].plane
-                    let horizontal = single ? 1 : units[u].horizontal, vertical = single ? 1 : units[u].vertical
-                    for y in 0 ..< vertical {
-                        let row = mcuRow * vertical + y
-                        for x in 0 ..< horizontal {
-                            let index = row * plane.blocksWide + mcu * horizontal + x
-                            try decodeBlock(u, plane.values.baseAddress + index * plane.kept, index: index, log: &log)
-                        }
-                    }
-                }
-            }
-        }
+        // Small cores: one loop for both kinds of scan, where code size counts.
+        guard try runShared(mcusPerLine: mcusPerLine, mcuRows: mcuRows, cancellation: cancellation, log: &log) else { return }
         #else
-        if units.count == 1 {
+        // On the host the one-component loop stays apart: its plane is held in a register
+        // through the scan, and the shared loop costs half as many instructions again at 1/8.
+        if sharedLoop {
+            guard try runShared(mcusPerLine: mcusPerLine, mcuRows: mcuRows, cancellation: cancellation, log: &log) else { return }
+        } else if units.count == 1 {
             let plane = units[0].plane
             for row in 0 ..< plane.codedHigh {
                 if cancellation.isCancelled { throw .core(.cancelled) }
@@ -110,6 +90,37 @@ struct ProgressiveScanDecoder {
         }
         #endif
         try progress.finish(reader, log: &log)
+    }
+
+    /// The loop for both kinds of scan. A scan of one component is an MCU a block over the
+    /// component's own blocks (T.81 A.2.2); its MCU row then is a block row, of which the
+    /// frame's MCU row holds `vertical`. False when the data ended first (`run` then returns
+    /// without finishing the scan, as its own loops do).
+    private mutating func runShared(mcusPerLine: Int, mcuRows: Int, cancellation: CancellationCheck,
+                                    log: inout WarningLog) throws(JPEGError) -> Bool {
+        let single = units.count == 1
+        let rows = single ? units[0].plane.codedHigh : mcuRows
+        let columns = single ? units[0].plane.codedWide : mcusPerLine
+        for mcuRow in 0 ..< rows {
+            if cancellation.isCancelled { throw .core(.cancelled) }
+            for mcu in 0 ..< columns {
+                guard try startMCU(log: &log) else { return false }
+                if progress.insufficient { continue }
+                lastGoodRow = single ? mcuRow / units[0].vertical : mcuRow
+                for u in 0 ..< units.count {
+                    let plane = units[u].plane
+                    let horizontal = single ? 1 : units[u].horizontal, vertical = single ? 1 : units[u].vertical
+                    for y in 0 ..< vertical {
+                        let row = mcuRow * vertical + y
+                        for x in 0 ..< horizontal {
+                            let index = row * plane.blocksWide + mcu * horizontal + x
+                            try decodeBlock(u, plane.values.baseAddress + index * plane.kept, index: index, log: &log)
+                        }
+                    }
+                }
+            }
+        }
+        return true
     }
 
     /// Restart handling and end-of-data checks before an MCU. False once nothing more of the

@@ -87,7 +87,7 @@ let usage = """
 /// `pare` is deliberately not an async program. An async `main` hands the main thread to
 /// `dispatch_main`, which ends it with `pthread_exit`; that unwinds the thread, and in a
 /// static executable the unwinder's first lookup sorts the frame-description table of the
-/// whole binary, a cost paid on every run for nothing (see Benchmarks/README.md). Blocking
+/// whole binary, a cost paid on every run for nothing (see Benchmarks/notes/history.md). Blocking
 /// here is safe: the main thread is not one of the executor's threads.
 func runToCompletion(_ body: @escaping @Sendable () async -> Int32) -> Int32 {
     let done = DispatchSemaphore(value: 0)

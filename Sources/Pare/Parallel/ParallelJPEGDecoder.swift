@@ -30,7 +30,7 @@ import PareCore
 /// as many as fit in `maxBandBytes` together when bands are small (a decode at 1/8): a
 /// worker that runs ahead of the caller's thread, which streams the bands in order, then
 /// goes on decoding instead of sleeping until a buffer is streamed: with only three, the
-/// helper slept whenever the caller's thread was preempted (see Benchmarks/README.md).
+/// helper slept whenever the caller's thread was preempted (see Benchmarks/notes/history.md).
 /// Bands are equal, sized for that bound and so that each worker gets eight, but not smaller
 /// than two MCU rows, since a band whose chroma is upsampled vertically also decodes the MCU
 /// row above it. Eight: with four, the thread that finished first waited longer for the
@@ -89,7 +89,7 @@ public enum ParallelJPEGDecoder {
         func serial(into sink: inout Sink) throws(JPEGError) -> Outcome {
             // Without restart markers, two threads still share the work at 1/2 and full scale,
             // where the transforms and the output stage weigh as much as the entropy decoding;
-            // at 1/4 and 1/8 they are too light to pay for the handoffs (Benchmarks/README.md).
+            // at 1/4 and 1/8 they are too light to pay for the handoffs (Benchmarks/notes/history.md).
             if workers > 1 && (scale == .full || scale == .half) {
                 try decoder.decodePipelined(scale: scale, handoff: DecodePipelineThreads(slots: 8), into: &sink)
             } else {

@@ -47,7 +47,7 @@ let runningPNGInflaters = Atomic<Int>(0)
 /// before it were reconstructed, the rest are made zero the same way.
 public enum ParallelPNGDecoder {
     /// The ring's size in bytes, in three slots. Slots of one scanline up to 1 MiB rings
-    /// timed alike on the 12 MP PNG (Benchmarks/README.md); 128 KiB makes a few scanlines a
+    /// timed alike on the 12 MP PNG (Benchmarks/notes/history.md); 128 KiB makes a few scanlines a
     /// slot, so that the threads hand over a few times less often than once a scanline.
     public static let defaultRingBytes = 128 * 1024
     /// Three: the slot of the scanline being reconstructed, the one before it (whose last

@@ -55,7 +55,7 @@ struct SourcePlan {
 /// minimum PSNR 31.5 dB with no margin, 31.5 dB with a margin of 1.5, 40.6 dB with 2). 1.9 at
 /// 1/2 lets the common 4000-pixel photo make a 1024-pixel thumbnail from its 1/2 decode (the
 /// full decode and a resampler working on four times the samples cost about twice as much)
-/// for about half a decibel (Benchmarks/scale-margin.sh; figures in Benchmarks/README.md).
+/// for about half a decibel (Benchmarks/scale-margin.sh; figures in Benchmarks/notes/history.md).
 /// 1.95 at 1/8 does the same for the 4000-pixel photo's 256-pixel thumbnail (its 500-pixel
 /// 1/8 decode instead of the 1/4 one, which costs about half as much again) for under half a
 /// decibel. The cost of a

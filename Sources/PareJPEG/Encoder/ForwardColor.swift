@@ -117,7 +117,7 @@ extension ForwardColor {
     /// with the last twelve, which moves word i to position 2i mod 23 (word 23 stays); three
     /// of them move it to 8i mod 23, and for i = 3p + c that is p + 8c: vector c, lane p.
     /// Written as rounds of unpacks, which the optimiser keeps as a few word shuffles on
-    /// SSE2 (the figures are in Benchmarks/README.md).
+    /// SSE2 (the figures are in Benchmarks/notes/history.md).
     @inline(__always)
     static func deinterleave(_ v: (Lanes, Lanes, Lanes)) -> (Lanes, Lanes, Lanes) {
         riffle(riffle(riffle(v)))

@@ -1,3 +1,5 @@
+@_spi(Codec) import PareCore
+
 /// Blocks entropy-decoded on one thread and transformed on another
 /// (`JPEGDecoder.decodePipelined`): `ScanDecoder` writes each block of an MCU row as a
 /// record instead of transforming it, and `replay` later transforms the records, in the

@@ -18,7 +18,7 @@ struct CheckingSink: RowSink {
         self.header = header
     }
 
-    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
         guard let header else { preconditionFailure("row before begin") }
         precondition(placement.y >= 0 && placement.y < header.height, "row outside the image")
         precondition(placement.width > 0 && placement.xStep > 0 && placement.xOrigin >= 0, "bad placement")

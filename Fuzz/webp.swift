@@ -18,7 +18,7 @@ struct CheckingSink: RowSink {
         self.header = header
     }
 
-    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
         guard let header else { preconditionFailure("row before begin") }
         precondition(placement.y >= nextRow && placement.y < header.height, "row out of order or outside the image")
         precondition(placement.xOrigin == 0 && placement.xStep == 1 && placement.width == header.width, "bad placement")

@@ -8,7 +8,7 @@ import PareTIFF
 struct DiscardingSink: RowSink {
     var checksum = 0
     mutating func begin(_ header: RowStreamHeader) throws(CoreError) {}
-    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
         checksum &+= Int(row[placement.y % row.count])
     }
 }

@@ -14,7 +14,7 @@ struct CheckingSink: RowSink {
         nextRow = 0
     }
 
-    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
         guard let header else { preconditionFailure("row before begin") }
         precondition(placement.y == nextRow, "rows out of order")
         precondition(placement.y < header.height, "row outside the image")

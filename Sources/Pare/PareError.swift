@@ -94,7 +94,7 @@ public enum PareError: Error, Sendable, Equatable {
         switch error {
         case let .limitExceeded(requested, inUse, limit): return .memoryLimit(requested: requested, inUse: inUse, limit: limit)
         case .cancelled: return .cancelled
-        case .outOfBounds, .sizeOverflow, .readFailed: return nil
+        case .outOfBounds, .sizeOverflow, .readFailed, .sinkStopped: return nil
         }
     }
 

@@ -124,7 +124,7 @@ public struct GIFDecoder<Source: ByteSource> {
         func fillRows(until end: Int, into sink: inout Sink) throws(GIFError) {
             while rowsDone < end {
                 if cancellation.isCancelled { throw .core(.cancelled) }
-                sink.consume(canvas.fill, at: RowPlacement(y: rowsDone, width: width))
+                do { try sink.consume(canvas.fill, at: RowPlacement(y: rowsDone, width: width)) } catch { throw .core(error) }
                 rowsDone += 1
             }
         }
@@ -142,8 +142,12 @@ public struct GIFDecoder<Source: ByteSource> {
             }
             for y in 0 ..< frame.height {
                 if cancellation.isCancelled { throw .core(.cancelled) }
-                sink.consume(canvas.compose(frameRows.baseAddress + y * frame.width),
-                             at: RowPlacement(y: frame.top + y, width: width))
+                do {
+                    try sink.consume(canvas.compose(frameRows.baseAddress + y * frame.width),
+                                     at: RowPlacement(y: frame.top + y, width: width))
+                } catch {
+                    throw .core(error)
+                }
             }
         } else {
             // SAFETY: frameRows holds one row of frame.width indices, all that decodeRow and compose touch.
@@ -155,7 +159,11 @@ public struct GIFDecoder<Source: ByteSource> {
                 } else {
                     frameRows.fill(with: UInt8(truncatingIfNeeded: lookup.fillIndex))
                 }
-                sink.consume(canvas.compose(frameRows.baseAddress), at: RowPlacement(y: frame.top + y, width: width))
+                do {
+                    try sink.consume(canvas.compose(frameRows.baseAddress), at: RowPlacement(y: frame.top + y, width: width))
+                } catch {
+                    throw .core(error)
+                }
             }
         }
         rowsDone = frame.top + frame.height

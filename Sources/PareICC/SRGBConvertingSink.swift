@@ -65,15 +65,15 @@ public struct SRGBConvertingSink<Downstream: RowSink>: RowSink {
         try downstream.begin(converted)
     }
 
-    public mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+    public mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
         guard let outputChannels = rows?.outputChannels, let scratch else {
-            downstream.consume(row, at: placement)
+            try downstream.consume(row, at: placement)
             return
         }
         let width = min(placement.width, scratch.count / outputChannels)
         // In place: the rows' resampled CMYK grid fills as pixels reach its cells.
         rows!.convert(row, into: scratch.buffer, width: width)
-        downstream.consume(UnsafeBufferPointer(start: scratch.baseAddress, count: width * outputChannels),
+        try downstream.consume(UnsafeBufferPointer(start: scratch.baseAddress, count: width * outputChannels),
                            at: placement)
     }
 }

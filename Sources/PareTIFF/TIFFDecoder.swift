@@ -135,8 +135,12 @@ public struct TIFFDecoder<Source: ByteSource> {
             for r in 0 ..< goodRows {
                 assembler.assemble(row: r, band: UnsafeRawPointer(band.baseAddress), samples: samples.baseAddress,
                                    output: row.baseAddress)
-                sink.consume(UnsafeBufferPointer(start: row.baseAddress, count: row.count),
-                             at: RowPlacement(y: y0 + r, width: s.width))
+                do {
+                    try sink.consume(UnsafeBufferPointer(start: row.baseAddress, count: row.count),
+                                     at: RowPlacement(y: y0 + r, width: s.width))
+                } catch {
+                    throw .core(error)
+                }
             }
             if let damage {
                 if options.strict { throw damage }

@@ -79,5 +79,5 @@ import PareCore
 
 private struct NullSink: RowSink {
     mutating func begin(_ header: RowStreamHeader) throws(CoreError) {}
-    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {}
+    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {}
 }

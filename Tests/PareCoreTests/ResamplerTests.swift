@@ -10,7 +10,7 @@ private struct CountingSink: RowSink {
 
     mutating func begin(_ header: RowStreamHeader) throws(CoreError) { self.header = header }
 
-    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
         rows += 1
         checksum &+= Int(row[0]) &* (placement.y + 1)
     }
@@ -36,13 +36,13 @@ private func resample(_ pixels: [UInt8], width: Int, height: Int, format: PixelF
     resampler.usesPlainEngine = plain
     try resampler.begin(RowStreamHeader(width: width, height: height, format: format))
     let stride = width * format.bytesPerPixel
-    pixels.withUnsafeBufferPointer { all in
+    try pixels.withUnsafeBufferPointer { (all) throws(CoreError) in
         for y in 0 ..< height {
-            resampler.consume(UnsafeBufferPointer(rebasing: all[y * stride ..< (y + 1) * stride]),
+            try resampler.consume(UnsafeBufferPointer(rebasing: all[y * stride ..< (y + 1) * stride]),
                               at: RowPlacement(y: y, width: width))
         }
     }
-    resampler.finish()
+    try resampler.finish()
     return try #require(resampler.downstream.image)
 }
 
@@ -62,12 +62,12 @@ private func resampleInterlaced(_ pixels: [UInt8], width: Int, height: Int, form
                 row += pixels[(y * width + x) * bpp ..< (y * width + x + 1) * bpp]
             }
             guard !row.isEmpty else { continue }
-            row.withUnsafeBufferPointer {
-                resampler.consume($0, at: RowPlacement(y: y, xOrigin: x0, xStep: dx, width: row.count / bpp))
+            try row.withUnsafeBufferPointer { (row) throws(CoreError) in
+                try resampler.consume(row, at: RowPlacement(y: y, xOrigin: x0, xStep: dx, width: row.count / bpp))
             }
         }
     }
-    resampler.finish()
+    try resampler.finish()
     return try #require(resampler.downstream.image)
 }
 
@@ -191,14 +191,14 @@ private func resampleInterlaced(_ pixels: [UInt8], width: Int, height: Int, form
                     resampler.usesPlainEngine = plain
                     try resampler.begin(RowStreamHeader(width: w, height: h, format: format))
                     let stride = w * format.bytesPerPixel
-                    pixels.withUnsafeBufferPointer { all in
+                    try pixels.withUnsafeBufferPointer { (all) throws(CoreError) in
                         // Rows 3, 4, 9…12 and everything after 2h/3 never come.
                         for y in 0 ..< 2 * h / 3 where !(3 ... 4).contains(y) && !(9 ... 12).contains(y) {
-                            resampler.consume(UnsafeBufferPointer(rebasing: all[y * stride ..< (y + 1) * stride]),
+                            try resampler.consume(UnsafeBufferPointer(rebasing: all[y * stride ..< (y + 1) * stride]),
                                               at: RowPlacement(y: y, width: w))
                         }
                     }
-                    resampler.finish()
+                    try resampler.finish()
                     images.append(try #require(resampler.downstream.image))
                 }
                 let worst = zip(images[0].pixels, images[1].pixels).map { abs(Int($0) - Int($1)) }.max() ?? 99
@@ -355,9 +355,9 @@ private func resampleInterlaced(_ pixels: [UInt8], width: Int, height: Int, form
                     var row = [UInt8](repeating: 0, count: w * 3)
                     for y in 0 ..< h {
                         for i in 0 ..< row.count { row[i] = UInt8(truncatingIfNeeded: i &+ y) }
-                        row.withUnsafeBufferPointer { resampler.consume($0, at: RowPlacement(y: y, width: w)) }
+                        try row.withUnsafeBufferPointer { (row) throws(CoreError) in try resampler.consume(row, at: RowPlacement(y: y, width: w)) }
                     }
-                    resampler.finish()
+                    try resampler.finish()
                     return resampler.downstream
                 }
                 #expect(sink.rows == oh)
@@ -415,12 +415,12 @@ private func resampleInterlaced(_ pixels: [UInt8], width: Int, height: Int, form
         try resampler.begin(RowStreamHeader(width: 20, height: 25, format: .gray8))
         let row = [UInt8](repeating: 60, count: 20)
         for y in 0 ..< 18 {
-            row.withUnsafeBufferPointer { resampler.consume($0, at: RowPlacement(y: y, width: 20)) }
+            try row.withUnsafeBufferPointer { (row) throws(CoreError) in try resampler.consume(row, at: RowPlacement(y: y, width: 20)) }
         }
         // Output row 0 (centre 2.5, reach ±15) needs input rows up to 17.
         #expect(resampler.downstream.rows == 1)
-        resampler.finish()
-        resampler.finish()
+        try resampler.finish()
+        try resampler.finish()
         #expect(resampler.downstream.rows == 5)
         #expect(resampler.downstream.checksum == 60 * (1 + 2 + 3 + 4 + 5))
     }
@@ -433,7 +433,7 @@ private func resampleInterlaced(_ pixels: [UInt8], width: Int, height: Int, form
         try resampler.begin(RowStreamHeader(width: 100, height: 100, format: .rgb8))
         let row = [UInt8](repeating: 1, count: 300)
         for y in 0 ..< 50 {
-            row.withUnsafeBufferPointer { resampler.consume($0, at: RowPlacement(y: y, width: 100)) }
+            try row.withUnsafeBufferPointer { (row) throws(CoreError) in try resampler.consume(row, at: RowPlacement(y: y, width: 100)) }
         }
         // Output row j (centre 10j + 5, reach ±10) is complete once input row 10j + 14 is in.
         #expect(resampler.downstream.rows == 4)

@@ -54,7 +54,7 @@ struct RowOrderSink: RowSink {
         self.header = header
     }
 
-    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
         rows.append(placement.y)
     }
 }

@@ -192,7 +192,7 @@ struct CollectedRows: RowSink {
 
     mutating func begin(_ header: RowStreamHeader) throws(CoreError) { self.header = header }
 
-    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
         rows.append((placement, Array(row)))
     }
 }
@@ -203,8 +203,8 @@ struct CollectedRows: RowSink {
         var sink = SRGBConvertingSink(converter: converter, ledger: ledger, downstream: CollectedRows())
         try sink.begin(header)
         for (y, row) in rows.enumerated() {
-            row.withUnsafeBufferPointer {
-                sink.consume($0, at: placements?[y] ?? RowPlacement(y: y, width: header.width))
+            try row.withUnsafeBufferPointer { (row) throws(CoreError) in
+                try sink.consume(row, at: placements?[y] ?? RowPlacement(y: y, width: header.width))
             }
         }
         return sink
@@ -221,7 +221,9 @@ struct CollectedRows: RowSink {
             var sink = SRGBConvertingSink(converter: nil, cmyk: converter, ledger: ledger, downstream: CollectedRows())
             try sink.begin(header)
             #expect(ledger.currentBytes == CMYKCodeGrid.bytes + 6)
-            [0, 0, 0, 0, 255, 128, 0, 40].withUnsafeBufferPointer { sink.consume($0, at: RowPlacement(y: 0, width: 2)) }
+            try [0, 0, 0, 0, 255, 128, 0, 40].withUnsafeBufferPointer { (row) throws(CoreError) in
+                try sink.consume(row, at: RowPlacement(y: 0, width: 2))
+            }
             #expect(sink.downstream.rows.first?.1 == converter.convert([0, 0, 0, 0, 255, 128, 0, 40], format: .cmyk8))
         }
         #expect(ledger.currentBytes == 0 && ledger.peakBytes == CMYKCodeGrid.bytes + 6)

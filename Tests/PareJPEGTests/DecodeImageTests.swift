@@ -8,7 +8,7 @@ import TestSupport
     struct Rows: RowSink {
         var bytes: [UInt8] = []
         mutating func begin(_ header: RowStreamHeader) throws(CoreError) {}
-        mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) { bytes += row }
+        mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) { bytes += row }
     }
 
     @Test func matchesTheStreamingDecodeAtEveryScale() throws {

@@ -485,15 +485,22 @@ import Testing
         #expect(throws: JPEGEncodingError.invalidOption("quality 0 is not in 1…100")) {
             try JPEGEncoder(options: JPEGEncoderOptions(quality: 0), ledger: MemoryLedger(), sink: ByteArraySink())
         }
+        // A size JPEG cannot hold is refused in `begin`, before any row is decoded.
         var encoder = try JPEGEncoder(ledger: MemoryLedger(), sink: ByteArraySink())
-        try encoder.begin(RowStreamHeader(width: 70000, height: 1, format: .rgb8))
+        #expect(throws: CoreError.sinkStopped(row: 0)) {
+            try encoder.begin(RowStreamHeader(width: 70000, height: 1, format: .rgb8))
+        }
         #expect(throws: JPEGEncodingError.unsupportedImage("size 70000×1 (each side must be 1…65535)")) {
             try encoder.finish()
         }
         var short = try JPEGEncoder(ledger: MemoryLedger(), sink: ByteArraySink())
         try short.begin(RowStreamHeader(width: 8, height: 8, format: .gray8))
         let row = [UInt8](repeating: 0, count: 8)
-        row.withUnsafeBufferPointer { short.consume($0, at: RowPlacement(y: 0, width: 8)) }
+        try row.withUnsafeBufferPointer { (row) throws(CoreError) in try short.consume(row, at: RowPlacement(y: 0, width: 8)) }
+        // A row out of order stops the decode at that row.
+        #expect(throws: CoreError.sinkStopped(row: 5)) {
+            try row.withUnsafeBufferPointer { (row) throws(CoreError) in try short.consume(row, at: RowPlacement(y: 5, width: 8)) }
+        }
         #expect(throws: JPEGEncodingError.incompleteImage(rowsGiven: 1, height: 8)) { try short.finish() }
         // A ledger limit refuses the buffers before anything is written.
         var limited = try JPEGEncoder(ledger: MemoryLedger(limit: 20_000), sink: ByteArraySink())
@@ -515,7 +522,7 @@ import Testing
                     row[3 * x + 1] = UInt8(truncatingIfNeeded: x &* 3)
                     row[3 * x + 2] = UInt8(truncatingIfNeeded: y &* 5)
                 }
-                row.withUnsafeBufferPointer { encoder.consume($0, at: RowPlacement(y: y, width: width)) }
+                try row.withUnsafeBufferPointer { (row) throws(CoreError) in try encoder.consume(row, at: RowPlacement(y: y, width: width)) }
             }
             try encoder.finish()
             return encoder.sink.count

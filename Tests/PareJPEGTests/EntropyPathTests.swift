@@ -20,7 +20,7 @@ import TestSupport
 
         mutating func begin(_ header: RowStreamHeader) throws(CoreError) {}
 
-        mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+        mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
             for sample in row { hash = (hash ^ UInt64(sample)) &* 0x100_0000_01B3 }
             rows += 1
         }

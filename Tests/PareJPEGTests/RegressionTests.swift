@@ -23,7 +23,7 @@ import TestSupport
             self.header = header
         }
 
-        mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+        mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
             guard let header else { return problems.append("row before begin") }
             if placement.y != rows || placement.xOrigin != 0 || placement.xStep != 1 || placement.width != header.width {
                 problems.append("row \(rows) placed at \(placement)")

@@ -16,7 +16,7 @@ import Testing
             self.header = header
         }
 
-        mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+        mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
             bytes.append(contentsOf: row)
             ys.append(placement.y)
         }

@@ -14,7 +14,7 @@ struct RowCounter: RowSink {
         self.header = header
     }
 
-    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
         if placement.y != rows { inOrder = false }
         rows += 1
         sum &+= Int(row[0]) &+ Int(row[row.count - 1])

@@ -155,7 +155,7 @@ import TestSupport
             var placements: [RowPlacement] = []
             var interlaced = false
             mutating func begin(_ header: RowStreamHeader) throws(CoreError) { interlaced = header.interlaced }
-            mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+            mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
                 placements.append(placement)
             }
         }

@@ -48,7 +48,7 @@ struct CountingSink: RowSink {
     var header: RowStreamHeader?
     var checksum: UInt64 = 0
     mutating func begin(_ header: RowStreamHeader) throws(CoreError) { self.header = header }
-    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
         rows += 1
         checksum = checksum &* 31 &+ UInt64(row[row.count / 2])
     }

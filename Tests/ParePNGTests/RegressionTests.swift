@@ -30,7 +30,7 @@ import TestSupport
             self.header = header
         }
 
-        mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+        mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
             rows += 1
             guard let header else { return problems.append("row before begin") }
             let last = placement.xOrigin + (placement.width - 1) * placement.xStep

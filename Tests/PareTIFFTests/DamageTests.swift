@@ -199,7 +199,7 @@ import TestSupport
 struct RowCollector: RowSink {
     var rows: [[UInt8]] = []
     mutating func begin(_ header: RowStreamHeader) throws(CoreError) {}
-    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
         rows.append(Array(row))
     }
 }

@@ -10,7 +10,7 @@ import TestSupport
         var rows = 0
         var header: RowStreamHeader?
         mutating func begin(_ header: RowStreamHeader) throws(CoreError) { self.header = header }
-        mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+        mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
             #expect(placement.y == rows && row.count == placement.width * (header?.format.bytesPerPixel ?? 0))
             rows += 1
         }

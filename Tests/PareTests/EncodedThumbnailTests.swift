@@ -69,7 +69,7 @@ import Testing
         var header: RowStreamHeader?
         var rows: [[UInt8]] = []
         mutating func begin(_ header: RowStreamHeader) throws(CoreError) { self.header = header }
-        mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) { rows.append(Array(row)) }
+        mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) { rows.append(Array(row)) }
     }
 
     static func read(_ text: String, _ pixels: [UInt8]) throws -> Collector {

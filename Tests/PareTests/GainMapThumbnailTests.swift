@@ -100,13 +100,13 @@ import Testing
         var sink = LumaSink(keepsColour: false, ledger: MemoryLedger(), downstream: ImageBuilder(ledger: MemoryLedger()))
         try sink.begin(RowStreamHeader(width: 4, height: 1, format: .rgb8))
         let row: [UInt8] = [255, 255, 255, 0, 0, 0, 100, 150, 200, 77, 77, 77]
-        row.withUnsafeBufferPointer { sink.consume($0, at: RowPlacement(y: 0, width: 4)) }
+        try row.withUnsafeBufferPointer { (row) throws(CoreError) in try sink.consume(row, at: RowPlacement(y: 0, width: 4)) }
         #expect(sink.downstream.image?.format == .gray8)
         #expect(sink.downstream.image?.pixels == [255, 0, 141, 77])
 
         var colour = LumaSink(keepsColour: true, ledger: MemoryLedger(), downstream: ImageBuilder(ledger: MemoryLedger()))
         try colour.begin(RowStreamHeader(width: 4, height: 1, format: .rgb8))
-        row.withUnsafeBufferPointer { colour.consume($0, at: RowPlacement(y: 0, width: 4)) }
+        try row.withUnsafeBufferPointer { (row) throws(CoreError) in try colour.consume(row, at: RowPlacement(y: 0, width: 4)) }
         #expect(colour.downstream.image?.pixels == row)
     }
 

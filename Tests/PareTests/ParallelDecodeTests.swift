@@ -19,7 +19,7 @@ import Testing
             begins += 1
         }
 
-        mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+        mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
             bytes.append(contentsOf: row)
             ys.append(placement.y)
         }
@@ -32,7 +32,7 @@ import Testing
 
         mutating func begin(_ header: RowStreamHeader) throws(CoreError) {}
 
-        mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+        mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
             for byte in row { sum &+= Int(byte) }
             rows += 1
         }

@@ -66,7 +66,7 @@ import TestSupport
                 row[3 * x + 1] = UInt8(clamping: 60 + y * 120 / height + texture / 2 + noise)
                 row[3 * x + 2] = UInt8(clamping: 200 - (x + y) * 140 / (width + height) + noise)
             }
-            row.withUnsafeBufferPointer { encoder.consume($0, at: RowPlacement(y: y, width: width)) }
+            try row.withUnsafeBufferPointer { (row) throws(CoreError) in try encoder.consume(row, at: RowPlacement(y: y, width: width)) }
         }
         try encoder.finish()
         return encoder.sink.bytes

@@ -69,7 +69,7 @@ struct ThumbnailGeometryTests {
         try crop.begin(RowStreamHeader(width: 10, height: 4, format: .gray8, interlaced: true))
         // Row 1, pixels at x = 1, 3, 5, 7, 9: the window keeps x = 3 and 5.
         let row: [UInt8] = [11, 13, 15, 17, 19]
-        row.withUnsafeBufferPointer { crop.consume($0, at: RowPlacement(y: 1, xOrigin: 1, xStep: 2, width: 5)) }
+        try row.withUnsafeBufferPointer { (row) throws(CoreError) in try crop.consume(row, at: RowPlacement(y: 1, xOrigin: 1, xStep: 2, width: 5)) }
         let image = try #require(crop.downstream.image)
         #expect((image.width, image.height) == (4, 2))
         #expect(image.withRow(0) { Array($0) } == [13, 0, 15, 0])

@@ -69,7 +69,7 @@ struct CountingSink: RowSink {
         if self.header != nil { problems.append("begin twice") }
         self.header = header
     }
-    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
         guard let header else { return problems.append("row before begin") }
         if placement.y < (rows.last ?? -1) + 1 || placement.y >= header.height { problems.append("row \(placement.y) out of order") }
         if placement.width != header.width || row.count != header.width * header.format.bytesPerPixel {

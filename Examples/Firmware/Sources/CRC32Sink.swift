@@ -39,7 +39,7 @@ struct CRC32Sink: RowSink {
         rowBytes = header.width * header.format.bytesPerPixel
     }
 
-    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
         crc.update(UnsafeBufferPointer(rebasing: row.prefix(rowBytes)))
         rows += 1
     }

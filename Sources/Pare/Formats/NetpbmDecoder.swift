@@ -87,8 +87,8 @@ public struct NetpbmDecoder<Source: ByteSource> {
                     throw CoreError.outOfBounds(offset: offset, needed: raw.count, available: max(0, n))
                 }
                 if maxValue == 255 {
-                    sink.consume(UnsafeBufferPointer(start: raw.baseAddress, count: rowBytes),
-                                 at: RowPlacement(y: y, width: width))
+                    try sink.consume(UnsafeBufferPointer(start: raw.baseAddress, count: rowBytes),
+                                     at: RowPlacement(y: y, width: width))
                     continue
                 }
                 // SAFETY: raw holds rowBytes samples of sampleBytes bytes, row rowBytes bytes.
@@ -96,7 +96,7 @@ public struct NetpbmDecoder<Source: ByteSource> {
                     let v = sampleBytes == 2 ? Int(raw[2 * i]) << 8 | Int(raw[2 * i + 1]) : Int(raw[i])
                     row.baseAddress[i] = UInt8((min(maxValue, v) * 255 + maxValue / 2) / maxValue)
                 }
-                sink.consume(UnsafeBufferPointer(start: row.baseAddress, count: rowBytes), at: RowPlacement(y: y, width: width))
+                try sink.consume(UnsafeBufferPointer(start: row.baseAddress, count: rowBytes), at: RowPlacement(y: y, width: width))
             }
         } catch {
             throw PareError(error)

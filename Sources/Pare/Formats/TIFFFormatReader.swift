@@ -136,13 +136,13 @@ struct InkToRGBSink<Downstream: RowSink>: RowSink {
         try downstream.begin(rgb)
     }
 
-    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
-        guard let scratch else { return downstream.consume(row, at: placement) }
+    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
+        guard let scratch else { return try downstream.consume(row, at: placement) }
         let width = min(placement.width, row.count / 4, scratch.count / 3)
         for x in 0 ..< width {
             let k = 255 - Int(row[4 * x + 3])
             for c in 0 ..< 3 { scratch.buffer[3 * x + c] = UInt8((255 - Int(row[4 * x + c])) * k / 255) }
         }
-        downstream.consume(UnsafeBufferPointer(start: scratch.baseAddress, count: width * 3), at: placement)
+        try downstream.consume(UnsafeBufferPointer(start: scratch.baseAddress, count: width * 3), at: placement)
     }
 }

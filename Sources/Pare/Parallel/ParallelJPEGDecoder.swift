@@ -187,8 +187,9 @@ public enum ParallelJPEGDecoder {
         var delivered = 0
         var failed = false
         var cancelled = false
+        var refused: CoreError?
         var next = 0
-        while next < bands.count {
+        delivery: while next < bands.count {
             if cancellation.isCancelled {
                 cancelled = true
                 break
@@ -218,7 +219,14 @@ public enum ParallelJPEGDecoder {
             }
             let base = job.buffers[next % slots]
             for (i, y) in rowRanges[next].enumerated() {
-                sink.consume(UnsafeBufferPointer(start: base + i * rowBytes, count: rowBytes), at: RowPlacement(y: y, width: width))
+                do {
+                    try sink.consume(UnsafeBufferPointer(start: base + i * rowBytes, count: rowBytes),
+                                     at: RowPlacement(y: y, width: width))
+                } catch {
+                    // The sink refused a row: the helpers stop as for a cancellation.
+                    refused = error
+                    break delivery
+                }
             }
             delivered = rowRanges[next].upperBound
             job.slots.signal()
@@ -228,6 +236,7 @@ public enum ParallelJPEGDecoder {
         ledger.recordPeak(additional: job.helperPeaks.reduce(0, +))
         pool.removeAll()
         if cancelled { throw .core(.cancelled) }
+        if let refused { throw .core(refused) }
         guard failed else {
             return Outcome(warnings: decoder.warnings, droppedWarnings: decoder.droppedWarnings, bands: bands.count,
                            fellBack: false)
@@ -400,7 +409,7 @@ struct BandBuffer: RowSink {
 
     mutating func begin(_ header: RowStreamHeader) throws(CoreError) {}
 
-    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
         let i = placement.y - firstRow
         guard i >= 0, i < rows, let base = row.baseAddress else { return }
         (start + i * rowBytes).update(from: base, count: min(row.count, rowBytes))
@@ -416,7 +425,7 @@ struct ResumingSink<Inner: RowSink>: RowSink {
 
     mutating func begin(_ header: RowStreamHeader) throws(CoreError) {}
 
-    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
-        if placement.y >= from { inner.consume(row, at: placement) }
+    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
+        if placement.y >= from { try inner.consume(row, at: placement) }
     }
 }

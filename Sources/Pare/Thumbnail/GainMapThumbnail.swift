@@ -80,7 +80,7 @@ extension ImageSource {
         var sink = LumaSink(keepsColour: channels == 3, ledger: ledger, downstream: resampler)
         let job = DecodeJob(options: options, workers: workers, ledger: ledger, cancellation: cancellation)
         _ = try JPEGFormatReader.decodeJPEG(slice, scale: scale, job: job, into: &sink)
-        sink.downstream.finish()
+        do { try sink.downstream.finish() } catch { throw PareError(error) }
         guard var image = sink.downstream.downstream.image else { throw .unsupported("gain map decoder produced no rows") }
         do {
             if orientation != .up { image = try orientation.apply(to: image, ledger: ledger) }
@@ -141,9 +141,9 @@ struct LumaSink<Downstream: RowSink>: RowSink {
         try downstream.begin(header)
     }
 
-    mutating func consume(_ rgb: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+    mutating func consume(_ rgb: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
         guard converts, let row else {
-            downstream.consume(rgb, at: placement)
+            try downstream.consume(rgb, at: placement)
             return
         }
         let width = min(placement.width, row.count, rgb.count / 3)
@@ -154,6 +154,6 @@ struct LumaSink<Downstream: RowSink>: RowSink {
             let r = Int(rgb[3 * x]), g = Int(rgb[3 * x + 1]), b = Int(rgb[3 * x + 2])
             gray[x] = UInt8((19595 * r + 38470 * g + 7471 * b + 32768) >> 16)
         }
-        downstream.consume(UnsafeBufferPointer(start: gray, count: width), at: placement)
+        try downstream.consume(UnsafeBufferPointer(start: gray, count: width), at: placement)
     }
 }

@@ -224,7 +224,7 @@ extension ImageSource {
         } else {
             warnings += try format.reader.decodeMainImage(input, scale: plan.scale, job: job, into: &sink)
         }
-        sink.downstream.downstream.finish()
+        do { try sink.downstream.downstream.finish() } catch { throw PareError(error) }
         guard var image = sink.downstream.downstream.downstream.image else { throw .unsupported("decoder produced no rows") }
 
         // With `.keep`, the gain map follows the picture through its own decode and resampler.

@@ -14,6 +14,10 @@ public enum CoreError: Error, Equatable, Sendable {
     /// The job's `CancellationCheck` said stop; the decoder gave back what it held and
     /// returned between two MCU rows or scanline batches.
     case cancelled
+    /// The row sink refused row `row` (an encoder that cannot take the rows, a file that
+    /// cannot be written): the decoder stopped there. The sink keeps its own error, which
+    /// says why.
+    case sinkStopped(row: Int)
 }
 
 #if !hasFeature(Embedded)
@@ -38,6 +42,8 @@ extension CoreError {
             return "read failed at byte \(offset)"
         case .cancelled:
             return "cancelled"
+        case let .sinkStopped(row):
+            return "the row sink stopped the decode at row \(row)"
         }
         #endif
     }
@@ -51,6 +57,7 @@ extension CoreError {
         case .sizeOverflow: return CaseFields("sizeOverflow")
         case let .readFailed(offset): return CaseFields("readFailed", at: offset)
         case .cancelled: return CaseFields("cancelled")
+        case let .sinkStopped(row): return CaseFields("sinkStopped", row)
         }
     }
 }

@@ -30,6 +30,8 @@ extension CoreError {
         case .sizeOverflow: return .limit
         case .readFailed: return .io
         case .cancelled: return .cancelled
+        // The sink refused what it was given: an encoder that cannot write the image.
+        case .sinkStopped: return .usage
         }
     }
 }

@@ -100,9 +100,9 @@ public struct AlphaFlattener<Downstream: RowSink>: RowSink {
         try downstream.begin(forwarded)
     }
 
-    public mutating func consume(_ source: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+    public mutating func consume(_ source: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
         guard let input, let output, let row else {
-            downstream.consume(source, at: placement)
+            try downstream.consume(source, at: placement)
             return
         }
         let pixels = min(placement.width, source.count / input.bytesPerPixel, row.count / output.bytesPerPixel)
@@ -134,7 +134,7 @@ public struct AlphaFlattener<Downstream: RowSink>: RowSink {
         }
         var forwarded = placement
         forwarded.width = pixels
-        downstream.consume(UnsafeBufferPointer(start: target.baseAddress,
+        try downstream.consume(UnsafeBufferPointer(start: target.baseAddress,
                                                count: pixels * output.bytesPerPixel), at: forwarded)
     }
 

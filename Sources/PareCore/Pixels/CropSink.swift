@@ -41,7 +41,7 @@ public struct CropSink<Downstream: RowSink>: RowSink {
         try downstream.begin(inner)
     }
 
-    public mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+    public mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
         let y = placement.y - clipped.y
         guard y >= 0, y < clipped.height, placement.width > 0, placement.xStep > 0 else { return }
         // The first pixel of the row at or right of the window's left edge, and the count
@@ -53,7 +53,7 @@ public struct CropSink<Downstream: RowSink>: RowSink {
         let count = min(placement.width - first, (right - 1 - firstX) / placement.xStep + 1)
         let start = first * bytesPerPixel, length = count * bytesPerPixel
         guard start + length <= row.count else { return }
-        downstream.consume(UnsafeBufferPointer(rebasing: row[start ..< start + length]),
+        try downstream.consume(UnsafeBufferPointer(rebasing: row[start ..< start + length]),
                            at: RowPlacement(y: y, xOrigin: firstX - left, xStep: placement.xStep, width: count))
     }
 }

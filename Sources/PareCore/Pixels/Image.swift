@@ -98,7 +98,7 @@ public struct Image: Sendable, Equatable {
     public func send<Sink: RowSink>(to sink: inout Sink) throws(CoreError) {
         try sink.begin(RowStreamHeader(width: width, height: height, format: format))
         for y in 0 ..< height {
-            withRow(y) { sink.consume($0, at: RowPlacement(y: y, width: width)) }
+            try withRow(y) { (row) throws(CoreError) in try sink.consume(row, at: RowPlacement(y: y, width: width)) }
         }
     }
 

@@ -38,10 +38,13 @@ public struct RowStreamHeader: Sendable, Equatable {
 /// the call is specialised and costs nothing in the row loop.
 ///
 /// A row's bytes are valid only during the call. Sinks allocate in `begin`, where they may
-/// fail; `consume` cannot fail.
+/// fail, and refuse there what they cannot take (an encoder, a size its format cannot
+/// hold). `consume` may fail too (a file that cannot be written, rows out of the order an
+/// encoder needs): it throws `CoreError.sinkStopped` and keeps its own error, and the
+/// decoder stops at once, giving back what it holds, rather than decoding the rest.
 public protocol RowSink {
     mutating func begin(_ header: RowStreamHeader) throws(CoreError)
-    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement)
+    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError)
 }
 
 /// Collects rows into a whole `Image`: the convenience full decode, the thumbnail's output,
@@ -63,7 +66,7 @@ public struct ImageBuilder: RowSink {
         buffer = try ImageBuffer(width: header.width, height: header.height, format: header.format, ledger: ledger)
     }
 
-    public mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+    public mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
         guard let buffer, placement.y >= 0, placement.y < buffer.image.height else { return }
         let width = buffer.image.width
         let pixelBytes = buffer.image.format.bytesPerPixel

@@ -99,17 +99,17 @@ public struct Resampler<Downstream: RowSink>: RowSink {
                                              format: header.format.eightBit))
     }
 
-    public mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+    public mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
         switch mode {
         case .passthrough:
-            downstream.consume(row, at: placement)
+            try downstream.consume(row, at: placement)
         case .sequential(var engine):
             engine.push(row, at: placement)
-            emitReady(&engine)
+            try emitReady(&engine)
             mode = .sequential(engine)
         case .plain(var engine):
             engine.push(row, at: placement)
-            emitReady(&engine)
+            try emitReady(&engine)
             mode = .plain(engine)
         case .interlaced(var accumulator):
             accumulator.add(row, at: placement)
@@ -120,17 +120,17 @@ public struct Resampler<Downstream: RowSink>: RowSink {
     }
 
     /// Ends the stream: emits every output row not yet emitted. Harmless when called twice.
-    public mutating func finish() {
+    public mutating func finish() throws(CoreError) {
         switch mode {
         case .sequential(var engine):
             engine.fillMissingRows()
-            emitReady(&engine)
+            try emitReady(&engine)
         case .plain(var engine):
             engine.fillMissingRows()
-            emitReady(&engine)
+            try emitReady(&engine)
         case .interlaced(let accumulator):
             for y in 0 ..< outputHeight {
-                downstream.consume(accumulator.outputRow(y), at: RowPlacement(y: y, width: outputWidth))
+                try downstream.consume(accumulator.outputRow(y), at: RowPlacement(y: y, width: outputWidth))
             }
         case .idle, .passthrough, .finished:
             break
@@ -138,9 +138,9 @@ public struct Resampler<Downstream: RowSink>: RowSink {
         mode = .finished
     }
 
-    private mutating func emitReady<Engine: SequentialResampling>(_ engine: inout Engine) {
+    private mutating func emitReady<Engine: SequentialResampling>(_ engine: inout Engine) throws(CoreError) {
         while let (y, row) = engine.nextReadyRow() {
-            downstream.consume(row, at: RowPlacement(y: y, width: outputWidth))
+            try downstream.consume(row, at: RowPlacement(y: y, width: outputWidth))
         }
     }
 }

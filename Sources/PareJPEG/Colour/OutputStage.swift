@@ -57,7 +57,7 @@ struct OutputStage {
     /// complete (all of them after the last MCU row), and returns true if any was emitted.
     /// `keepContextRows` must follow before the next MCU row is written.
     mutating func emitMCURow<Sink: RowSink>(_ mcuRow: Int, _ buffers: inout [ComponentBuffer],
-                                            into sink: inout Sink) -> Bool {
+                                            into sink: inout Sink) throws(JPEGError) -> Bool {
         var available = [Int](repeating: 0, count: buffers.count)
         for c in 0 ..< buffers.count {
             let rows = plan.components[c].rowsPerMCURow
@@ -65,7 +65,7 @@ struct OutputStage {
             available[c] = (mcuRow + 1) * rows - 1
         }
         let emittedBefore = nextRow
-        emit(buffers, availableThrough: mcuRow == plan.mcuRows - 1 ? nil : available, into: &sink)
+        try emit(buffers, availableThrough: mcuRow == plan.mcuRows - 1 ? nil : available, into: &sink)
         return nextRow > emittedBefore
     }
 
@@ -81,7 +81,8 @@ struct OutputStage {
 
     /// Emits every row whose inputs are available: component c holds rows up to
     /// `availableThrough[c]`, or everything when `availableThrough` is nil.
-    mutating func emit<Sink: RowSink>(_ buffers: [ComponentBuffer], availableThrough: [Int]?, into sink: inout Sink) {
+    mutating func emit<Sink: RowSink>(_ buffers: [ComponentBuffer], availableThrough: [Int]?,
+                                      into sink: inout Sink) throws(JPEGError) {
         let width = plan.outputWidth
         while nextRow < endRow {
             let y = nextRow
@@ -117,7 +118,7 @@ struct OutputStage {
                 }
                 made = UnsafeBufferPointer(start: out, count: width * format.bytesPerPixel)
             }
-            sink.consume(made, at: RowPlacement(y: y, width: width))
+            do { try sink.consume(made, at: RowPlacement(y: y, width: width)) } catch { throw .core(error) }
             nextRow += 1
         }
     }
@@ -126,7 +127,7 @@ struct OutputStage {
     /// them is known to read the same samples (the data ran out; see `JPEGDecoder.decode`).
     /// Call right after `emit`, while its rows are still in `buffers`. Returns how many rows
     /// it sent.
-    mutating func repeatLastRow<Sink: RowSink>(_ buffers: [ComponentBuffer], into sink: inout Sink) -> Int {
+    mutating func repeatLastRow<Sink: RowSink>(_ buffers: [ComponentBuffer], into sink: inout Sink) throws(JPEGError) -> Int {
         guard nextRow > 0 else { return 0 }
         let first = nextRow
         let width = plan.outputWidth
@@ -134,7 +135,7 @@ struct OutputStage {
             ? UnsafeBufferPointer(start: componentRow(0, nextRow - 1, buffers), count: width)
             : UnsafeBufferPointer(start: row.baseAddress, count: width * format.bytesPerPixel)
         while nextRow < plan.outputHeight {
-            sink.consume(last, at: RowPlacement(y: nextRow, width: width))
+            do { try sink.consume(last, at: RowPlacement(y: nextRow, width: width)) } catch { throw .core(error) }
             nextRow += 1
         }
         return nextRow - first

@@ -191,7 +191,7 @@ public struct JPEGDecoder<Source: ByteSource> {
             walk.noteCoded()
         } while try advance(&walk, log: &log)
         try walk.reportUncoded(frame: frame, offset: reader.stream.position, log: &log)
-        output.emit(buffers, availableThrough: nil, into: &sink)
+        try output.emit(buffers, availableThrough: nil, into: &sink)
     }
 
     /// One scan of `decodeSeparateScans`, the walk's current one, into its components' planes.
@@ -277,7 +277,7 @@ public struct JPEGDecoder<Source: ByteSource> {
             try checkCancellation()
             try scan.decodeRow(columns: plan.mcusPerLine, from: column, log: &log)
             column = 0
-            let emitted = output.emitMCURow(mcuRow, &buffers, into: &sink)
+            let emitted = try output.emitMCURow(mcuRow, &buffers, into: &sink)
             // A header can claim far more MCUs than the data holds. Once the data is spent and
             // two MCU rows came out flat, the window (this MCU row and the context row from the
             // one before) is all mid-gray, so the rows just emitted are what every later row
@@ -285,7 +285,7 @@ public struct JPEGDecoder<Source: ByteSource> {
             // rows run to the image's end; a band that runs out is redone serially anyway.)
             flatRows = scan.lastRowWasFlat ? flatRows + 1 : 0
             if rows.upperBound == plan.mcuRows && flatRows >= 2 && scan.isSpent && emitted {
-                return output.repeatLastRow(buffers, into: &sink)
+                return try output.repeatLastRow(buffers, into: &sink)
             }
             output.keepContextRows(buffers)
         }

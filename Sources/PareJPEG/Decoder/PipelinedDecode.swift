@@ -149,14 +149,22 @@ extension JPEGDecoder {
                                       scratch: replayScratch)
                 let candidate = mayStop[mcuRow % slots]
                 if !candidate { handoff.releaseSlot() }
-                let emitted = output.emitMCURow(mcuRow, &buffers, into: &sink)
-                if candidate {
-                    if emitted {
-                        repeated = output.repeatLastRow(buffers, into: &sink)
-                        handoff.requestStop()
+                do throws(JPEGError) {
+                    let emitted = try output.emitMCURow(mcuRow, &buffers, into: &sink)
+                    if candidate {
+                        if emitted {
+                            repeated = try output.repeatLastRow(buffers, into: &sink)
+                            handoff.requestStop()
+                        }
+                        handoff.releaseSlot()
+                        if emitted { break }
                     }
-                    handoff.releaseSlot()
-                    if emitted { break }
+                } catch {
+                    // The sink refused a row: stop as a cancellation does.
+                    stopError = error
+                    handoff.requestStop()
+                    for _ in 0 ..< slots { handoff.releaseSlot() }
+                    break
                 }
                 output.keepContextRows(buffers)
             }

@@ -157,8 +157,8 @@ extension JPEGDecoder {
                     }
                 }
             }
-            if output.emitMCURow(mcuRow, &buffers, into: &sink) && mcuRow >= store.rowsReached + 3 {
-                return output.repeatLastRow(buffers, into: &sink)
+            if try output.emitMCURow(mcuRow, &buffers, into: &sink) && mcuRow >= store.rowsReached + 3 {
+                return try output.repeatLastRow(buffers, into: &sink)
             }
             output.keepContextRows(buffers)
         }

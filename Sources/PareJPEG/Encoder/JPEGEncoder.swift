@@ -57,15 +57,17 @@ public struct JPEGEncoder<Sink: ByteSink>: RowSink {
     /// Bytes handed to the sink.
     public var bytesWritten: Int { writer.bytesWritten }
 
-    /// Sizes the buffers and writes the headers up to the frame header.
+    /// Sizes the buffers and writes the headers up to the frame header. A picture JPEG cannot
+    /// hold (a side of 0 or over 65,535) or rows it cannot take (interlaced) are refused here,
+    /// before a row is decoded: `CoreError.sinkStopped(row: 0)`, with `failure` saying why.
     public mutating func begin(_ header: RowStreamHeader) throws(CoreError) {
         guard header.width > 0, header.height > 0, header.width <= 65535, header.height <= 65535 else {
             failure = .unsupportedImage("size \(header.width)×\(header.height) (each side must be 1…65535)")
-            return
+            throw .sinkStopped(row: 0)
         }
         guard !header.interlaced else {
             failure = .unsupportedImage("interlaced rows (collect them into an image first)")
-            return
+            throw .sinkStopped(row: 0)
         }
         let frame = EncoderFrame(width: header.width, height: header.height, format: header.format, options: options)
         let state = try EncoderState(frame: frame, options: options, ledger: ledger)
@@ -74,12 +76,13 @@ public struct JPEGEncoder<Sink: ByteSink>: RowSink {
         writeFileHeader(frame)
     }
 
-    public mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
-        guard failure == nil, let frame, let state else { return }
+    /// Takes the next row; a row out of order stops the decode (`failure` says why).
+    public mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
+        guard failure == nil, let frame, let state else { throw .sinkStopped(row: placement.y) }
         guard placement.y == state.rowsGiven, placement.xOrigin == 0, placement.xStep == 1,
               row.count >= frame.width * frame.format.bytesPerPixel, let base = row.baseAddress else {
             failure = .incompleteImage(rowsGiven: state.rowsGiven, height: frame.height)
-            return
+            throw .sinkStopped(row: placement.y)
         }
         state.addRow(base, frame: frame)
         if state.groupRows == frame.maxV || state.rowsGiven == frame.height { state.downsampleGroup(frame: frame) }
@@ -117,11 +120,16 @@ public struct JPEGEncoder<Sink: ByteSink>: RowSink {
         do {
             try begin(RowStreamHeader(width: image.width, height: image.height, format: image.format))
         } catch {
+            if let failure { throw failure }
             throw .core(error)
         }
         if failure == nil {
-            for y in 0 ..< image.height {
-                image.withRow(y) { consume($0, at: RowPlacement(y: y, width: image.width)) }
+            do {
+                for y in 0 ..< image.height {
+                    try image.withRow(y) { (row) throws(CoreError) in try consume(row, at: RowPlacement(y: y, width: image.width)) }
+                }
+            } catch {
+                // `consume` refused a row: `failure` says why, and `finish` throws it.
             }
         }
         try finish()

@@ -139,8 +139,12 @@ extension ScanlineReconstruction {
         for _ in 0 ..< missing {
             let pass = order.passes[cursor.passIndex]
             let y = pass.pass.yOrigin + cursor.row * pass.pass.yStep
-            sink.consume(UnsafeBufferPointer(start: zeros.baseAddress, count: pass.width * pixelBytes),
-                         at: RowPlacement(y: y, xOrigin: pass.pass.xOrigin, xStep: pass.pass.xStep, width: pass.width))
+            do {
+                try sink.consume(UnsafeBufferPointer(start: zeros.baseAddress, count: pass.width * pixelBytes),
+                                 at: RowPlacement(y: y, xOrigin: pass.pass.xOrigin, xStep: pass.pass.xStep, width: pass.width))
+            } catch {
+                throw .core(error)
+            }
             cursor.advance(in: order)
             delivered += 1
         }

@@ -46,8 +46,12 @@ public struct ScanlineReconstruction {
             expander.convertToRGBA8(pixels, width: pass.width, into: outputRow.baseAddress)
             pixels = UnsafePointer(outputRow.baseAddress)
         }
-        sink.consume(UnsafeBufferPointer(start: pixels, count: pass.width * expander.outputFormat.bytesPerPixel),
-                     at: RowPlacement(y: y, xOrigin: pass.pass.xOrigin, xStep: pass.pass.xStep, width: pass.width))
+        do {
+            try sink.consume(UnsafeBufferPointer(start: pixels, count: pass.width * expander.outputFormat.bytesPerPixel),
+                             at: RowPlacement(y: y, xOrigin: pass.pass.xOrigin, xStep: pass.pass.xStep, width: pass.width))
+        } catch {
+            throw .core(error)
+        }
         cursor.advance(in: order)
         delivered += 1
     }

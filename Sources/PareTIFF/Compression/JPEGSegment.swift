@@ -49,7 +49,7 @@ struct SegmentSink: RowSink {
 
     mutating func begin(_ header: RowStreamHeader) throws(CoreError) {}
 
-    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
         // SAFETY: the copy is min(row.count, rowBytes) bytes at start, start + rowBytes ≤ output.count.
         let start = placement.y * rowBytes
         guard placement.y >= 0, start + rowBytes <= output.count, let source = row.baseAddress else { return }

@@ -23,26 +23,26 @@ struct CanvasPlacement<Inner: RowSink>: RowSink {
 
     mutating func begin(_ header: RowStreamHeader) throws(CoreError) {}
 
-    mutating func emptyRows(upTo y: Int) {
+    mutating func emptyRows(upTo y: Int) throws(CoreError) {
         row.fill(with: 0)
         while nextRow < min(y, canvasHeight) {
-            inner.consume(UnsafeBufferPointer(row.buffer), at: RowPlacement(y: nextRow, width: canvasWidth))
+            try inner.consume(UnsafeBufferPointer(row.buffer), at: RowPlacement(y: nextRow, width: canvasWidth))
             nextRow += 1
         }
     }
 
-    mutating func consume(_ frameRow: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+    mutating func consume(_ frameRow: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
         let y = frameY + placement.y
-        emptyRows(upTo: y)
+        try emptyRows(upTo: y)
         guard y == nextRow, y < canvasHeight else { return }
         row.fill(with: 0)
         // SAFETY: n is at most the frame row's length and what is left of the canvas row after frameX.
         let n = min(placement.width * 4, frameRow.count, (canvasWidth - frameX) * 4)
         if n > 0 { (row.baseAddress + frameX * 4).update(from: frameRow.baseAddress!, count: n) }
-        inner.consume(UnsafeBufferPointer(row.buffer), at: RowPlacement(y: y, width: canvasWidth))
+        try inner.consume(UnsafeBufferPointer(row.buffer), at: RowPlacement(y: y, width: canvasWidth))
         nextRow += 1
     }
 
     /// The rows below the frame.
-    mutating func finish() { emptyRows(upTo: canvasHeight) }
+    mutating func finish() throws(CoreError) { try emptyRows(upTo: canvasHeight) }
 }

@@ -147,7 +147,7 @@ public struct WebPDecoder<Source: ByteSource> {
             var canvas = try CanvasPlacement(inner: sink, info: info, ledger: ledger)
             defer { sink = canvas.inner }
             try decodeFrame(into: &canvas, format: format)
-            canvas.finish()
+            do { try canvas.finish() } catch { throw .core(error) }
         } else {
             try decodeFrame(into: &sink, format: format)
         }
@@ -194,7 +194,9 @@ public struct WebPDecoder<Source: ByteSource> {
                 out[x * channels + 2] = UInt8(truncatingIfNeeded: p)
                 if channels == 4 { out[x * 4 + 3] = UInt8(truncatingIfNeeded: p >> 24) }
             }
-            sink.consume(UnsafeBufferPointer(row.buffer), at: RowPlacement(y: y, width: image.width))
+            do { try sink.consume(UnsafeBufferPointer(row.buffer), at: RowPlacement(y: y, width: image.width)) } catch {
+                throw .core(error)
+            }
         }
         if let offset = image.truncatedAt {
             try noteDamage(.truncated(row: image.completeRows, offset: offset))

@@ -125,7 +125,7 @@ struct LossyDecoder {
             }
             if frame.filterType > 0 { filterRow(mbY) }
             let last = mbY == mbHeight - 1
-            emitRows(upTo: last ? height : min(height, 16 * mbY + 8), currentRow: mbY, into: &sink, alpha: alpha)
+            try emitRows(upTo: last ? height : min(height, 16 * mbY + 8), currentRow: mbY, into: &sink, alpha: alpha)
             if !last { shiftCaches() }
         }
     }
@@ -246,7 +246,7 @@ struct LossyDecoder {
     /// Converts and hands out the rows from `nextOutputRow` to `end` (exclusive). The caches
     /// hold macroblock rows `currentRow − 1` and `currentRow`.
     mutating func emitRows<Sink: RowSink>(upTo end: Int, currentRow: Int, into sink: inout Sink,
-                                          alpha: LedgerBuffer<UInt8>?) {
+                                          alpha: LedgerBuffer<UInt8>?) throws(WebPError) {
         let chromaLast = (height + 1) / 2 - 1
         let yBase = 16 * (currentRow - 1), uvBase = 8 * (currentRow - 1)
         while nextOutputRow < end {
@@ -263,7 +263,9 @@ struct LossyDecoder {
                 let a = alpha.baseAddress + r * width
                 for x in 0 ..< width { output[x * 4 + 3] = a[x] }
             }
-            sink.consume(UnsafeBufferPointer(output.buffer), at: RowPlacement(y: r, width: width))
+            do { try sink.consume(UnsafeBufferPointer(output.buffer), at: RowPlacement(y: r, width: width)) } catch {
+                throw .core(error)
+            }
             nextOutputRow += 1
         }
     }

@@ -86,7 +86,13 @@ func runConvert(_ raw: [String]) -> Int32 {
             let encoder = DeclaringJPEGEncoder(options: options, stage: stage, ledger: ledger, file: file,
                                                convertsCMYK: convertsCMYK)
             var sink = stage.sink(ledger: ledger, into: AlphaFlattener(encoder, over: background, ledger: ledger))
-            try decodeFullSize(input: input, source: source, ledger: ledger, cmykSamples: convertsCMYK, into: &sink)
+            do {
+                try decodeFullSize(input: input, source: source, ledger: ledger, cmykSamples: convertsCMYK, into: &sink)
+            } catch {
+                // When the encoder refused the rows (a size JPEG cannot hold), its reason is the one to report.
+                if error.kind == .usage { try sink.downstream.downstream.finish() }
+                throw error
+            }
             colourWarnings += sink.downstream.downstream.colourWarnings
             try sink.downstream.downstream.finish()
         } else {
@@ -153,13 +159,13 @@ struct DeclaringJPEGEncoder: RowSink {
             encoder = try JPEGEncoder(options: options.declaring(colour), ledger: ledger, sink: FileByteSink(file: file))
         } catch {
             failure = error
-            return
+            throw .sinkStopped(row: 0)
         }
         try encoder?.begin(header)
     }
 
-    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
-        encoder?.consume(row, at: placement)
+    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
+        try encoder?.consume(row, at: placement)
     }
 
     mutating func finish() throws(PareError) {

@@ -32,7 +32,7 @@ struct PNMWriter: RowSink {
         rowBytes = header.width * header.format.bytesPerPixel
     }
 
-    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
         file.write(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(row).prefix(rowBytes)))
     }
 }

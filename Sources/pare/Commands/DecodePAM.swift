@@ -36,7 +36,7 @@ private struct PAMWriter: RowSink {
         row = [UInt8](repeating: 0, count: header.width * 4 * format.bytesPerSample)
     }
 
-    mutating func consume(_ pixels: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
+    mutating func consume(_ pixels: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
         let sampleBytes = format.bytesPerSample
         let channels = format.channels
         let width = placement.width

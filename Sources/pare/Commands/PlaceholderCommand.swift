@@ -82,6 +82,6 @@ private func resize(_ image: Image, to size: (width: Int, height: Int)) throws(C
     var sink = Resampler(outputWidth: size.width, outputHeight: size.height, filter: .lanczos3,
                          ledger: MemoryLedger(), downstream: ImageBuilder(ledger: MemoryLedger()))
     try image.send(to: &sink)
-    sink.finish()
+    try sink.finish()
     return sink.downstream.image
 }

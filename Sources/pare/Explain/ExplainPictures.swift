@@ -63,7 +63,7 @@ enum ExplainPictures {
         } catch {
             return image
         }
-        resampler.finish()
+        do { try resampler.finish() } catch { return image }
         return resampler.downstream.image ?? image
     }
 
@@ -84,7 +84,7 @@ enum ExplainPictures {
             var resampler = Resampler(outputWidth: width, outputHeight: height, filter: .triangle, ledger: ledger,
                                       downstream: ImageBuilder(ledger: ledger))
             try decoder.decode(scale: scale, into: &resampler)
-            resampler.finish()
+            do { try resampler.finish() } catch { throw .core(error) }
             return (resampler.downstream.image, nil, decoder.bytesRead)
         } catch {
             return (nil, "\(error)", 0)

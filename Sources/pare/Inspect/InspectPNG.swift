@@ -135,5 +135,5 @@ enum InspectPNG {
 /// A sink that only lets the decoder run to the end.
 struct DiscardingSink: RowSink {
     mutating func begin(_ header: RowStreamHeader) throws(CoreError) {}
-    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {}
+    mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {}
 }

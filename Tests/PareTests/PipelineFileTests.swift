@@ -111,6 +111,26 @@ import TestSupport
         #expect(cancelled >= 15, "\(cancelled) of 16 cancelled")
     }
 
+    /// Each worker reserves its share of the budget for the batch: the reservations never
+    /// pass the budget, and a request that needs more than a share fails clearly.
+    @Test func workersShareTheBudget() async throws {
+        let budget = 4 * 1024 * 1024
+        let pipeline = try PipelineFixtures.pipeline {
+            $0.memoryBudget = budget
+            $0.maxConcurrentDecodes = 2
+        }
+        let small = (0 ..< 6).map { PipelineFixtures.request(PipelineFixtures.medium, key: "small-\($0)", size: 128) }
+        // A 2000-pixel output alone is 9 MB, over a share of 2 MiB.
+        let large = PipelineFixtures.request(PipelineFixtures.large, key: "large", size: 2000)
+        let results = await Self.run(pipeline, small + [large], as: .automatic, concurrency: 2)
+        for index in 0 ..< 6 { #expect(try results[index]?.get().width == 128) }
+        guard case .failure(.memoryBudgetExceeded(needed: budget / 2, budget: budget))? = results[6] else {
+            Issue.record("the large request gave \(String(describing: results[6]))")
+            return
+        }
+        #expect(pipeline.peakReservedBytes <= budget && pipeline.reservedBytes == 0)
+    }
+
     /// Every field of `ThumbnailOutput` and of the JPEG encoder's options changes the disk
     /// cache's key: a field added without being keyed fails here.
     @Test func everyOutputFieldChangesTheKey() throws {

@@ -158,10 +158,14 @@ public final class ThumbnailPipeline: Sendable {
     /// the order they finish.
     ///
     /// The batch runs `concurrency` workers (at most the pipeline's decode slots). Each holds
-    /// a decode slot at `priority` and a reservation of the largest `memoryLimit` among the
-    /// requests (at most the budget) for the whole batch, and takes the next request as soon
-    /// as it has delivered one, on the same thread: a batch of small files pays no trip
-    /// through the async executor per file. A request is answered from the disk cache when
+    /// a decode slot at `priority` and a reservation for the whole batch, and takes the next
+    /// request as soon as it has delivered one, on the same thread: a batch of small files
+    /// pays no trip through the async executor per file. A worker's reservation is the
+    /// largest `memoryLimit` among the requests, or its share of the budget if that is less;
+    /// a request that needs more than the share fails with
+    /// `PareError.memoryBudgetExceeded` (a budget of the workers times the limit, as
+    /// `pare thumbnail` gives itself, never refuses one the limit allows). While the batch
+    /// runs, other requests share what its workers leave of the slots and the budget. A request is answered from the disk cache when
     /// it holds a file for the same key and output; otherwise it is decoded and encoded in
     /// one ledger, delivered, and then stored in the disk cache. Batches are neither
     /// coalesced nor kept in the memory cache: a batch asks for each file once. Cancelling
@@ -174,7 +178,7 @@ public final class ThumbnailPipeline: Sendable {
         let workers = max(1, min(concurrency ?? configuration.maxConcurrentDecodes, configuration.maxConcurrentDecodes,
                                  requests.count))
         let largest = requests.map { $0.options.memoryLimit ?? Int.max }.max() ?? Int.max
-        let reservation = max(JobCost.minimum, min(largest, budget.capacity))
+        let reservation = max(JobCost.minimum, min(largest, budget.capacity / workers))
         let batch = BatchCursor()
         let cancel = CancelFlag()
         await withTaskCancellationHandler {
@@ -254,7 +258,16 @@ public final class ThumbnailPipeline: Sendable {
         if options.decodeWorkers == nil && !alone { options.decodeWorkers = 1 }
         let ledger = MemoryLedger(limit: min(limit, options.memoryLimit ?? Int.max))
         configuration.ledgerObserver?(ledger)
-        let thumbnail = try source.thumbnail(options: options, ledger: ledger, cancellation: cancellation)
+        let thumbnail: Thumbnail
+        do {
+            thumbnail = try source.thumbnail(options: options, ledger: ledger, cancellation: cancellation)
+        } catch {
+            // Refused by the worker's share of the budget, not by the request's own limit.
+            if error.isLedgerLimit && limit < options.memoryLimit ?? Int.max {
+                throw .memoryBudgetExceeded(needed: limit, budget: budget.capacity)
+            }
+            throw error
+        }
         let format = output.fileFormat(for: thumbnail.image)
         let (bytes, warnings) = try ImageEncoding.encode(thumbnail, as: format, jpeg: output.jpeg, png: output.png,
                                                          background: output.background, ledger: ledger)

@@ -150,6 +150,33 @@ import TestSupport
         #expect(Self.turned(stored, orientation: orientation) == shown.samples)
     }
 
+    /// An MPF preview is turned by the primary image's orientation like the main image: fx-mpf
+    /// (a 640×480 MPF large thumbnail) with its IFD0 Orientation patched from 1 to 6 gives, with
+    /// `--embedded always` at the preview's size, the MPF preview turned 90° clockwise: its
+    /// `--no-rotate` thumbnail, pixel for pixel. The patch is one byte of a SHORT value, so no
+    /// offset in the EXIF or MPF blocks moves.
+    @Test func mpfPreviewFollowsTheOrientation() throws {
+        let folder = CommandRunner.temporaryFolder()
+        defer { CommandRunner.removeFolder(folder) }
+        var bytes = try #require(FileSystem.read(Corpus.fixtures + "/exif/fx-mpf.jpg"))
+        // IFD0's entry: tag 0x0112 (Orientation), type 3 (SHORT), count 1, value 1; little-endian.
+        let entry: [UInt8] = [0x12, 0x01, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x00]
+        let at = try #require((0 ... bytes.count - entry.count).first { Array(bytes[$0 ..< $0 + entry.count]) == entry },
+                              "fx-mpf.jpg has no Orientation 1 entry")
+        bytes[at + 8] = 6
+        try #require(CommandRunner.write(bytes, to: folder + "/turned.jpg"))
+        var seen: [String] = []
+        for (name, extra) in [("t", [String]()), ("n", ["--no-rotate"])] {
+            let fields = try Self.thumbnail([folder + "/turned.jpg", "--size", "640", "--embedded", "always",
+                                             "--format", "ppm", "-o", folder + "/\(name).ppm"] + extra)
+            seen.append("\(fields["source"] ?? "?") \(fields["width"] ?? "?")×\(fields["height"] ?? "?")")
+        }
+        #expect(seen == ["mpf-preview 480×640", "mpf-preview 640×480"])
+        let stored = try Self.ppm(folder + "/n.ppm"), shown = try Self.ppm(folder + "/t.ppm")
+        #expect(shown.width == stored.height && shown.height == stored.width)
+        #expect(Self.turned(stored, orientation: 6) == shown.samples)
+    }
+
     /// A PNG's eXIf orientation is applied like a JPEG's: the corpus PNG with Orientation 6
     /// in an eXIf chunk, thumbnailed at its own size, is its `--no-rotate` thumbnail turned
     /// clockwise (and equals Pillow's decode turned by `ROTATE_270`, checked by hand).

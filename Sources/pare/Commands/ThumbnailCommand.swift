@@ -194,10 +194,10 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
     await pipeline.files(requests, as: written) { index, result in
         var item = planned[index]
         var outcome = writeThumbnail(&item, result, format: format, inFlight: inFlight)
-        if let placeholder = immutablePlaceholder, case .made(var made, let format, let bytes, let milliseconds) = outcome {
+        if let placeholder = immutablePlaceholder, case let .made(file, _, milliseconds) = outcome {
             do {
-                made.placeholder = try ImageSource(path: item.input).placeholder(placeholder, options: requestOptions)
-                outcome = .made(made, format: format, bytes: bytes, milliseconds: milliseconds)
+                let hash = try ImageSource(path: item.input).placeholder(placeholder, options: requestOptions)
+                outcome = .made(file, placeholder: hash, milliseconds: milliseconds)
             } catch {
                 outcome = .failed("placeholder: \(error)")
             }
@@ -322,35 +322,11 @@ final class InFlightFiles: Sendable {
     }
 }
 
+/// What became of one file: the thumbnail the pipeline made or took from the cache (with
+/// `--placeholder`, its hash for the JSON line) and the time it took, or why it failed.
 enum Outcome {
-    case made(Made, format: ImageFileFormat, bytes: Int, milliseconds: Double)
+    case made(ThumbnailFile, placeholder: Placeholder?, milliseconds: Double)
     case failed(String)
-}
-
-/// What the report says of a thumbnail that was made or taken from the cache.
-struct Made {
-    var source: ThumbnailSource
-    /// With `--placeholder`: the hash, printed in the JSON line.
-    var placeholder: Placeholder?
-    var width: Int
-    var height: Int
-    var ledgerPeakBytes: Int
-    var allocations: Int
-    var cached: Bool
-
-    init(_ file: ThumbnailFile) {
-        self.init(source: file.source, width: file.width, height: file.height, ledgerPeakBytes: file.ledgerPeakBytes,
-                  allocations: file.allocations, cached: file.fromDiskCache)
-    }
-
-    init(source: ThumbnailSource, width: Int, height: Int, ledgerPeakBytes: Int, allocations: Int, cached: Bool) {
-        self.source = source
-        self.width = width
-        self.height = height
-        self.ledgerPeakBytes = ledgerPeakBytes
-        self.allocations = allocations
-        self.cached = cached
-    }
 }
 
 /// Writes one thumbnail the pipeline made (printing its warnings) to the item's destination.
@@ -369,8 +345,8 @@ private func writeThumbnail(_ item: inout WorkItem, _ result: Result<ThumbnailFi
         }
         printError("pare: warning: \(item.input): \(warning)")
     }
-    let made = Made(file), chosen = file.format, encoded = file.bytes
-    if case .byAlpha = format, chosen == .png {
+    let encoded = file.bytes
+    if case .byAlpha = format, file.format == .png {
         item.destination = Path.deletingExtension(item.destination) + ".png"
     }
     let destination = item.destination
@@ -386,7 +362,7 @@ private func writeThumbnail(_ item: inout WorkItem, _ result: Result<ThumbnailFi
     guard written else { return .failed("cannot write \(item.destination)") }
     let making = file.duration.components
     let madeIn = Double(making.seconds) * 1000 + Double(making.attoseconds) / 1e15
-    return .made(made, format: chosen, bytes: encoded.count, milliseconds: madeIn + Double(POSIX.now() - start) / 1_000_000)
+    return .made(file, placeholder: nil, milliseconds: madeIn + Double(POSIX.now() - start) / 1_000_000)
 }
 
 /// `thumbhash`, `blurhash` (4×3 components) or `blurhash:XxY`.
@@ -440,9 +416,9 @@ final class BatchReport: Sendable {
         state.done += 1
         if progress { POSIX.writeStandardError("\r\u{1B}[K") }
         switch outcome {
-        case let .made(thumbnail, format, bytes, milliseconds):
+        case let .made(thumbnail, placeholder, milliseconds):
             state.sources[thumbnail.source.name, default: 0] += 1
-            if thumbnail.cached { state.cached += 1 }
+            if thumbnail.fromDiskCache { state.cached += 1 }
             if json {
                 // Values are rendered here, not as JSONValues, to keep the documented line
                 // format: ", " and ": " separators and ms with two decimals.
@@ -450,11 +426,11 @@ final class BatchReport: Sendable {
                     ("input", JSONValue.quoted(item.input)), ("output", JSONValue.quoted(item.destination)),
                     ("source", JSONValue.quoted(thumbnail.source.name)),
                     ("width", "\(thumbnail.width)"), ("height", "\(thumbnail.height)"),
-                    ("format", JSONValue.quoted(format.rawValue)), ("bytes", "\(bytes)"),
+                    ("format", JSONValue.quoted(thumbnail.format.rawValue)), ("bytes", "\(thumbnail.bytes.count)"),
                     ("ms", fixed(milliseconds, 2)),
                 ]
-                if cache { fields.append(("cached", thumbnail.cached ? "true" : "false")) }
-                if let placeholder = thumbnail.placeholder {
+                if cache { fields.append(("cached", thumbnail.fromDiskCache ? "true" : "false")) }
+                if let placeholder {
                     let name = placeholder.kind == .thumbHash ? "thumbhash" : "blurhash"
                     fields.append((name, JSONValue.quoted(placeholder.text)))
                 }
@@ -466,7 +442,7 @@ final class BatchReport: Sendable {
                 POSIX.writeStandardOutput(line)
             } else if total > 1 && !progress {
                 let line = "\(item.input) -> \(item.destination) (\(thumbnail.source.name), \(thumbnail.width)×\(thumbnail.height)"
-                    + (thumbnail.cached ? ", cached" : "") + ")\n"
+                    + (thumbnail.fromDiskCache ? ", cached" : "") + ")\n"
                 POSIX.writeStandardOutput(line)
             }
         case let .failed(message):

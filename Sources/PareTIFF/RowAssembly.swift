@@ -10,49 +10,26 @@ import PareCore
 /// v × 255 / (2^bits − 1) (exact for 1, 2 and 4 bits), 16 bits by (v + 128) / 257, the
 /// nearest 8-bit value. Associated alpha is divided back out, nearest.
 struct RowAssembler {
-    let width: Int
-    let bitsPerSample: Int
-    let samplesPerPixel: Int
-    let planar: Int
-    let planes: Int
-    let across: Int
-    let segmentWidth: Int
-    let segmentRowBytes: Int
-    let segmentBytes: Int
+    /// The image's layout, sample depth, alpha and colour map, as the IFD gave them.
+    let image: ImageStructure
+    /// The interpretation the samples arrive in: JPEG strips arrive as RGB, the JPEG decoder
+    /// having converted their YCbCr.
     let photometric: Int
-    let colorSamples: Int
-    let alpha: TIFFAlpha
-    let alphaSample: Int
-    let colorMap: [UInt8]
-    let ycbcr: YCbCrConversion?
     let byteOrder: ByteOrder
     let format: PixelFormat
 
-    init(_ s: ImageStructure, byteOrder: ByteOrder) {
-        width = s.width
-        bitsPerSample = s.bitsPerSample
-        samplesPerPixel = s.samplesPerPixel
-        planar = s.planar
-        planes = s.planes
-        across = s.across
-        segmentWidth = s.segmentWidth
-        segmentRowBytes = s.segmentRowBytes
-        segmentBytes = s.segmentBytes
-        // JPEG data arrives as RGB: YCbCr is converted by the JPEG decoder.
-        photometric = s.photometric == TIFFPhotometric.ycbcr && s.ycbcr == nil ? TIFFPhotometric.rgb : s.photometric
-        colorSamples = s.colorSamples
-        alpha = s.alpha
-        alphaSample = s.alphaSample
-        colorMap = s.colorMap
-        ycbcr = s.ycbcr
+    init(_ image: ImageStructure, byteOrder: ByteOrder) {
+        self.image = image
+        photometric = image.photometric == TIFFPhotometric.ycbcr && image.ycbcr == nil ? TIFFPhotometric.rgb : image.photometric
         self.byteOrder = byteOrder
-        format = s.outputFormat
+        format = image.outputFormat
     }
 
     /// True when a segment row's bytes already are the output row: 8-bit interleaved
     /// samples exactly the output's, in one strip as wide as the image.
     var copiesRows: Bool {
-        bitsPerSample == 8 && planes == 1 && across == 1 && alpha == .none && samplesPerPixel == colorSamples
+        image.bitsPerSample == 8 && image.planes == 1 && image.across == 1 && image.alpha == .none
+            && image.samplesPerPixel == image.colorSamples
             && (photometric == TIFFPhotometric.minIsBlack || photometric == TIFFPhotometric.rgb
                 || photometric == TIFFPhotometric.separated)
     }
@@ -64,8 +41,8 @@ struct RowAssembler {
         if copiesRows {
             // SAFETY: the band row holds segmentRowBytes = width × samplesPerPixel bytes (one
             // 8-bit strip as wide as the image), the output row as many.
-            output.update(from: (band + row * segmentRowBytes).assumingMemoryBound(to: UInt8.self),
-                          count: width * samplesPerPixel)
+            output.update(from: (band + row * image.segmentRowBytes).assumingMemoryBound(to: UInt8.self),
+                          count: image.width * image.samplesPerPixel)
             return
         }
         unpack(row: row, band: band, samples: samples)
@@ -74,20 +51,20 @@ struct RowAssembler {
 
     /// Every sample of the row, interleaved, as stored (not yet scaled).
     private func unpack(row: Int, band: UnsafeRawPointer, samples: UnsafeMutablePointer<UInt16>) {
-        let perPixel = planar == 1 ? samplesPerPixel : 1
-        for plane in 0 ..< planes {
-            for column in 0 ..< across {
-                let x0 = column * segmentWidth
-                let pixels = min(segmentWidth, width - x0)
-                let source = (band + (plane * across + column) * segmentBytes + row * segmentRowBytes)
+        let perPixel = image.planar == 1 ? image.samplesPerPixel : 1
+        for plane in 0 ..< image.planes {
+            for column in 0 ..< image.across {
+                let x0 = column * image.segmentWidth
+                let pixels = min(image.segmentWidth, image.width - x0)
+                let source = (band + (plane * image.across + column) * image.segmentBytes + row * image.segmentRowBytes)
                     .assumingMemoryBound(to: UInt8.self)
                 // SAFETY: the segment row holds segmentWidth × perPixel samples of bitsPerSample
                 // bits (segmentRowBytes), pixels ≤ segmentWidth; the scratch holds width ×
                 // samplesPerPixel values and x0 + pixels ≤ width.
                 let count = pixels * perPixel
-                let destination = samples + x0 * samplesPerPixel + plane
-                let step = planar == 1 ? 1 : samplesPerPixel
-                switch bitsPerSample {
+                let destination = samples + x0 * image.samplesPerPixel + plane
+                let step = image.planar == 1 ? 1 : image.samplesPerPixel
+                switch image.bitsPerSample {
                 case 8:
                     for k in 0 ..< count { destination[k * step] = UInt16(source[k]) }
                 case 16:
@@ -97,7 +74,7 @@ struct RowAssembler {
                         for k in 0 ..< count { destination[k * step] = UInt16(source[2 * k + 1]) << 8 | UInt16(source[2 * k]) }
                     }
                 default:
-                    let bits = bitsPerSample, mask = (1 << bits) - 1
+                    let bits = image.bitsPerSample, mask = (1 << bits) - 1
                     for k in 0 ..< count {
                         let bit = k * bits
                         destination[k * step] = UInt16((Int(source[bit >> 3]) >> (8 - bits - bit & 7)) & mask)
@@ -110,58 +87,58 @@ struct RowAssembler {
     /// A sample scaled to 8 bits.
     @inline(__always)
     private func eight(_ v: UInt16) -> UInt8 {
-        switch bitsPerSample {
+        switch image.bitsPerSample {
         case 8: return UInt8(truncatingIfNeeded: v)
         case 16: return UInt8((Int(v) + 128) / 257)
-        default: return UInt8(Int(v) * 255 / ((1 << bitsPerSample) - 1))
+        default: return UInt8(Int(v) * 255 / ((1 << image.bitsPerSample) - 1))
         }
     }
 
     private func convert(_ samples: UnsafeMutablePointer<UInt16>, _ output: UnsafeMutablePointer<UInt8>) {
-        let spp = samplesPerPixel
+        let spp = image.samplesPerPixel
         // SAFETY: pixel x reads samples x × spp … x × spp + spp − 1 (< width × spp) and
         // writes format.bytesPerPixel bytes at x × bytesPerPixel (< width × bytesPerPixel).
         switch photometric {
         case TIFFPhotometric.minIsWhite, TIFFPhotometric.minIsBlack:
             let invert: UInt8 = photometric == TIFFPhotometric.minIsWhite ? 255 : 0
-            if alpha == .none {
-                for x in 0 ..< width { output[x] = eight(samples[x * spp]) ^ invert }
+            if image.alpha == .none {
+                for x in 0 ..< image.width { output[x] = eight(samples[x * spp]) ^ invert }
             } else {
-                for x in 0 ..< width {
-                    let a = eight(samples[x * spp + alphaSample])
+                for x in 0 ..< image.width {
+                    let a = eight(samples[x * spp + image.alphaSample])
                     output[2 * x] = unassociate(eight(samples[x * spp]), a) ^ invert
                     output[2 * x + 1] = a
                 }
             }
         case TIFFPhotometric.palette:
-            for x in 0 ..< width {
+            for x in 0 ..< image.width {
                 let i = 3 * Int(samples[x * spp] & 0xFF)
-                output[3 * x] = colorMap[i]
-                output[3 * x + 1] = colorMap[i + 1]
-                output[3 * x + 2] = colorMap[i + 2]
+                output[3 * x] = image.colorMap[i]
+                output[3 * x + 1] = image.colorMap[i + 1]
+                output[3 * x + 2] = image.colorMap[i + 2]
             }
         case TIFFPhotometric.separated:
-            for x in 0 ..< width {
+            for x in 0 ..< image.width {
                 for c in 0 ..< 4 { output[4 * x + c] = eight(samples[x * spp + c]) }
             }
         case TIFFPhotometric.ycbcr:
-            guard let ycbcr else { return }
+            guard let ycbcr = image.ycbcr else { return }
             let stride = format.bytesPerPixel
-            for x in 0 ..< width {
+            for x in 0 ..< image.width {
                 let (r, g, b) = ycbcr.rgb(eight(samples[x * spp]), eight(samples[x * spp + 1]), eight(samples[x * spp + 2]))
                 output[stride * x] = r
                 output[stride * x + 1] = g
                 output[stride * x + 2] = b
-                if stride == 4 { output[4 * x + 3] = eight(samples[x * spp + alphaSample]) }
+                if stride == 4 { output[4 * x + 3] = eight(samples[x * spp + image.alphaSample]) }
             }
         default:
-            if alpha == .none {
-                for x in 0 ..< width {
+            if image.alpha == .none {
+                for x in 0 ..< image.width {
                     for c in 0 ..< 3 { output[3 * x + c] = eight(samples[x * spp + c]) }
                 }
             } else {
-                for x in 0 ..< width {
-                    let a = eight(samples[x * spp + alphaSample])
+                for x in 0 ..< image.width {
+                    let a = eight(samples[x * spp + image.alphaSample])
                     for c in 0 ..< 3 { output[4 * x + c] = unassociate(eight(samples[x * spp + c]), a) }
                     output[4 * x + 3] = a
                 }
@@ -173,7 +150,7 @@ struct RowAssembler {
     /// at most 255; 0 where alpha is 0), unassociated ones as they are.
     @inline(__always)
     private func unassociate(_ c: UInt8, _ a: UInt8) -> UInt8 {
-        guard alpha == .associated else { return c }
+        guard image.alpha == .associated else { return c }
         guard a != 0 else { return 0 }
         return UInt8(min(255, (Int(c) * 255 + Int(a) / 2) / Int(a)))
     }

@@ -189,12 +189,14 @@ public final class ThumbnailPipeline: Sendable {
                         do throws(PareError) {
                             try await acquire(1, from: slots, for: seat)
                         } catch {
+                            batch.workerCouldNotStart(error)
                             return
                         }
                         defer { slots.release(1) }
                         do throws(PareError) {
                             try await acquire(reservation, from: budget, for: seat)
                         } catch {
+                            batch.workerCouldNotStart(error)
                             return
                         }
                         defer { budget.release(reservation) }
@@ -206,19 +208,14 @@ public final class ThumbnailPipeline: Sendable {
                                 }
                                 let cancellation = CancellationCheck { cancel.isSet }
                                 let started = ContinuousClock.now
-                                let made: Result<(ThumbnailFile, DiskCacheEntry?), PareError>
                                 do throws(PareError) {
-                                    made = .success(try makeFile(requests[index], as: output, limit: reservation,
-                                                                 alone: workers == 1, cancellation: cancellation))
-                                } catch {
-                                    made = .failure(error)
-                                }
-                                switch made {
-                                case var .success((file, entry)):
+                                    let made = try makeFile(requests[index], as: output, limit: reservation,
+                                                            alone: workers == 1, cancellation: cancellation)
+                                    var file = made.file
                                     file.duration = started.duration(to: .now)
                                     deliver(index, .success(file))
-                                    if let entry { diskCache?.store(entry) }
-                                case let .failure(error):
+                                    if let entry = made.entry { diskCache?.store(entry) }
+                                } catch {
                                     deliver(index, .failure(error))
                                 }
                             }
@@ -229,8 +226,10 @@ public final class ThumbnailPipeline: Sendable {
         } onCancel: {
             cancel.set()
         }
-        // Requests no worker took (every worker was cancelled before it started).
-        while let index = batch.next(below: requests.count) { deliver(index, .failure(.cancelled)) }
+        // Requests no worker took: every worker was cancelled, or refused its slot or its
+        // reservation, before it started.
+        let unstarted = batch.startFailure ?? .cancelled
+        while let index = batch.next(below: requests.count) { deliver(index, .failure(unstarted)) }
     }
 
     /// One thumbnail as a file of `output`: `files(_:as:)` with one request.
@@ -246,7 +245,7 @@ public final class ThumbnailPipeline: Sendable {
     /// store once it is delivered (nil when it came from the cache or there is no cache).
     /// `alone`: the batch's only worker, whose decode may use every core.
     private func makeFile(_ request: ThumbnailRequest, as output: ThumbnailOutput, limit: Int, alone: Bool,
-                          cancellation: CancellationCheck) throws(PareError) -> (ThumbnailFile, DiskCacheEntry?) {
+                          cancellation: CancellationCheck) throws(PareError) -> (file: ThumbnailFile, entry: DiskCacheEntry?) {
         let key = try request.cacheKey().encoded(as: output.stored.cacheKey)
         if let diskCache, let entry = diskCache.entry(for: key),
            let file = try? Self.file(from: entry, as: output, limit: limit) {
@@ -609,7 +608,8 @@ public final class ThumbnailPipeline: Sendable {
 
 }
 
-/// The next request of a batch, handed to whichever worker asks first.
+/// The next request of a batch, handed to whichever worker asks first, and why a worker
+/// could not start.
 private final class BatchCursor: Sendable {
     private let taken = Atomic<Int>(0)
 
@@ -618,4 +618,14 @@ private final class BatchCursor: Sendable {
         let index = taken.add(1, ordering: .relaxed).oldValue
         return index < count ? index : nil
     }
+
+    /// Why the first worker that could not start was refused its slot or its reservation:
+    /// what the requests no worker took are answered with.
+    private let refusal = Mutex<PareError?>(nil)
+
+    func workerCouldNotStart(_ error: PareError) {
+        refusal.withOrderedLock { $0 = $0 ?? error }
+    }
+
+    var startFailure: PareError? { refusal.withOrderedLock { $0 } }
 }

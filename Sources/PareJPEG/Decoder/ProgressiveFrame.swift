@@ -133,6 +133,24 @@ extension JPEGDecoder {
                             out.pointee = InverseDCT.dcSample(block[0], quantizers[0], size: 1)
                             continue
                         }
+                        if plane.kept == 64 && smoothing == nil {
+                            // Every coefficient kept: the slots are the natural indices 0…63
+                            // in order, so the stored block is the transform's input as it
+                            // stands, with nothing to gather or clear.
+                            // SAFETY: the block holds plane.kept = 64 values.
+                            var firstRow: Int16 = 0, below: Int16 = 0
+                            for natural in 1 ..< 8 { firstRow |= block[natural] }
+                            for natural in 8 ..< 64 { below |= block[natural] }
+                            if firstRow | below == 0 {
+                                InverseDCT.fill(InverseDCT.dcSample(block[0], quantizers[0], size: size), size: size,
+                                                output: out, stride: p.stride)
+                            } else {
+                                InverseDCT.transform(size: size, UnsafePointer(block), quantizers, output: out,
+                                                     stride: p.stride, lanes: scratch.lanes.baseAddress,
+                                                     workspace: scratch.workspace.baseAddress, firstRowOnly: below == 0)
+                            }
+                            continue
+                        }
                         for slot in 0 ..< plane.kept { coefficients[plane.positions[slot]] = block[slot] }
                         if let smoothing {
                             smoothing.apply(component: c, plane: plane,

@@ -115,71 +115,80 @@ extension JPEGDecoder {
     func reconstruct<Sink: RowSink>(_ store: CoefficientStore, plan: ScalePlan, buffers: inout [ComponentBuffer],
                                     scratch: ScanScratch, output: inout OutputStage,
                                     into sink: inout Sink) throws(JPEGError) -> Int {
-        let coefficients = scratch.coefficients.baseAddress
         let smoothing = BlockSmoothing(store: store)
         for mcuRow in 0 ..< plan.mcuRows {
             try checkCancellation()
-            for c in 0 ..< buffers.count {
-                let plane = store.planes[c], p = plan.components[c], size = plane.size
-                let quantizers = UnsafePointer(plane.quantizers.baseAddress)
-                for y in 0 ..< p.vertical {
-                    let blockRow = mcuRow * p.vertical + y
-                    let rowBase = buffers[c].storage.baseAddress + (1 + y * size) * p.stride
-                    var block = plane.values.baseAddress + blockRow * plane.blocksWide * plane.kept
-                    for x in 0 ..< plane.blocksWide {
-                        let out = rowBase + x * size
-                        defer { block += plane.kept }
-                        if size == 1 && smoothing == nil {
-                            out.pointee = InverseDCT.dcSample(block[0], quantizers[0], size: 1)
-                            continue
-                        }
-                        if plane.kept == 64 && smoothing == nil {
-                            // Every coefficient kept: the slots are the natural indices 0…63
-                            // in order, so the stored block is the transform's input as it
-                            // stands, with nothing to gather or clear.
-                            // SAFETY: the block holds plane.kept = 64 values.
-                            var firstRow: Int16 = 0, below: Int16 = 0
-                            for natural in 1 ..< 8 { firstRow |= block[natural] }
-                            for natural in 8 ..< 64 { below |= block[natural] }
-                            if firstRow | below == 0 {
-                                InverseDCT.fill(InverseDCT.dcSample(block[0], quantizers[0], size: size), size: size,
-                                                output: out, stride: p.stride)
-                            } else {
-                                InverseDCT.transform(size: size, UnsafePointer(block), quantizers, output: out,
-                                                     stride: p.stride, lanes: scratch.lanes.baseAddress,
-                                                     workspace: scratch.workspace.baseAddress, firstRowOnly: below == 0)
-                            }
-                            continue
-                        }
-                        for slot in 0 ..< plane.kept { coefficients[plane.positions[slot]] = block[slot] }
-                        if let smoothing {
-                            smoothing.apply(component: c, plane: plane,
-                                            at: .init(mcuRow: mcuRow, rowInMCU: y, column: x),
-                                            mcuRows: plan.mcuRows, rowsPerMCU: p.vertical,
-                                            coefficients: coefficients)
-                        }
-                        var anyAC = false, belowFirstRow = false
-                        for natural in plane.positions where natural != 0 && coefficients[natural] != 0 {
-                            anyAC = true
-                            if natural >= 8 { belowFirstRow = true }
-                        }
-                        if !anyAC {
-                            InverseDCT.fill(InverseDCT.dcSample(coefficients[0], quantizers[0], size: size), size: size,
-                                            output: out, stride: p.stride)
-                        } else {
-                            InverseDCT.transform(size: size, coefficients, quantizers, output: out, stride: p.stride,
-                                                 lanes: scratch.lanes.baseAddress, workspace: scratch.workspace.baseAddress,
-                                                 firstRowOnly: !belowFirstRow)
-                        }
-                        for natural in plane.positions { coefficients[natural] = 0 }
-                    }
-                }
-            }
+            Self.transform(mcuRow: mcuRow, of: store, plan: plan, into: buffers, scratch: scratch, smoothing: smoothing)
             if try output.emitMCURow(mcuRow, &buffers, into: &sink) && mcuRow >= store.rowsReached + 3 {
                 return try output.repeatLastRow(buffers, into: &sink)
             }
             output.keepContextRows(buffers)
         }
         return 0
+    }
+
+    /// The blocks of one MCU row, every component, through the IDCT into the rows of
+    /// `buffers` below their context row. Reads the store and writes only `buffers` and
+    /// `scratch`, so that another thread may run it while the caller's emits an earlier row
+    /// (`decodePipelined`).
+    static func transform(mcuRow: Int, of store: CoefficientStore, plan: ScalePlan, into buffers: [ComponentBuffer],
+                          scratch: ScanScratch, smoothing: BlockSmoothing?) {
+        let coefficients = scratch.coefficients.baseAddress
+        for c in 0 ..< buffers.count {
+            let plane = store.planes[c], p = plan.components[c], size = plane.size
+            let quantizers = UnsafePointer(plane.quantizers.baseAddress)
+            for y in 0 ..< p.vertical {
+                let blockRow = mcuRow * p.vertical + y
+                let rowBase = buffers[c].storage.baseAddress + (1 + y * size) * p.stride
+                var block = plane.values.baseAddress + blockRow * plane.blocksWide * plane.kept
+                for x in 0 ..< plane.blocksWide {
+                    let out = rowBase + x * size
+                    defer { block += plane.kept }
+                    if size == 1 && smoothing == nil {
+                        out.pointee = InverseDCT.dcSample(block[0], quantizers[0], size: 1)
+                        continue
+                    }
+                    if plane.kept == 64 && smoothing == nil {
+                        // Every coefficient kept: the slots are the natural indices 0…63
+                        // in order, so the stored block is the transform's input as it
+                        // stands, with nothing to gather or clear.
+                        // SAFETY: the block holds plane.kept = 64 values.
+                        var firstRow: Int16 = 0, below: Int16 = 0
+                        for natural in 1 ..< 8 { firstRow |= block[natural] }
+                        for natural in 8 ..< 64 { below |= block[natural] }
+                        if firstRow | below == 0 {
+                            InverseDCT.fill(InverseDCT.dcSample(block[0], quantizers[0], size: size), size: size,
+                                            output: out, stride: p.stride)
+                        } else {
+                            InverseDCT.transform(size: size, UnsafePointer(block), quantizers, output: out,
+                                                 stride: p.stride, lanes: scratch.lanes.baseAddress,
+                                                 workspace: scratch.workspace.baseAddress, firstRowOnly: below == 0)
+                        }
+                        continue
+                    }
+                    for slot in 0 ..< plane.kept { coefficients[plane.positions[slot]] = block[slot] }
+                    if let smoothing {
+                        smoothing.apply(component: c, plane: plane,
+                                        at: .init(mcuRow: mcuRow, rowInMCU: y, column: x),
+                                        mcuRows: plan.mcuRows, rowsPerMCU: p.vertical,
+                                        coefficients: coefficients)
+                    }
+                    var anyAC = false, belowFirstRow = false
+                    for natural in plane.positions where natural != 0 && coefficients[natural] != 0 {
+                        anyAC = true
+                        if natural >= 8 { belowFirstRow = true }
+                    }
+                    if !anyAC {
+                        InverseDCT.fill(InverseDCT.dcSample(coefficients[0], quantizers[0], size: size), size: size,
+                                        output: out, stride: p.stride)
+                    } else {
+                        InverseDCT.transform(size: size, coefficients, quantizers, output: out, stride: p.stride,
+                                             lanes: scratch.lanes.baseAddress, workspace: scratch.workspace.baseAddress,
+                                             firstRowOnly: !belowFirstRow)
+                    }
+                    for natural in plane.positions { coefficients[natural] = 0 }
+                }
+            }
+        }
     }
 }

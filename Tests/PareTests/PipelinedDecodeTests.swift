@@ -5,7 +5,8 @@ import TestSupport
 import Testing
 
 /// `JPEGDecoder.decodePipelined` (entropy decoding on a second thread, the transforms and the
-/// output on the caller's): the serial decode's rows, warnings and errors, byte for byte, at
+/// output on the caller's; for a progressive file, the transforms on the second thread once
+/// the scans are read): the serial decode's rows, warnings and errors, byte for byte, at
 /// every scale, with rings of 2 and 5 MCU rows, on the corpus, on cut and damaged files, and
 /// when cancelled.
 @Suite struct PipelinedDecodeTests {
@@ -52,6 +53,15 @@ import Testing
         for (name, bytes) in files { Self.expectSame(bytes, name) }
     }
 
+    /// Progressive fixtures (every sampling, successive approximation, restart intervals,
+    /// files cut inside a refinement scan, whose blocks are smoothed) through the ring of
+    /// transformed rows.
+    @Test func progressiveFixturesMatchTheSerialDecode() throws {
+        let files = Self.files(Corpus.fixtures + "/progressive")
+        #expect(files.count == 42)
+        for (name, bytes) in files { Self.expectSame(bytes, name) }
+    }
+
     @Test(.requiresCorpus) func corpusMatchesTheSerialDecode() throws {
         var count = 0
         for folder in ["conformance", "malformed"] {
@@ -76,14 +86,29 @@ import Testing
         damaged[bytes.count / 2] ^= 0x5A
         damaged[bytes.count / 2 + 1] = 0xFF
         Self.expectSame(damaged, "sample.jpg damaged")
+        // A progressive photograph cut in its scans: the MCU rows no scan reached are flat,
+        // and the serial decode repeats a row from three below the last one reached.
+        let progressive = try #require(FileSystem.read(Corpus.fixtures + "/progressive/px-q95-photo.jpg"))
+        for fraction in [5, 20, 40, 60, 90] {
+            Self.expectSame(Array(progressive.prefix(progressive.count * fraction / 100)),
+                            "px-q95-photo.jpg cut at \(fraction) %")
+        }
     }
 
     /// Cancelled after a few MCU rows: the typed error, fewer rows than the image has, and
-    /// no thread left waiting (the test would hang).
-    @Test func cancellationStopsBothThreads() throws {
-        let bytes = try #require(FileSystem.read(Corpus.fixtures + "/sample.jpg"))
-        for after in [0, 1, 3] {
-            final class Counter: @unchecked Sendable { var calls = 0 }
+    /// no thread left waiting (the test would hang). The last case cancels three checks
+    /// before the end, which for a progressive file is in its rows, after the scans.
+    @Test(arguments: ["sample.jpg", "progressive/px-q95-photo.jpg"])
+    func cancellationStopsBothThreads(_ file: String) throws {
+        let bytes = try #require(FileSystem.read(Corpus.fixtures + "/" + file))
+        final class Counter: @unchecked Sendable { var calls = 0 }
+        let all = Counter()
+        let whole = Self.pipelined(bytes, scale: .full, slots: 2, cancellation: CancellationCheck {
+            all.calls += 1
+            return false
+        })
+        #expect(whole.error == nil && all.calls > 6)
+        for after in [0, 1, 3, all.calls - 3] {
             let counter = Counter()
             let check = CancellationCheck {
                 counter.calls += 1

@@ -36,6 +36,7 @@ import PareCore
             ("JPEG on two threads", SyntheticJPEG.make(width: 640, height: 480), 2),
             ("JPEG in restart bands", SyntheticJPEG.make(width: 640, height: 480, restartInterval: 4), 2),
             ("progressive JPEG", SyntheticProgressiveJPEG.make(width: 200, height: 160), 1),
+            ("progressive JPEG on two threads", SyntheticProgressiveJPEG.make(width: 200, height: 160), 2),
             ("PNG", SyntheticPNG.make(width: 64, height: 48, channels: 3, interlaced: false), 1),
             ("PNG on two threads", SyntheticPNG.make(width: 640, height: 480, channels: 3, interlaced: false), 2),
             ("interlaced PNG", SyntheticPNG.make(width: 64, height: 48, channels: 4, interlaced: true), 1),

@@ -43,11 +43,17 @@ extension JPEGDecoder {
     /// Memory: the records of `handoff.slots` MCU rows (66 Int16 a block, 2 at 1/8) and a
     /// second `ScanScratch` on top of `decode`'s buffers, all allocated on the caller's thread
     /// before the producer starts (the producer allocates nothing); where the ledger's limit
-    /// leaves no room for them, `decode` runs instead. Any other JPEG goes to `decode` too.
+    /// leaves no room for them, `decode` runs instead.
+    ///
+    /// A progressive JPEG is split after its scans instead (`reconstructPipelined`). Any other
+    /// JPEG goes to `decode`.
     @_spi(Pipeline) public mutating func decodePipelined<Sink: RowSink, Handoff: DecodePipelineHandoff>(
         scale: JPEGScale, handoff: Handoff, into sink: inout Sink
     ) throws(JPEGError) {
-        guard frame.process != .progressive, firstScan.components.count == frame.components.count else {
+        if frame.process == .progressive {
+            return try reconstructPipelined(scale: scale, handoff: handoff, into: &sink)
+        }
+        guard firstScan.components.count == frame.components.count else {
             return try decode(scale: scale, into: &sink)
         }
         let plan = try ScalePlan(frame: frame, scale: scale, offset: firstScan.offset)
@@ -177,5 +183,108 @@ extension JPEGDecoder {
         decodedMCUs = scan.decodedMCUs
         coefficientDigest = scan.coefficientDigest
         swap(&reader, &scan.reader)
+    }
+
+    /// A progressive JPEG on two threads, with exactly `decode`'s rows, warnings and errors:
+    /// the scans are read into the coefficient store on the caller's thread as `decode` reads
+    /// them (each refines blocks all over the image, so none can be handed over before the
+    /// last), then the handoff's thread (the producer) transforms MCU row after MCU row into a
+    /// ring of `handoff.slots` sets of component rows while the caller's thread (the
+    /// consumer) upsamples, converts colour and feeds `sink` from the set before.
+    ///
+    /// Each set holds one MCU row below a context row, as `decode`'s one set does; the
+    /// producer copies the previous row's last sample row into the context row of the next,
+    /// where `decode` moves it within its set after emitting. The set it copies from is the
+    /// one before its own in the ring, which it cannot be refilling. The consumer asks
+    /// `cancellation` before each MCU row and makes `decode`'s early stop on flat rows.
+    ///
+    /// Memory: `handoff.slots − 1` more sets of component rows beside `decode`'s buffers,
+    /// allocated before the scans; where the ledger has no room for them, the rows are made
+    /// on the caller's thread alone, as `decode` makes them.
+    mutating func reconstructPipelined<Sink: RowSink, Handoff: DecodePipelineHandoff>(
+        scale: JPEGScale, handoff: Handoff, into sink: inout Sink
+    ) throws(JPEGError) {
+        // `decode`'s own buffers, in its order, so that the same limits fail the same way.
+        let plan = try ScalePlan(frame: frame, scale: scale, offset: firstScan.offset)
+        var buffers = try Self.makeBuffers(plan: plan, streaming: true, ledger: ledger)
+        let scratch = try ScanScratch(ledger: ledger)
+        var output = try OutputStage(plan: plan, colorSpace: info.colorSpace, format: outputFormat, ledger: ledger)
+        let store = try CoefficientStore(frame: frame, plan: plan, options: options, ledger: ledger)
+        // The ring's other sets; without room for them the one set serves, as in `decode`.
+        let slots = max(2, handoff.slots)
+        var sets = [buffers]
+        do throws(JPEGError) {
+            for _ in 1 ..< slots { sets.append(try Self.makeBuffers(plan: plan, streaming: true, ledger: ledger)) }
+        } catch {
+            guard case .core(.limitExceeded) = error else { throw error }
+            sets = [buffers]
+        }
+        var log = startFrameDecode()
+        defer { finishDecode(log) }
+        let header = RowStreamHeader(width: plan.outputWidth, height: plan.outputHeight, format: outputFormat)
+        try core { () throws(CoreError) in try sink.begin(header) }
+        rewind(to: scanStart)
+        try decodeScans(into: store, log: &log)
+        guard sets.count == slots else {
+            repeatedRows = try reconstruct(store, plan: plan, buffers: &buffers, scratch: scratch, output: &output,
+                                           into: &sink)
+            return
+        }
+
+        let smoothing = BlockSmoothing(store: store)
+        let cancellation = self.cancellation
+        let rows = plan.mcuRows
+        // Shared state: set mcuRow % slots is written by the producer while it holds that
+        // slot, before `publishRow`, and read by the consumer after the matching `awaitRow`,
+        // before it gives the slot back; `stopError` and `repeated` are read only once both
+        // threads have returned; the stop request goes through the handoff.
+        var stopError: JPEGError?                      // consumer
+        var repeated = 0                               // consumer
+        handoff.run(producer: {
+            for mcuRow in 0 ..< rows {
+                handoff.acquireSlot()
+                if handoff.stopRequested { break }
+                let set = sets[mcuRow % slots]
+                Self.transform(mcuRow: mcuRow, of: store, plan: plan, into: set, scratch: scratch, smoothing: smoothing)
+                if mcuRow > 0 {
+                    let before = sets[(mcuRow - 1) % slots]
+                    for c in 0 ..< set.count {
+                        // SAFETY: both sets hold rowsPerMCURow + 1 rows of `stride` bytes.
+                        set[c].storage.baseAddress.update(
+                            from: before[c].storage.baseAddress + plan.components[c].rowsPerMCURow * before[c].stride,
+                            count: set[c].stride)
+                    }
+                }
+                handoff.publishRow()
+            }
+        }, consumer: {
+            for mcuRow in 0 ..< rows {
+                handoff.awaitRow()
+                if cancellation.isCancelled {
+                    stopError = .core(.cancelled)
+                    handoff.requestStop()
+                    for _ in 0 ..< slots { handoff.releaseSlot() }
+                    break
+                }
+                var set = sets[mcuRow % slots]
+                do throws(JPEGError) {
+                    if try output.emitMCURow(mcuRow, &set, into: &sink) && mcuRow >= store.rowsReached + 3 {
+                        repeated = try output.repeatLastRow(set, into: &sink)
+                        handoff.requestStop()
+                        for _ in 0 ..< slots { handoff.releaseSlot() }
+                        break
+                    }
+                } catch {
+                    // The sink refused a row: stop as a cancellation does.
+                    stopError = error
+                    handoff.requestStop()
+                    for _ in 0 ..< slots { handoff.releaseSlot() }
+                    break
+                }
+                handoff.releaseSlot()
+            }
+        })
+        if let stopError { throw stopError }
+        repeatedRows = repeated
     }
 }

@@ -57,15 +57,16 @@ struct ProgressiveScanDecoder {
         if sharedLoop {
             guard try runShared(mcusPerLine: mcusPerLine, mcuRows: mcuRows, cancellation: cancellation, log: &log) else { return }
         } else if units.count == 1 {
-            let plane = units[0].plane
+            let plane = units[0].plane, vertical = units[0].vertical
             for row in 0 ..< plane.codedHigh {
                 if cancellation.isCancelled { throw .core(.cancelled) }
+                let goodRow = row / vertical, first = row * plane.blocksWide
                 for column in 0 ..< plane.codedWide {
                     guard try startMCU(log: &log) else { return }
                     if progress.insufficient { continue }
-                    lastGoodRow = row / units[0].vertical
-                    try decodeBlock(0, plane.values.baseAddress + (row * plane.blocksWide + column) * plane.kept,
-                                    index: row * plane.blocksWide + column, log: &log)
+                    lastGoodRow = goodRow
+                    try decodeBlock(0, plane, plane.values.baseAddress + (first + column) * plane.kept,
+                                    index: first + column, log: &log)
                 }
             }
         } else {
@@ -81,7 +82,8 @@ struct ProgressiveScanDecoder {
                             let row = mcuRow * units[u].vertical + y
                             for x in 0 ..< units[u].horizontal {
                                 let index = row * plane.blocksWide + mcu * units[u].horizontal + x
-                                try decodeBlock(u, plane.values.baseAddress + index * plane.kept, index: index, log: &log)
+                                try decodeBlock(u, plane, plane.values.baseAddress + index * plane.kept, index: index,
+                                                log: &log)
                             }
                         }
                     }
@@ -114,7 +116,8 @@ struct ProgressiveScanDecoder {
                         let row = mcuRow * vertical + y
                         for x in 0 ..< horizontal {
                             let index = row * plane.blocksWide + mcu * horizontal + x
-                            try decodeBlock(u, plane.values.baseAddress + index * plane.kept, index: index, log: &log)
+                            try decodeBlock(u, plane, plane.values.baseAddress + index * plane.kept, index: index,
+                                            log: &log)
                         }
                     }
                 }
@@ -151,8 +154,8 @@ struct ProgressiveScanDecoder {
     }
 
     @inline(__always)
-    mutating func decodeBlock(_ u: Int, _ block: UnsafeMutablePointer<Int16>, index: Int,
-                              log: inout WarningLog) throws(JPEGError) {
+    mutating func decodeBlock(_ u: Int, _ plane: CoefficientStore.Plane, _ block: UnsafeMutablePointer<Int16>,
+                              index: Int, log: inout WarningLog) throws(JPEGError) {
         let al = header.band.approximationLow
         if header.band.spectralStart == 0 {
             if header.band.approximationHigh == 0 {
@@ -167,7 +170,6 @@ struct ProgressiveScanDecoder {
             }
             return
         }
-        let plane = units[u].plane
         let nonzero = plane.nonzero.map { $0.baseAddress + index }
         if header.band.approximationHigh == 0 {
             try decodeFirstAC(block, plane: plane, nonzero: nonzero, log: &log)

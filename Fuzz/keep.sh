@@ -9,10 +9,10 @@
 # The replay test of TARGET (see Fuzz/README.md) picks every file in the folder up; run it
 # after fixing the bug. jpeg and pipeline inputs keep their leading request byte (*.fuzz).
 set -euo pipefail
-[ $# -ge 2 ] || { echo "usage: Fuzz/keep.sh ARTIFACT png|webp|exif|jpeg|icc|gif|tiff|pipeline|encoder [WHAT IT BROKE]" >&2; exit 2; }
+[ $# -ge 2 ] || { echo "usage: Fuzz/keep.sh ARTIFACT png|webp|exif|jpeg|icc|gif|tiff|pipeline|encoder|differential-jpeg|differential-png [WHAT IT BROKE]" >&2; exit 2; }
 ARTIFACT=$(realpath "$1"); TARGET=$2; WHAT=${3:-}
 cd "$(dirname "$0")/.."
-case "$TARGET" in png|webp|exif|jpeg|icc|gif|tiff|pipeline|encoder) ;; *) echo "keep: unknown target $TARGET" >&2; exit 2 ;; esac
+case "$TARGET" in png|webp|exif|jpeg|icc|gif|tiff|pipeline|encoder|differential-jpeg|differential-png) ;; *) echo "keep: unknown target $TARGET" >&2; exit 2 ;; esac
 [ -f "$ARTIFACT" ] || { echo "keep: no file $ARTIFACT" >&2; exit 2; }
 
 kind=$(basename "$ARTIFACT" | sed -E 's/^(crash|timeout|oom|slow-unit|leak)-.*/\1/; t; s/.*/input/')
@@ -26,11 +26,15 @@ if [ -x "$BINARY" ] && [ "$kind" = crash ]; then
         INPUT=$minimised
     fi
 fi
-case "$TARGET" in jpeg|pipeline|encoder) ext=fuzz ;; png) ext=png ;; webp) ext=webp ;; gif) ext=gif ;; tiff) ext=tif ;; icc) ext=icc ;; exif) ext=bin ;; esac
+case "$TARGET" in jpeg|pipeline|encoder|differential-jpeg) ext=fuzz ;; png|differential-png) ext=png ;; webp) ext=webp ;; gif) ext=gif ;; tiff) ext=tif ;; icc) ext=icc ;; exif) ext=bin ;; esac
 DIR=Fixtures/regressions/$TARGET
 NAME=$kind-$(sha1sum "$INPUT" | cut -c1-12).$ext
 mkdir -p "$DIR"
 cp "$INPUT" "$DIR/$NAME"
 [ -f "$DIR/README.md" ] || printf 'Inputs of the `%s` fuzz target that once failed; replayed by the suites named in Fuzz/README.md.\n\n' "$TARGET" > "$DIR/README.md"
 echo "- \`$NAME\` ($(wc -c < "$DIR/$NAME") bytes, $kind, kept $(date -u +%Y-%m-%d)): ${WHAT:-(say what it broke)}" >> "$DIR/README.md"
+case "$TARGET" in differential-*)
+    # The replay test compares with reference pixels stored beside the input.
+    bash Fixtures/regressions/make-differential-references.sh "$DIR/$NAME" ;;
+esac
 echo "keep: $DIR/$NAME; replay with: swift test -c release -Xswiftc -enable-testing --filter Regression"

@@ -3,7 +3,8 @@
 #
 #   Fuzz/run.sh TARGET SECONDS [--merge] [extra libFuzzer flags...]
 #
-# TARGET is png, webp, exif, jpeg, icc, gif, tiff, pipeline or encoder; SECONDS 0 only builds. The modules are
+# TARGET is png, webp, exif, jpeg, icc, gif, tiff, pipeline, encoder, differential-jpeg or
+# differential-png; SECONDS 0 only builds. The modules are
 # compiled once per sanitizer with swiftc (SwiftPM products cannot carry a fuzzer entry
 # point) into $FUZZ_ROOT/modules-SANITIZER/ and reused by every target until a source file
 # changes; each target is then one compile of Fuzz/TARGET.swift linked against them
@@ -19,7 +20,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-usage() { echo "usage: Fuzz/run.sh png|webp|exif|jpeg|icc|gif|tiff|pipeline|encoder SECONDS [--merge] [libFuzzer flags...]" >&2; exit 2; }
+usage() { echo "usage: Fuzz/run.sh png|webp|exif|jpeg|icc|gif|tiff|pipeline|encoder|differential-jpeg|differential-png SECONDS [--merge] [libFuzzer flags...]" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 TARGET=$1; SECONDS_TO_RUN=$2; shift 2
 MERGE=0
@@ -40,6 +41,9 @@ case "$TARGET" in
     tiff)     MODULES="PareCore PareJPEG PareEXIF ParePNG PareTIFF"; DICTS="tiff" ;;
     encoder)  MODULES="PareCore PareJPEG";           DICTS="" ;;
     pipeline) MODULES="$ALL_MODULES";                DICTS="jpeg png tiff" ;;
+    # The differential targets seed from the jpeg and png targets' corpora (SEED_CORPUS).
+    differential-jpeg) MODULES="PareCore PareJPEG"; DICTS="jpeg" ;;
+    differential-png)  MODULES="PareCore ParePNG";  DICTS="png" ;;
     *) usage ;;
 esac
 
@@ -106,11 +110,28 @@ case "$TARGET" in
     encoder) SHARED=(Tests/TestSupport/EncoderFuzzRequest.swift) ;;
     jpeg|gif) SHARED=(Fuzz/shared/SequentialCheckingSink.swift) ;;
 esac
+# The differential targets call libjpeg-turbo or libpng through a C shim (setjmp cannot be
+# written in Swift), compiled here with the toolchain's clang for the same sanitizer and
+# linked into the harness alone.
+REFERENCE=()
+case "$TARGET" in
+    differential-jpeg|differential-png)
+        CLANG=${CLANG:-$(dirname "$(command -v "$SWIFTC")")/clang}
+        LIBRARY=${TARGET#differential-}
+        REFERENCE_OBJECT=$MODULE_BUILD/reference-$LIBRARY.o
+        if [ ! -f "$REFERENCE_OBJECT" ] || [ "$REFERENCE_OBJECT" -ot "Fuzz/differential/reference-$LIBRARY.c" ] ||
+                [ "$REFERENCE_OBJECT" -ot Fuzz/differential/reference.h ]; then
+            "$CLANG" -O1 -g -fsanitize=fuzzer-no-link,"$SANITIZER" -c "Fuzz/differential/reference-$LIBRARY.c" -o "$REFERENCE_OBJECT"
+        fi
+        REFERENCE=(-I Fuzz/differential "$REFERENCE_OBJECT")
+        case "$TARGET" in differential-jpeg) REFERENCE+=(-ljpeg) ;; *) REFERENCE+=(-lpng16) ;; esac ;;
+esac
 if [ ! -x "$BINARY" ] || [ "$BINARY" -ot "$MODULE_BUILD/stamp" ] || [ "$BINARY" -ot "Fuzz/$TARGET.swift" ] ||
-        [ "$BINARY" -ot Tests/TestSupport/EncoderFuzzRequest.swift ] || [ "$BINARY" -ot Fuzz/shared/SequentialCheckingSink.swift ]; then
+        [ "$BINARY" -ot Tests/TestSupport/EncoderFuzzRequest.swift ] || [ "$BINARY" -ot Fuzz/shared/SequentialCheckingSink.swift ] ||
+        { [ ${#REFERENCE[@]} -gt 0 ] && [ "$BINARY" -ot "$REFERENCE_OBJECT" ]; }; then
     echo "fuzz: linking $BINARY"
     # gold warns about every ASan register thunk it cannot export; keep that noise out of sight.
-    if ! "$SWIFTC" "${FLAGS[@]}" -module-name "Fuzz_$TARGET" "Fuzz/$TARGET.swift" "${SHARED[@]}" "${OBJECTS[@]}" -lz \
+    if ! "$SWIFTC" "${FLAGS[@]}" -module-name "Fuzz_${TARGET//-/_}" "Fuzz/$TARGET.swift" "${SHARED[@]}" "${OBJECTS[@]}" "${REFERENCE[@]}" -lz \
             -o "$BINARY" 2> "$WORK/link.log"; then
         grep -v 'Cannot export local symbol' "$WORK/link.log" >&2
         exit 1
@@ -125,15 +146,25 @@ fi
 # Seeds: the committed corpus and the committed regressions. Regressions of the jpeg and
 # pipeline targets saved by Fuzz/keep.sh (*.fuzz) already carry their request byte; other
 # files (plain JPEGs, and the other targets' regressions the pipeline also takes) get one.
+# The differential targets have no committed corpus of their own: they start from the jpeg
+# (same request byte) and png targets' seeds. Their regression folders also hold the
+# reference images (*.pnm, *.pam), which are not inputs; their plain JPEGs get request byte 4
+# (every scale).
 SEEDS=$WORK/regression-seeds
-rm -rf "$SEEDS"; mkdir -p "$SEEDS" "Fuzz/corpus/$TARGET"
-REGRESSIONS=$(if [ "$TARGET" = pipeline ]; then find Fixtures/regressions -type f ! -name '*.md' ! -path '*/encoder/*';
-              else find "Fixtures/regressions/$TARGET" -type f ! -name '*.md' 2>/dev/null; fi || true)
+case "$TARGET" in
+    differential-jpeg) SEED_CORPUS=Fuzz/corpus/jpeg ;;
+    differential-png) SEED_CORPUS=Fuzz/corpus/png ;;
+    *) SEED_CORPUS=Fuzz/corpus/$TARGET ;;
+esac
+rm -rf "$SEEDS"; mkdir -p "$SEEDS" "$SEED_CORPUS"
+REGRESSIONS=$(if [ "$TARGET" = pipeline ]; then find Fixtures/regressions -type f ! -name '*.md' ! -path '*/encoder/*' ! -path '*/differential-*';
+              else find "Fixtures/regressions/$TARGET" -type f ! -name '*.md' ! -name '*.pnm' ! -name '*.pam' 2>/dev/null; fi || true)
 i=0
 for f in $REGRESSIONS; do
     case "$TARGET:$f" in
-        jpeg:*.fuzz|pipeline:*/pipeline/*) cp "$f" "$SEEDS/$i" ;;
+        jpeg:*.fuzz|differential-jpeg:*.fuzz|pipeline:*/pipeline/*) cp "$f" "$SEEDS/$i" ;;
         jpeg:*|pipeline:*) { printf '\000'; cat "$f"; } > "$SEEDS/$i" ;;
+        differential-jpeg:*) { printf '\004'; cat "$f"; } > "$SEEDS/$i" ;;
         *) cp "$f" "$SEEDS/$i" ;;
     esac
     i=$((i + 1))
@@ -143,7 +174,7 @@ if [ -n "$DICTS" ]; then
     for d in $DICTS; do cat "Fuzz/dict/$d.dict"; done > "$WORK/all.dict"
     DICT_ARGS=(-dict="$WORK/all.dict")
 fi
-echo "fuzz: $(ls "Fuzz/corpus/$TARGET" | wc -l) committed seeds, $i regressions, $(ls "$WORK/corpus" | wc -l) found before; running $TARGET for $SECONDS_TO_RUN s"
+echo "fuzz: $(ls "$SEED_CORPUS" | wc -l) committed seeds, $i regressions, $(ls "$WORK/corpus" | wc -l) found before; running $TARGET for $SECONDS_TO_RUN s"
 
 LOG=$WORK/fuzz-$SANITIZER.log
 # ASan's default 256 MiB quarantine of freed blocks counts toward the RSS limit; a smaller one
@@ -156,7 +187,7 @@ export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 STAMP=$WORK/started
 touch "$STAMP"
 set +e
-nice -n 19 "$BINARY" "$WORK/corpus" "Fuzz/corpus/$TARGET" "$SEEDS" "${DICT_ARGS[@]}" \
+nice -n 19 "$BINARY" "$WORK/corpus" "$SEED_CORPUS" "$SEEDS" "${DICT_ARGS[@]}" \
     -rss_limit_mb=512 -timeout=2 -max_len=65536 -max_total_time="$SECONDS_TO_RUN" \
     -print_final_stats=1 -artifact_prefix="$WORK/artifacts/" "$@" > "$LOG" 2>&1
 STATUS=$?
@@ -180,7 +211,9 @@ echo "fuzz: $TARGET: no findings"
 # earlier runs' inputs (those under 4 KiB) that covers every edge they cover together
 # (libFuzzer's set-cover merge on edges alone, -use_counters=0: merging on every feature kept
 # ten times as many files), so that it grows with coverage and stays a few hundred KB.
-if [ $MERGE = 1 ]; then
+if [ $MERGE = 1 ] && [ "$SEED_CORPUS" != "Fuzz/corpus/$TARGET" ]; then
+    echo "fuzz: --merge: $TARGET seeds from $SEED_CORPUS, which its own target merges; nothing merged"
+elif [ $MERGE = 1 ]; then
     before=$(ls "Fuzz/corpus/$TARGET" | wc -l)
     SMALL=$WORK/merge-candidates MERGED=$WORK/merged
     rm -rf "$SMALL" "$MERGED"; mkdir -p "$SMALL" "$MERGED"

@@ -1,0 +1,90 @@
+// libFuzzer target: ParePNG against libpng 1.6. Every chunk CRC is recomputed first (as in
+// Fuzz/png.swift) so that mutations reach past the CRC check; both decoders then read the
+// same bytes. Pare decodes with default options (strict, `.native` output), only
+// `maxPixels` lowered; libpng with the transforms that give the same layout
+// (Fuzz/differential/reference.c: png_set_expand, Adam7 deinterlaced, 16 bits big-endian).
+// Where both produce an image, a different size, channel count, bit depth or sample is a
+// finding. libpng's warnings are about ancillary chunks or what follows the image data and
+// do not change a pixel, so they do not stop the comparison; files either side refuses are
+// not compared.
+import CReference
+import CZlib
+import PareCore
+import ParePNG
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Both decoders refuse images over this size, so that one input stays well inside the
+/// fuzzer's time limit under ASan.
+let maxPixels = 1 << 22
+
+/// Outcomes of the decodes so far, printed at exit (libFuzzer calls exit) so that a run
+/// says how many files were compared at all.
+nonisolated(unsafe) var tally = (pareOnly: 0, referenceOnly: 0, compared: 0, comparedWarned: 0)
+let printsTally: Void = {
+    atexit {
+        print("differential-png: Pare alone accepted \(tally.pareOnly), libpng alone \(tally.referenceOnly); "
+            + "compared \(tally.compared), \(tally.comparedWarned) of them with libpng warnings")
+    }
+}()
+
+/// `bytes` with the CRC of every whole chunk after the signature set to match its type and
+/// data, walking the length fields until one runs past the end (as Fuzz/png.swift).
+func withFixedCRCs(_ bytes: [UInt8]) -> [UInt8] {
+    var fixed = bytes
+    var position = 8
+    while position + 12 <= fixed.count {
+        let length = Int(fixed[position]) << 24 | Int(fixed[position + 1]) << 16
+            | Int(fixed[position + 2]) << 8 | Int(fixed[position + 3])
+        guard length <= fixed.count - position - 12 else { break }
+        let crc = fixed.withUnsafeBufferPointer { crc32(0, $0.baseAddress! + position + 4, uInt(length + 4)) }
+        let at = position + 8 + length
+        fixed[at] = UInt8(truncatingIfNeeded: crc >> 24)
+        fixed[at + 1] = UInt8(truncatingIfNeeded: crc >> 16)
+        fixed[at + 2] = UInt8(truncatingIfNeeded: crc >> 8)
+        fixed[at + 3] = UInt8(truncatingIfNeeded: crc)
+        position = at + 4
+    }
+    return fixed
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzDifferentialPNG(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    _ = printsTally
+    let bytes = withFixedCRCs(Array(UnsafeBufferPointer(start: data, count: size)))
+    var options = PNGOptions()
+    options.maxPixels = maxPixels
+    let ledger = MemoryLedger(limit: 256 << 20)
+    let pare: Image
+    do {
+        var decoder = try PNGDecoder(source: MemoryByteSource(bytes), ledger: ledger, options: options)
+        var builder = ImageBuilder(ledger: ledger)
+        try decoder.decode(into: &builder)
+        guard let image = builder.image else { return 0 }
+        pare = image
+    } catch {
+        var out: UnsafeMutablePointer<UInt8>?
+        var width: CInt = 0, height: CInt = 0, channels: CInt = 0, depth: CInt = 0, warnings: CInt = 0
+        if reference_decode_png(bytes, bytes.count, maxPixels, &out, &width, &height, &channels, &depth,
+                                &warnings) == 1 { tally.referenceOnly += 1 }
+        free(out)
+        return 0
+    }
+    var out: UnsafeMutablePointer<UInt8>?
+    var width: CInt = 0, height: CInt = 0, channels: CInt = 0, depth: CInt = 0, warnings: CInt = 0
+    guard reference_decode_png(bytes, bytes.count, maxPixels, &out, &width, &height, &channels, &depth,
+                               &warnings) == 1, let out else { tally.pareOnly += 1; return 0 }
+    defer { free(out) }
+    if warnings > 0 { tally.comparedWarned += 1 } else { tally.compared += 1 }
+    precondition(pare.width == Int(width) && pare.height == Int(height) && pare.format.channels == Int(channels)
+                 && pare.format.bytesPerSample * 8 == Int(depth),
+                 "layout differs: Pare \(pare.width)x\(pare.height) \(pare.format), libpng \(width)x\(height)x\(channels) at \(depth) bits")
+    let reference = UnsafeBufferPointer(start: out, count: pare.pixels.count)
+    let pixels = pare.pixels
+    guard let first = (0 ..< pixels.count).first(where: { pixels[$0] != reference[$0] }) else { return 0 }
+    let step = pare.format.bytesPerPixel, pixel = first / step
+    preconditionFailure("pixels differ (\(pare.format), libpng warnings: \(warnings)): first at x \(pixel % Int(width)), "
+        + "y \(pixel / Int(width)): Pare \(pixels[pixel * step ..< (pixel + 1) * step].map { $0 }), "
+        + "libpng \(reference[pixel * step ..< (pixel + 1) * step].map { $0 })")
+}

@@ -32,13 +32,24 @@ static void png_read_memory(png_structp png, png_bytep target, size_t length) {
 
 int reference_decode_png(const uint8_t *data, size_t size, long max_pixels,
                          uint8_t **out, int *width, int *height, int *channels, int *bit_depth, int *warnings) {
+    *out = NULL;
+    *warnings = 0;
+    // libpng allocates a text chunk's declared length before reading it (png_read_buffer),
+    // past png_set_chunk_malloc_max: a 57-byte seed declaring a 620 MB tEXt made the harness
+    // run out of memory. png_read_info reads every chunk before the first IDAT, so a file
+    // where one of those runs past the end fails in libpng anyway: refuse it here instead.
+    for (size_t at = 8; at + 8 <= size;) {
+        size_t length = (size_t)data[at] << 24 | (size_t)data[at + 1] << 16 | (size_t)data[at + 2] << 8 | data[at + 3];
+        if (memcmp(data + at + 4, "IDAT", 4) == 0) break;
+        if (length > size - at - 8 || size - at - 8 - length < 4) return 0;
+        at += 12 + length;
+    }
     struct png_input input = {data, size, 0, 0};
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &input, png_fail, png_warned);
     if (!png) return 0;
     png_infop info = png_create_info_struct(png);
     uint8_t *volatile image = NULL;
     png_bytep *volatile rows = NULL;
-    *out = NULL;
     if (!info || setjmp(png_jmpbuf(png))) {
         free(rows);
         free(image);
@@ -47,6 +58,7 @@ int reference_decode_png(const uint8_t *data, size_t size, long max_pixels,
         return 0;
     }
     png_set_read_fn(png, &input, png_read_memory);
+    png_set_chunk_malloc_max(png, 8L << 20);
     png_read_info(png, info);
     png_uint_32 w = png_get_image_width(png, info), h = png_get_image_height(png, info);
     if ((long)w * (long)h > max_pixels) png_error(png, "over the pixel limit");

@@ -21,6 +21,8 @@ import Glibc
 let maxPixels = 1 << 22
 let scales: [JPEGScale] = [.eighth, .quarter, .half, .full]
 let trapWhenWarned = getenv("PARE_DIFF_WARNED") != nil
+/// PARE_DIFF_VERBOSE=1 prints one line per compared decode, to pick regression inputs.
+let verbose = getenv("PARE_DIFF_VERBOSE") != nil
 
 /// Outcomes of the decodes so far, printed at exit (libFuzzer calls exit) so that a run
 /// says how many decodes were compared at all and how many warned ones differed.
@@ -62,12 +64,20 @@ func compare(_ bytes: [UInt8], scale: JPEGScale) {
     defer { free(out) }
     let referenceWarned = warnings > 0
     if pareWarned || referenceWarned { tally.comparedWarned += 1 } else { tally.compared += 1 }
+    let same = pare.width == Int(width) && pare.height == Int(height) && pare.format.channels == Int(components)
+        && pare.pixels.elementsEqual(UnsafeBufferPointer(start: out, count: Int(width) * Int(height) * Int(components)))
+    if verbose {
+        print("compared 1/\(8 / scale.rawValue) \(width)x\(height)x\(components): Pare warned \(pareWarned), "
+            + "libjpeg warnings \(warnings), \(same ? "identical" : "different")")
+    }
     let strictCompare = !(pareWarned || referenceWarned) || trapWhenWarned
+    // fatalError below, not precondition: -O drops a precondition's message, and the
+    // message is the finding.
     let where_ = "scale 1/\(denominator), Pare warned: \(pareWarned), libjpeg warnings: \(warnings)"
     guard pare.width == Int(width), pare.height == Int(height), pare.format.channels == Int(components) else {
         let message = "size differs at \(where_): Pare \(pare.width)x\(pare.height)x\(pare.format.channels), "
             + "libjpeg \(width)x\(height)x\(components)"
-        if strictCompare { preconditionFailure(message) }
+        if strictCompare { fatalError(message) }
         tally.differedWarned += 1
         return
     }
@@ -78,7 +88,7 @@ func compare(_ bytes: [UInt8], scale: JPEGScale) {
     let x = pixel % Int(width), y = pixel / Int(width)
     let message = "pixels differ at \(where_): first at x \(x), y \(y): Pare \(pixels[pixel * channels ..< (pixel + 1) * channels].map { $0 }), "
         + "libjpeg \(reference[pixel * channels ..< (pixel + 1) * channels].map { $0 })"
-    if strictCompare { preconditionFailure(message) }
+    if strictCompare { fatalError(message) }
     tally.differedWarned += 1
 }
 

@@ -77,14 +77,16 @@ public func fuzzDifferentialPNG(_ data: UnsafePointer<UInt8>, _ size: Int) -> CI
                                &warnings) == 1, let out else { tally.pareOnly += 1; return 0 }
     defer { free(out) }
     if warnings > 0 { tally.comparedWarned += 1 } else { tally.compared += 1 }
-    precondition(pare.width == Int(width) && pare.height == Int(height) && pare.format.channels == Int(channels)
-                 && pare.format.bytesPerSample * 8 == Int(depth),
-                 "layout differs: Pare \(pare.width)x\(pare.height) \(pare.format), libpng \(width)x\(height)x\(channels) at \(depth) bits")
+    // fatalError, not precondition: -O drops a precondition's message, and the message is the finding.
+    guard pare.width == Int(width) && pare.height == Int(height) && pare.format.channels == Int(channels)
+            && pare.format.bytesPerSample * 8 == Int(depth) else {
+        fatalError("layout differs: Pare \(pare.width)x\(pare.height) \(pare.format), libpng \(width)x\(height)x\(channels) at \(depth) bits")
+    }
     let reference = UnsafeBufferPointer(start: out, count: pare.pixels.count)
     let pixels = pare.pixels
     guard let first = (0 ..< pixels.count).first(where: { pixels[$0] != reference[$0] }) else { return 0 }
     let step = pare.format.bytesPerPixel, pixel = first / step
-    preconditionFailure("pixels differ (\(pare.format), libpng warnings: \(warnings)): first at x \(pixel % Int(width)), "
+    fatalError("pixels differ (\(pare.format), libpng warnings: \(warnings)): first at x \(pixel % Int(width)), "
         + "y \(pixel / Int(width)): Pare \(pixels[pixel * step ..< (pixel + 1) * step].map { $0 }), "
         + "libpng \(reference[pixel * step ..< (pixel + 1) * step].map { $0 })")
 }

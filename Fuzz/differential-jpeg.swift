@@ -3,12 +3,15 @@
 // seeds: its low two bits pick the scale (1/8, 1/4, 1/2, 1), bit 2 asks for all four; the
 // rest is the file. Each scale is decoded by a fresh `JPEGDecoder` with default options (as
 // ConformanceTests compares them with djpeg), only `maxPixels` lowered, and by libjpeg with
-// djpeg's defaults (Fuzz/differential/reference.c). Where both produce an image, a
-// different size, channel count or sample is a finding, unless either side warned about
-// corrupt data: what a decoder fills in past damage is not specified, so those are compared
-// and counted but trap only with PARE_DIFF_WARNED=1 (for a triage run). Files one side
-// refuses (arithmetic coding, 12-bit and lossless for Pare or libjpeg, 2-component or
-// Adobe-less 4-component files, anything over the pixel limit) are not compared.
+// djpeg's defaults (Fuzz/differential/reference-jpeg.c). Where both produce an image, a
+// different size, channel count or sample is a finding unless either side warned about the
+// image data: what a decoder fills in past damage (a premature end, a bad Huffman code, a
+// lost restart marker) is not specified, so those decodes are compared and counted but trap
+// only with PARE_DIFF_WARNED=1 (for a triage run). Warnings about stray bytes skipped before
+// a marker (both) and an unknown JFIF version (libjpeg) leave the coded data alone and do not
+// stop the comparison. Files one side refuses (arithmetic coding, 12-bit and lossless for
+// Pare or libjpeg, 2-component or Adobe-less 4-component files, anything over the pixel
+// limit) are not compared.
 import CReference
 import PareCore
 import PareJPEG
@@ -26,70 +29,85 @@ let verbose = getenv("PARE_DIFF_VERBOSE") != nil
 
 /// Outcomes of the decodes so far, printed at exit (libFuzzer calls exit) so that a run
 /// says how many decodes were compared at all and how many warned ones differed.
-nonisolated(unsafe) var tally = (pareOnly: 0, referenceOnly: 0, compared: 0, comparedWarned: 0, differedWarned: 0)
+nonisolated(unsafe) var tally = (pareOnly: 0, referenceOnly: 0, clean: 0, strayBytes: 0, dataWarned: 0, differedWarned: 0)
 let printsTally: Void = {
     atexit {
-        print("differential-jpeg: Pare alone accepted \(tally.pareOnly), libjpeg alone \(tally.referenceOnly); "
-            + "compared \(tally.compared) clean and \(tally.comparedWarned) warned decodes, "
-            + "\(tally.differedWarned) warned ones differed")
+        print("differential-jpeg: Pare alone accepted \(tally.pareOnly), libjpeg alone \(tally.referenceOnly); compared "
+            + "\(tally.clean) without warnings, \(tally.strayBytes) with stray-byte warnings only (both trap on a "
+            + "difference), \(tally.dataWarned) with data warnings, of which \(tally.differedWarned) differed")
     }
 }()
 
+/// libjpeg's decode at 1/`denominator`, or nil if it refuses the file.
+func reference(_ bytes: [UInt8], denominator: Int)
+    -> (pixels: UnsafeMutablePointer<UInt8>, width: Int, height: Int, components: Int, warnings: Int, dataWarnings: Int)? {
+    var out: UnsafeMutablePointer<UInt8>?
+    var width: CInt = 0, height: CInt = 0, components: CInt = 0, warnings: CInt = 0, dataWarnings: CInt = 0
+    guard reference_decode_jpeg(bytes, bytes.count, CInt(denominator), maxPixels, &out, &width, &height,
+                                &components, &warnings, &dataWarnings) == 1, let out else { return nil }
+    return (out, Int(width), Int(height), Int(components), Int(warnings), Int(dataWarnings))
+}
+
 func compare(_ bytes: [UInt8], scale: JPEGScale) {
+    let denominator = 8 / scale.rawValue
     var options = JPEGOptions()
     options.maxPixels = maxPixels
     let ledger = MemoryLedger(limit: 256 << 20)
-    var pare: Image
-    var pareWarned: Bool
+    let pare: Image
+    let pareWarnings: [JPEGWarning]
+    let pareDropped: Int
     do {
         var decoder = try JPEGDecoder(source: MemoryByteSource(bytes), ledger: ledger, options: options)
         var builder = ImageBuilder(ledger: ledger)
         try decoder.decode(scale: scale, into: &builder)
         guard let image = builder.image else { return }
         pare = image
-        pareWarned = !decoder.warnings.isEmpty || decoder.droppedWarnings > 0
+        pareWarnings = decoder.warnings
+        pareDropped = decoder.droppedWarnings
     } catch {
-        var out: UnsafeMutablePointer<UInt8>?
-        var width: CInt = 0, height: CInt = 0, components: CInt = 0, warnings: CInt = 0
-        if reference_decode_jpeg(bytes, bytes.count, CInt(8 / scale.rawValue), maxPixels, &out, &width, &height,
-                                 &components, &warnings) == 1 { tally.referenceOnly += 1 }
-        free(out)
+        if let other = reference(bytes, denominator: denominator) {
+            tally.referenceOnly += 1
+            free(other.pixels)
+        }
         return
     }
-    let denominator = 8 / scale.rawValue
-    var out: UnsafeMutablePointer<UInt8>?
-    var width: CInt = 0, height: CInt = 0, components: CInt = 0, warnings: CInt = 0
-    guard reference_decode_jpeg(bytes, bytes.count, CInt(denominator), maxPixels, &out, &width, &height,
-                                &components, &warnings) == 1, let out else { tally.pareOnly += 1; return }
-    defer { free(out) }
-    let referenceWarned = warnings > 0
-    if pareWarned || referenceWarned { tally.comparedWarned += 1 } else { tally.compared += 1 }
-    let same = pare.width == Int(width) && pare.height == Int(height) && pare.format.channels == Int(components)
-        && pare.pixels.elementsEqual(UnsafeBufferPointer(start: out, count: Int(width) * Int(height) * Int(components)))
-    if verbose {
-        print("compared 1/\(8 / scale.rawValue) \(width)x\(height)x\(components): Pare warned \(pareWarned), "
-            + "libjpeg warnings \(warnings), \(same ? "identical" : "different")")
+    guard let other = reference(bytes, denominator: denominator) else { tally.pareOnly += 1; return }
+    defer { free(other.pixels) }
+    let pareDataWarned = pareDropped > 0 || pareWarnings.contains {
+        if case .extraneousBytes = $0 { return false }
+        return true
     }
-    let strictCompare = !(pareWarned || referenceWarned) || trapWhenWarned
-    // fatalError below, not precondition: -O drops a precondition's message, and the
-    // message is the finding.
-    let where_ = "scale 1/\(denominator), Pare warned: \(pareWarned), libjpeg warnings: \(warnings)"
-    guard pare.width == Int(width), pare.height == Int(height), pare.format.channels == Int(components) else {
-        let message = "size differs at \(where_): Pare \(pare.width)x\(pare.height)x\(pare.format.channels), "
-            + "libjpeg \(width)x\(height)x\(components)"
-        if strictCompare { fatalError(message) }
+    let dataWarned = pareDataWarned || other.dataWarnings > 0
+    if dataWarned {
+        tally.dataWarned += 1
+    } else if pareWarnings.isEmpty && other.warnings == 0 {
+        tally.clean += 1
+    } else {
+        tally.strayBytes += 1
+    }
+    let count = other.width * other.height * other.components
+    let same = pare.width == other.width && pare.height == other.height && pare.format.channels == other.components
+        && pare.pixels.elementsEqual(UnsafeBufferPointer(start: other.pixels, count: count))
+    let context = "scale 1/\(denominator), Pare warnings: \(pareWarnings.map(\.description)), "
+        + "libjpeg warnings: \(other.warnings) (\(other.dataWarnings) about the data)"
+    if verbose { print("compared \(other.width)x\(other.height)x\(other.components) at \(context): \(same ? "identical" : "different")") }
+    if same { return }
+    if dataWarned && !trapWhenWarned {
         tally.differedWarned += 1
         return
     }
-    let reference = UnsafeBufferPointer(start: out, count: Int(width) * Int(height) * Int(components))
+    // fatalError, not precondition: -O drops a precondition's message, and the message is
+    // the finding.
+    guard pare.width == other.width && pare.height == other.height && pare.format.channels == other.components else {
+        fatalError("size differs at \(context): Pare \(pare.width)x\(pare.height)x\(pare.format.channels), "
+            + "libjpeg \(other.width)x\(other.height)x\(other.components)")
+    }
     let pixels = pare.pixels
-    guard let first = (0 ..< pixels.count).first(where: { pixels[$0] != reference[$0] }) else { return }
-    let channels = Int(components), pixel = first / channels
-    let x = pixel % Int(width), y = pixel / Int(width)
-    let message = "pixels differ at \(where_): first at x \(x), y \(y): Pare \(pixels[pixel * channels ..< (pixel + 1) * channels].map { $0 }), "
-        + "libjpeg \(reference[pixel * channels ..< (pixel + 1) * channels].map { $0 })"
-    if strictCompare { fatalError(message) }
-    tally.differedWarned += 1
+    let first = (0 ..< count).first { pixels[$0] != other.pixels[$0] }!
+    let channels = other.components, pixel = first / channels
+    fatalError("pixels differ at \(context): first at x \(pixel % other.width), y \(pixel / other.width): "
+        + "Pare \(Array(pixels[pixel * channels ..< (pixel + 1) * channels])), "
+        + "libjpeg \(Array(UnsafeBufferPointer(start: other.pixels + pixel * channels, count: channels)))")
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")

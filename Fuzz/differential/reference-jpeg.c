@@ -7,22 +7,32 @@
 #include <string.h>
 
 #include <jpeglib.h>
+#include <jerror.h>
 
 struct jpeg_failure {
     struct jpeg_error_mgr manager;
     jmp_buf jump;
+    int data_warnings;
 };
 
 static void jpeg_fail(j_common_ptr cinfo) {
     longjmp(((struct jpeg_failure *)cinfo->err)->jump, 1);
 }
 
-// Warnings are counted by the default emit_message (num_warnings); they are not printed, so
-// that a fuzzing log holds only findings.
-static void jpeg_quiet(j_common_ptr cinfo) { (void)cinfo; }
+// Counts warnings as libjpeg's own emit_message does (num_warnings), and apart those about
+// the image data; prints nothing, so that a fuzzing log holds only findings. Trace messages
+// (level >= 0) are dropped.
+static void jpeg_count(j_common_ptr cinfo, int level) {
+    struct jpeg_failure *failure = (struct jpeg_failure *)cinfo->err;
+    if (level >= 0) return;
+    failure->manager.num_warnings++;
+    int code = failure->manager.msg_code;
+    if (code != JWRN_EXTRANEOUS_DATA && code != JWRN_JFIF_MAJOR) failure->data_warnings++;
+}
 
 int reference_decode_jpeg(const uint8_t *data, size_t size, int scale_denom, long max_pixels,
-                          uint8_t **out, int *width, int *height, int *components, int *warnings) {
+                          uint8_t **out, int *width, int *height, int *components, int *warnings,
+                          int *data_warnings) {
     struct jpeg_decompress_struct cinfo;
     struct jpeg_failure failure;
     // volatile: assigned between setjmp and a longjmp back to it.
@@ -30,11 +40,14 @@ int reference_decode_jpeg(const uint8_t *data, size_t size, int scale_denom, lon
     volatile int complete = 0;
     *out = NULL;
     *warnings = 0;
+    *data_warnings = 0;
     cinfo.err = jpeg_std_error(&failure.manager);
     failure.manager.error_exit = jpeg_fail;
-    failure.manager.output_message = jpeg_quiet;
+    failure.manager.emit_message = jpeg_count;
+    failure.data_warnings = 0;
     if (setjmp(failure.jump)) {
         *warnings = (int)failure.manager.num_warnings;
+        *data_warnings = failure.data_warnings;
         jpeg_destroy_decompress(&cinfo);
         if (complete) {
             // The whole image came out and only jpeg_finish_decompress failed (on what
@@ -94,6 +107,7 @@ int reference_decode_jpeg(const uint8_t *data, size_t size, int scale_denom, lon
     complete = 1;
     jpeg_finish_decompress(&cinfo);
     *warnings = (int)failure.manager.num_warnings;
+    *data_warnings = failure.data_warnings;
     jpeg_destroy_decompress(&cinfo);
     *out = image;
     return 1;

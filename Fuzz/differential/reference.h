@@ -12,9 +12,12 @@
 // Returns 1 and a malloc'ed image in *out (free with free()) on success; 0 when libjpeg
 // fails (error_exit), the image has more than max_pixels pixels at full size, or it has a
 // component count other than 1, 3 or 4. *warnings is libjpeg's count of emit_message(-1)
-// warnings (corrupt data it decoded past), also on failure.
+// warnings (corrupt data it decoded past), also on failure; *data_warnings counts those of
+// them that concern the image data, that is all but JWRN_EXTRANEOUS_DATA (stray bytes
+// skipped before a marker) and JWRN_JFIF_MAJOR (an unknown JFIF version).
 int reference_decode_jpeg(const uint8_t *data, size_t size, int scale_denom, long max_pixels,
-                          uint8_t **out, int *width, int *height, int *components, int *warnings);
+                          uint8_t **out, int *width, int *height, int *components, int *warnings,
+                          int *data_warnings);
 
 // Decodes a PNG with libpng 1.6 into the layout of Pare's PNGOutput.native: palette expanded
 // to RGB (RGBA with tRNS), gray below 8 bits scaled to 8 by replication, tRNS colour keys

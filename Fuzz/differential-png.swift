@@ -21,11 +21,12 @@ let maxPixels = 1 << 22
 
 /// Outcomes of the decodes so far, printed at exit (libFuzzer calls exit) so that a run
 /// says how many files were compared at all.
-nonisolated(unsafe) var tally = (pareOnly: 0, referenceOnly: 0, compared: 0, comparedWarned: 0)
+nonisolated(unsafe) var tally = (pareOnly: 0, referenceOnly: 0, compared: 0, comparedWarned: 0, lenient: 0)
 let printsTally: Void = {
     atexit {
         print("differential-png: Pare alone accepted \(tally.pareOnly), libpng alone \(tally.referenceOnly); "
-            + "compared \(tally.compared), \(tally.comparedWarned) of them with libpng warnings")
+            + "compared \(tally.compared + tally.comparedWarned), \(tally.comparedWarned) of them with libpng warnings, "
+            + "\(tally.lenient) with lenient Pare after strict Pare refused")
     }
 }()
 
@@ -53,17 +54,28 @@ func withFixedCRCs(_ bytes: [UInt8]) -> [UInt8] {
 public func fuzzDifferentialPNG(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     _ = printsTally
     let bytes = withFixedCRCs(Array(UnsafeBufferPointer(start: data, count: size)))
-    var options = PNGOptions()
-    options.maxPixels = maxPixels
-    let ledger = MemoryLedger(limit: 256 << 20)
-    let pare: Image
-    do {
-        var decoder = try PNGDecoder(source: MemoryByteSource(bytes), ledger: ledger, options: options)
-        var builder = ImageBuilder(ledger: ledger)
-        try decoder.decode(into: &builder)
-        guard let image = builder.image else { return 0 }
-        pare = image
-    } catch {
+    // Strict first (the default); a file strict Pare refuses is decoded again leniently, as
+    // thumbnails decode it: libpng treats some damage after the last row (an Adler-32 or
+    // zlib error past the image data, a bad chunk after IDAT) as benign, and where it
+    // decodes every row, lenient Pare must produce the same rows.
+    var lenientAfter: PNGError?
+    var pareResult: Image?
+    for strict in [true, false] {
+        var options = PNGOptions()
+        options.maxPixels = maxPixels
+        options.strict = strict
+        let ledger = MemoryLedger(limit: 256 << 20)
+        do {
+            var decoder = try PNGDecoder(source: MemoryByteSource(bytes), ledger: ledger, options: options)
+            var builder = ImageBuilder(ledger: ledger)
+            try decoder.decode(into: &builder)
+            pareResult = builder.image
+            break
+        } catch {
+            if strict { lenientAfter = error }
+        }
+    }
+    guard let pare = pareResult else {
         var out: UnsafeMutablePointer<UInt8>?
         var width: CInt = 0, height: CInt = 0, channels: CInt = 0, depth: CInt = 0, warnings: CInt = 0
         if reference_decode_png(bytes, bytes.count, maxPixels, &out, &width, &height, &channels, &depth,
@@ -77,16 +89,18 @@ public func fuzzDifferentialPNG(_ data: UnsafePointer<UInt8>, _ size: Int) -> CI
                                &warnings) == 1, let out else { tally.pareOnly += 1; return 0 }
     defer { free(out) }
     if warnings > 0 { tally.comparedWarned += 1 } else { tally.compared += 1 }
+    if lenientAfter != nil { tally.lenient += 1 }
+    let mode = lenientAfter.map { "lenient Pare, strict refused with \($0)" } ?? "strict Pare"
     // fatalError, not precondition: -O drops a precondition's message, and the message is the finding.
     guard pare.width == Int(width) && pare.height == Int(height) && pare.format.channels == Int(channels)
             && pare.format.bytesPerSample * 8 == Int(depth) else {
-        fatalError("layout differs: Pare \(pare.width)x\(pare.height) \(pare.format), libpng \(width)x\(height)x\(channels) at \(depth) bits")
+        fatalError("layout differs (\(mode)): Pare \(pare.width)x\(pare.height) \(pare.format), libpng \(width)x\(height)x\(channels) at \(depth) bits")
     }
     let reference = UnsafeBufferPointer(start: out, count: pare.pixels.count)
     let pixels = pare.pixels
     guard let first = (0 ..< pixels.count).first(where: { pixels[$0] != reference[$0] }) else { return 0 }
     let step = pare.format.bytesPerPixel, pixel = first / step
-    fatalError("pixels differ (\(pare.format), libpng warnings: \(warnings)): first at x \(pixel % Int(width)), "
+    fatalError("pixels differ (\(mode), \(pare.format), libpng warnings: \(warnings)): first at x \(pixel % Int(width)), "
         + "y \(pixel / Int(width)): Pare \(pixels[pixel * step ..< (pixel + 1) * step].map { $0 }), "
         + "libpng \(reference[pixel * step ..< (pixel + 1) * step].map { $0 })")
 }

@@ -106,9 +106,12 @@ extension PNGDecoder {
         case ChunkType.acTL:
             metadata.animation = PNGAnimation(frameCount: be32(0), playCount: be32(4))
         case ChunkType.tRNS:
+            // §11.3.2.1: below 16 bits only the low bits of each key sample count; decoders
+            // mask the others to 0 before using it, so a key of 0x0200 in an 8-bit image is 0.
+            let keyMask = (1 << header.bitDepth) - 1
             switch header.colorType {
-            case 0: colorKey = [be16(0)]
-            case 2: colorKey = [be16(0), be16(2), be16(4)]
+            case 0: colorKey = [be16(0) & keyMask]
+            case 2: colorKey = [be16(0) & keyMask, be16(2) & keyMask, be16(4) & keyMask]
             default:
                 for (i, alpha) in data.enumerated() { palette[4 * i + 3] = alpha }
             }

@@ -72,7 +72,8 @@ no_fuzzer() {
     if [ "${FUZZ_OPTIONAL:-0}" = 1 ]; then echo "fuzz: FUZZ_OPTIONAL=1: skipping $TARGET"; exit 0; fi
     exit 1
 }
-PROBE=$FUZZ_ROOT/probe
+# One probe per run: runs started together would otherwise write the same file.
+PROBE=$FUZZ_ROOT/probe-$$
 printf '@_cdecl("LLVMFuzzerTestOneInput") public func f(_ d: UnsafePointer<UInt8>, _ n: Int) -> CInt { 0 }\n' > "$PROBE.swift"
 if ! "$SWIFTC" -parse-as-library -sanitize=fuzzer "$PROBE.swift" -o "$PROBE" >/dev/null 2>&1; then
     no_fuzzer "this Swift toolchain ($("$SWIFTC" --version 2>&1 | head -1)) has no libFuzzer"
@@ -80,6 +81,7 @@ fi
 if ! "$SWIFTC" -parse-as-library -sanitize=fuzzer,"$SANITIZER" "$PROBE.swift" -o "$PROBE" >/dev/null 2>&1; then
     no_fuzzer "this Swift toolchain does not accept -sanitize=$SANITIZER (see Fuzz/README.md)"
 fi
+rm -f "$PROBE" "$PROBE.swift"
 
 FLAGS=(-O -wmo -swift-version 6 -parse-as-library -sanitize=fuzzer,"$SANITIZER" -g -I "$MODULE_BUILD" -I "$SRC/Sources/CZlib")
 # The modules: rebuilt only when a source file or the flags changed (the stamp is a hash of

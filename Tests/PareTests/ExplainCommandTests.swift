@@ -58,4 +58,18 @@ import TestSupport
         #expect(page.contains("IFD0"))
         #expect(page.contains("MPF images"))
     }
+
+    /// A TIFF's page: the header, the IFD and the values stored outside it, and every strip
+    /// on the byte map; the image section with the first page's picture.
+    @Test func tiffShowsItsStripsAndValues() throws {
+        let (status, page) = try explain(Corpus.fixtures + "/tiff/gray8-lzw-strips.tif")
+        #expect(status == 0)
+        #expect(sections(page) == ["bytes", "metadata", "image"])
+        for part in ["IFD0: 14 entries", "IFD0 StripOffsets: 6 LONG values", "strip 0: 346 compressed bytes",
+                     "strip 5: 101 compressed bytes", "5 (LZW)"] {
+            #expect(page.contains(part), "\(part)")
+        }
+        #expect(page.split(separator: "data:image/png;base64,").count == 2)
+        #expect(isSelfContained(page))
+    }
 }

@@ -95,7 +95,7 @@ struct ExplainPage {
 
     /// The formats a page explains stage by stage, each with the code that fills it in.
     static let explainers: [ImageFormat: @Sendable ([UInt8], inout ExplainPage) -> Void] = [
-        .jpeg: ExplainJPEG.explain, .png: ExplainPNG.explain, .tiff: ExplainMetadata.explainTIFF,
+        .jpeg: ExplainJPEG.explain, .png: ExplainPNG.explain, .tiff: ExplainContainers.tiff,
         .webp: ExplainContainers.webp, .gif: ExplainContainers.gif,
     ]
 

@@ -1,6 +1,8 @@
 import PareCore
+import PareEXIF
 import PareWebP
 import PareGIF
+import PareTIFF
 
 /// The WebP and GIF sections of `pare explain`: the byte map of their chunks or blocks, the
 /// header facts, and the picture as decoded.
@@ -81,16 +83,92 @@ enum ExplainContainers {
         }
     }
 
-    /// The decoder opened on `bytes` with its default options and its image decoded whole:
-    /// nil when the headers cannot be read; else the decoder and what the decode delivered,
-    /// all of the picture or the rows before the damage. Each failure is noted on the page.
+    /// TIFF: the header, each IFD and each value stored outside its entry (as the metadata
+    /// section lists them), then the first page's strips or tiles on the byte map, and the
+    /// page's layout and picture as the decoder reads them.
+    static func tiff(_ bytes: [UInt8], into page: inout ExplainPage) {
+        ExplainMetadata.explainTIFF(bytes, into: &page)
+        var options = TIFFOptions()
+        options.inflater = .zlib
+        guard let decoded = decode(bytes, as: TIFFDecoder<MemoryByteSource>.self, options: options, into: &page)
+        else { return }
+        let info = decoded.decoder.info
+        let name = info.isTiled ? "tile" : "strip"
+        // A page of thousands of strips would bury the byte map: the first 512 each, the rest
+        // as one part.
+        let shown = info.segments.prefix(512)
+        page.spans += shown.enumerated().map { index, segment in
+            ByteSpan(offset: segment.offset, length: segment.count, label: "\(name) \(index)",
+                     what: "\(name) \(index): \(segment.count) compressed bytes", kind: "k-idat", section: "image")
+        }
+        if info.segments.count > shown.count, let first = info.segments.dropFirst(shown.count).map(\.offset).min(),
+           let end = info.segments.dropFirst(shown.count).map({ $0.offset + $0.count }).max() {
+            page.spans.append(ByteSpan(offset: first, length: end - first, label: "\(name)s",
+                                       what: "\(info.segments.count - shown.count) more \(name)s", kind: "k-idat",
+                                       section: "image"))
+        }
+        page.summary = "\(info.width)×\(info.height), " + (page.summary.isEmpty ? "" : page.summary + ", ")
+            + "\(info.segments.count) \(name)\(info.segments.count == 1 ? "" : "s")"
+        page.section("image", "Image data", intro: "TIFF 6.0 §3, §15: the first page's pixels are cut into strips (bands of whole rows) or tiles (rectangles), each compressed on its own and found through the StripOffsets and StripByteCounts (TileOffsets, TileByteCounts) entries; every one is decoded and its rows unpacked from their bit depth and planes, then read as PhotometricInterpretation says.") { html in
+            html.facts([("size", "\(info.width)×\(info.height)"),
+                        ("samples", "\(info.samplesPerPixel) a pixel, \(info.bitsPerSample) bits each"
+                            + (info.planarConfiguration == 2 ? ", one plane per sample" : ", interleaved")),
+                        ("photometric", "\(info.photometric) (\(photometricName(info.photometric)))"),
+                        ("compression", "\(info.compression) (\(compressionName(info.compression)))"
+                            + (info.predictor == 2 ? ", horizontal predictor" : "")),
+                        ("alpha", "\(info.alpha)"),
+                        ("layout", info.isTiled ? "\(info.segments.count) tiles of \(info.segmentWidth)×\(info.segmentHeight)"
+                            : "\(info.segments.count) strips of \(info.segmentHeight) rows"),
+                        ("pages", "\(info.pageCount)")])
+            html.table(["\(name)", "offset", "bytes"], info.segments.prefix(64).enumerated().map { index, segment in
+                ["\(index)", "\(segment.offset)", "\(segment.count)"]
+            })
+            html.figure(decoded.image.flatMap { ExplainPictures.picture(ExplainPictures.shrink($0), minimumWidth: 1, maximumWidth: 480) },
+                        caption: "The first page as decoded")
+        }
+    }
+
+    /// TIFF 6.0 §8, TIFF Technical Note 2 and the registered values: what a Compression value names.
+    static func compressionName(_ value: Int) -> String {
+        switch value {
+        case 1: return "none"
+        case 2: return "CCITT modified Huffman RLE"
+        case 3: return "CCITT T.4 (Group 3 fax)"
+        case 4: return "CCITT T.6 (Group 4 fax)"
+        case 5: return "LZW"
+        case 6: return "old-style JPEG"
+        case 7: return "JPEG"
+        case 8, 32946: return "Deflate"
+        case 32773: return "PackBits"
+        default: return "unregistered"
+        }
+    }
+
+    /// TIFF 6.0 §8: what a PhotometricInterpretation value names.
+    static func photometricName(_ value: Int) -> String {
+        switch value {
+        case 0: return "min-is-white"
+        case 1: return "min-is-black"
+        case 2: return "RGB"
+        case 3: return "palette"
+        case 4: return "transparency mask"
+        case 5: return "separated (CMYK)"
+        case 6: return "YCbCr"
+        case 8, 9, 10: return "CIE L*a*b*"
+        default: return "other"
+        }
+    }
+
+    /// The decoder opened on `bytes` with `options` and its image decoded whole: nil when
+    /// the headers cannot be read; else the decoder and what the decode delivered, all of the
+    /// picture or the rows before the damage. Each failure is noted on the page.
     static func decode<Decoder: RowDecoder>(
-        _ bytes: [UInt8], as _: Decoder.Type, into page: inout ExplainPage
+        _ bytes: [UInt8], as _: Decoder.Type, options: Decoder.Options = Decoder.Options(), into page: inout ExplainPage
     ) -> (decoder: Decoder, image: Image?)? where Decoder.Source == MemoryByteSource {
         let ledger = MemoryLedger()
         var decoder: Decoder
         do throws(Decoder.Failure) {
-            decoder = try Decoder(source: MemoryByteSource(bytes), ledger: ledger, options: Decoder.Options())
+            decoder = try Decoder(source: MemoryByteSource(bytes), ledger: ledger, options: options)
         } catch {
             page.fail("\(error)")
             return nil

@@ -62,13 +62,31 @@ enum ExplainMetadata {
 
     static func explainTIFF(_ bytes: [UInt8], into page: inout ExplainPage) {
         let source = MemoryByteSource(bytes)
-        page.spans = [ByteSpan(offset: 0, length: 8, label: "header", what: "TIFF header: byte order, 42, first IFD offset",
-                               kind: "k-marker", section: "metadata")]
+        // TIFF 6.0 §2 and BigTIFF: an entry count, 12-byte entries and a 4-byte next
+        // pointer, or 8, 20 and 8; a value larger than an entry's value field (4 or 8
+        // bytes) lies elsewhere, where the field points.
+        let big = bytes.count >= 4 && bytes[2] | bytes[3] == 43
+        let (countBytes, entryBytes, fieldBytes) = big ? (8, 20, 8) : (2, 12, 4)
+        page.spans = [big ? ByteSpan(offset: 0, length: 16, label: "header",
+                                     what: "BigTIFF header: byte order, 43, offset size, first IFD offset",
+                                     kind: "k-marker", section: "metadata")
+                          : ByteSpan(offset: 0, length: 8, label: "header", what: "TIFF header: byte order, 42, first IFD offset",
+                                     kind: "k-marker", section: "metadata")]
         do throws(EXIFError) {
             let metadata = try EXIFReader.readTIFFFile(source)
             for ifd in metadata.ifds {
-                page.spans.append(ByteSpan(offset: ifd.offset, length: 2 + 12 * ifd.entries.count + 4, label: ifd.name,
+                let length = countBytes + entryBytes * ifd.entries.count + fieldBytes
+                page.spans.append(ByteSpan(offset: ifd.offset, length: length, label: ifd.name,
                                            what: "\(ifd.name): \(ifd.entries.count) entries", kind: "k-meta", section: "metadata"))
+                for entry in ifd.entries {
+                    guard let type = entry.fieldType else { continue }
+                    let (bytesNeeded, overflow) = Int(clamping: entry.count).multipliedReportingOverflow(by: type.size)
+                    guard !overflow, bytesNeeded > fieldBytes, entry.valueOffset >= 0 else { continue }
+                    let tag = entry.name.map { "\($0)" } ?? "tag \(InspectEXIF.hex16(entry.tag))"
+                    page.spans.append(ByteSpan(offset: entry.valueOffset, length: bytesNeeded, label: tag,
+                                               what: "\(ifd.name) \(tag): \(entry.count) \(InspectEXIF.typeName(entry.type)) values",
+                                               kind: "k-table", section: "metadata"))
+                }
             }
             page.warnings += metadata.warnings.map { "\($0)" }
             page.summary = "\(metadata.ifds.count) IFDs"

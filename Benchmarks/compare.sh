@@ -96,6 +96,16 @@ if [ ! -f "$in/12-prog.jpg" ]; then
     cjpeg -progressive -quality 90 -sample 2x2 -outfile "$in/12-prog.jpg" "$in/12.ppm"
     rm "$in/12.ppm"
 fi
+# Issue 36's rows: the same 12 MP picture as RGB TIFFs in 16-row strips, uncompressed, LZW
+# and Deflate (ppm2tiff, libtiff-tools), made when missing.
+if [ ! -f "$in/12-deflate.tif" ]; then
+    grain "${photos[0]}" 4000x3000 "$in/12.ppm"
+    for compression in none lzw zip; do
+        name=$compression; [ "$compression" = zip ] && name=deflate
+        ppm2tiff -c "$compression" -r 16 "$in/12.ppm" "$in/12-$name.tif"
+    done
+    rm "$in/12.ppm"
+fi
 # libpng on its own, writing what pare decode writes (pngtopnm mostly measures Netpbm).
 libpng_pam=
 if command -v cc >/dev/null && pkg-config --exists libpng 2>/dev/null; then
@@ -266,6 +276,11 @@ if [ "$mode" != only ]; then
     for size in 256 1024; do
         vrow "vips-png-$size" "thumbnail 12 MP PNG → $size (JPEG)" 0.8 0 \
             "$pare thumbnail $in/12.png --size $size -o $out/p.jpg" "$out/p.jpg" "$in/12.png" "$size" "$out/v.jpg"
+    done
+    for compression in none lzw deflate; do
+        vrow "vips-tiff-$compression-256" "thumbnail 12 MP RGB TIFF, $compression → 256 (JPEG)" 1.0 0 \
+            "$pare thumbnail $in/12-$compression.tif --size 256 -o $out/p.jpg" "$out/p.jpg" "$in/12-$compression.tif" \
+            256 "$out/v.jpg"
     done
     for compression in default fast small; do
         target="" bytes=0

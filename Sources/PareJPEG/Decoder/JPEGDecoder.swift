@@ -200,7 +200,8 @@ public struct JPEGDecoder<Source: ByteSource> {
                                      scratch: ScanScratch, log: inout WarningLog) throws(JPEGError) {
         let header = walk.header
         // Planes start mid-gray: once the data is spent, a scan over components no earlier
-        // scan wrote has nothing left to change.
+        // scan wrote has nothing left to change, and one over a component an earlier scan
+        // wrote would only write zero blocks, mid-gray after the IDCT, over the rest of it.
         let fresh = walk.isFresh
         var scan = try makeScan(header, number: walk.number, tables: walk.tables,
                                 restartInterval: walk.restartInterval, plan: plan, buffers: buffers, scratch: scratch)
@@ -222,7 +223,22 @@ public struct JPEGDecoder<Source: ByteSource> {
                 scan.units[i].rowStart = 1 + row * (single ? p.blockSize : p.rowsPerMCURow)
             }
             try scan.decodeRow(columns: columns, from: 0, log: &log)
-            if fresh && scan.isSpent { break }
+            if scan.isSpent {
+                if !fresh {
+                    // The rows below this one, mid-gray at once rather than block by block:
+                    // a 600-byte file can claim 16384×16384 and scan a component twice.
+                    for i in 0 ..< header.components.count {
+                        let c = header.components[i].index, p = plan.components[c]
+                        let rowsPerRow = single ? p.blockSize : p.rowsPerMCURow
+                        let first = min(1 + (row + 1) * rowsPerRow, p.totalRows + 1)
+                        let end = min(1 + rows * rowsPerRow, p.totalRows + 1)
+                        // SAFETY: the plane holds totalRows + 1 rows of `stride` bytes; first ≤ end ≤ that.
+                        (buffers[c].storage.baseAddress + first * p.stride).update(repeating: 128,
+                                                                                   count: (end - first) * p.stride)
+                    }
+                }
+                break
+            }
         }
         try scan.finish(log: &log)
         decodedMCUs += scan.decodedMCUs

@@ -106,11 +106,12 @@ BINARY=$MODULE_BUILD/fuzz-$TARGET
 OBJECTS=()
 for module in $MODULES; do OBJECTS+=("$MODULE_BUILD/$module.o"); done
 # The encoder target reads its request with the replay test's EncoderFuzzRequest; the jpeg and
-# gif targets share their row sink.
+# gif targets share their row sink, and the two PNG targets their CRC repair.
 SHARED=()
 case "$TARGET" in
     encoder) SHARED=(Tests/TestSupport/EncoderFuzzRequest.swift) ;;
     jpeg|gif) SHARED=(Fuzz/shared/SequentialCheckingSink.swift) ;;
+    png|differential-png) SHARED=(Fuzz/shared/FixedCRCs.swift) ;;
 esac
 # The differential targets call libjpeg-turbo or libpng through a C shim (setjmp cannot be
 # written in Swift), compiled here with the toolchain's clang for the same sanitizer and
@@ -130,6 +131,7 @@ case "$TARGET" in
 esac
 if [ ! -x "$BINARY" ] || [ "$BINARY" -ot "$MODULE_BUILD/stamp" ] || [ "$BINARY" -ot "Fuzz/$TARGET.swift" ] ||
         [ "$BINARY" -ot Tests/TestSupport/EncoderFuzzRequest.swift ] || [ "$BINARY" -ot Fuzz/shared/SequentialCheckingSink.swift ] ||
+        [ "$BINARY" -ot Fuzz/shared/FixedCRCs.swift ] ||
         { [ ${#REFERENCE[@]} -gt 0 ] && [ "$BINARY" -ot "$REFERENCE_OBJECT" ]; }; then
     echo "fuzz: linking $BINARY"
     # gold warns about every ASan register thunk it cannot export; keep that noise out of sight.

@@ -29,12 +29,14 @@ let verbose = getenv("PARE_DIFF_VERBOSE") != nil
 
 /// Outcomes of the decodes so far, printed at exit (libFuzzer calls exit) so that a run
 /// says how many decodes were compared at all and how many warned ones differed.
-nonisolated(unsafe) var tally = (pareOnly: 0, referenceOnly: 0, clean: 0, strayBytes: 0, dataWarned: 0, differedWarned: 0)
+nonisolated(unsafe) var tally = (pareOnly: 0, referenceOnly: 0, clean: 0, strayBytes: 0, dataWarned: 0, differedWarned: 0,
+                                 outOfRange: 0)
 let printsTally: Void = {
     atexit {
         print("differential-jpeg: Pare alone accepted \(tally.pareOnly), libjpeg alone \(tally.referenceOnly); compared "
             + "\(tally.clean) without warnings, \(tally.strayBytes) with stray-byte warnings only (both trap on a "
-            + "difference), \(tally.dataWarned) with data warnings, of which \(tally.differedWarned) differed")
+            + "difference), \(tally.dataWarned) with data warnings, of which \(tally.differedWarned) differed; "
+            + "\(tally.outOfRange) differed at 1/2 or 1/4 with coefficients shifted out of range")
     }
 }()
 
@@ -46,6 +48,31 @@ func reference(_ bytes: [UInt8], denominator: Int)
     guard reference_decode_jpeg(bytes, bytes.count, CInt(denominator), maxPixels, &out, &width, &height,
                                 &components, &warnings, &dataWarnings) == 1, let out else { return nil }
     return (out, Int(width), Int(height), Int(components), Int(warnings), Int(dataWarnings))
+}
+
+/// True when a scan shifts its coefficients by Al ≥ 11 (T.81 G.1.1.1.2), past the range
+/// 8-bit samples give DCT coefficients (T.81 A.3.1: under 2^11 in magnitude): such values
+/// push the inverse DCT's output hundreds of levels out of range, and libjpeg-turbo's
+/// reduced-size transforms (portable C) wrap it through their 1024-entry range-limit table
+/// where its full-size one (SIMD) and every one of Pare's saturate (Fuzz/README.md,
+/// "Differential targets"). Files found by walking the markers; entropy-coded bytes are
+/// stepped over as the walk meets them.
+func hasOutOfRangeShift(_ bytes: [UInt8]) -> Bool {
+    var i = 2
+    while i + 4 <= bytes.count {
+        guard bytes[i] == 0xFF else { i += 1; continue }
+        let code = bytes[i + 1]
+        if code == 0xFF { i += 1; continue }
+        if code == 0x00 || code == 0x01 || (0xD0 ... 0xD9).contains(code) { i += 2; continue }
+        let length = Int(bytes[i + 2]) << 8 | Int(bytes[i + 3])
+        if code == 0xDA, i + 4 < bytes.count {
+            let components = Int(bytes[i + 4])
+            let shifts = i + 4 + 1 + 2 * components + 2
+            if shifts < bytes.count, bytes[shifts] & 15 >= 11 { return true }
+        }
+        i += 2 + max(length, 2)
+    }
+    return false
 }
 
 func compare(_ bytes: [UInt8], scale: JPEGScale) {
@@ -94,6 +121,10 @@ func compare(_ bytes: [UInt8], scale: JPEGScale) {
     if same { return }
     if dataWarned && !trapWhenWarned {
         tally.differedWarned += 1
+        return
+    }
+    if (scale == .half || scale == .quarter) && hasOutOfRangeShift(bytes) {
+        tally.outOfRange += 1
         return
     }
     // fatalError, not precondition: -O drops a precondition's message, and the message is

@@ -27,9 +27,8 @@ enum ColorConverter {
     ///   need one high-half product each;
     /// - G's two products are summed before the one rounding shift, so they are widened to
     ///   32 bits (−46802 = −2^16 + 18734 keeps both factors within 16 bits).
-    // Never inlined: compiled on its own, the lane clamps below are inlined as pmaxsw and
-    // pminsw; inlined into a large caller they were left as two calls a vector (callgrind of
-    // the serial 12 MP decode: 659 M instructions, against 779 M).
+    // Never inlined: compiled on its own, its lane code stays vectorised whatever becomes of
+    // its callers (Benchmarks/README.md, "Instructions").
     @inline(never)
     static func yCbCrToRGB(_ y: UnsafePointer<UInt8>, _ cb: UnsafePointer<UInt8>, _ cr: UnsafePointer<UInt8>,
                            count: Int, output: UnsafeMutablePointer<UInt8>) {
@@ -41,7 +40,7 @@ enum ColorConverter {
         @inline(__always) func roundedHigh(_ x: Lanes, _ k: Int16) -> Lanes {
             (ShortLanes.truncate(ShortLanes.product(x &<< 1, k) &>> 16) &+ 1) &>> 1
         }
-        let bias = Lanes(repeating: 128), zero = Lanes(repeating: 0), top = Lanes(repeating: 255)
+        let bias = Lanes(repeating: 128)
         var i = 0
         // SAFETY: each step reads 8 samples of each row from i and writes 8-byte words at
         // output + 3i + 6k, k < 4, ending 2 bytes past its 24; i + 8 < count keeps both in
@@ -55,8 +54,13 @@ enum ColorConverter {
                 &+ ShortLanes.Long(repeating: Int32(half))) &>> 16
             let g = luma &- red &+ ShortLanes.truncate(gTerm)
             @inline(__always) func limited(_ v: Lanes) -> ShortLanes.Long {
-                // pmaxsw and pminsw on x86: two instructions, where limitToByte's masks take six.
-                ShortLanes.widen(v.clamped(lowerBound: zero, upperBound: top))
+                // A loop of scalar limits into bytes, which the optimiser turns into one
+                // saturating pack (x86: packuswb). `clamped` rests on the standard library's
+                // generic pointwiseMax and pointwiseMin being inlined, and once the module
+                // grew they were left as two calls a vector.
+                var bytes = ShortLanes.Bytes()
+                for lane in 0 ..< 8 { bytes[lane] = UInt8(truncatingIfNeeded: min(max(v[lane], 0), 255)) }
+                return ShortLanes.lanes(bytes)
             }
             // One pixel a 32-bit word (R, G, B, 0), then two pixels a 64-bit word of 6 bytes.
             let words = unsafeBitCast(limited(r) | limited(g) &<< 8 | limited(b) &<< 16, to: SIMD4<UInt64>.self)

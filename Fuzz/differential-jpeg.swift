@@ -30,13 +30,14 @@ let verbose = getenv("PARE_DIFF_VERBOSE") != nil
 /// Outcomes of the decodes so far, printed at exit (libFuzzer calls exit) so that a run
 /// says how many decodes were compared at all and how many warned ones differed.
 nonisolated(unsafe) var tally = (pareOnly: 0, referenceOnly: 0, clean: 0, strayBytes: 0, dataWarned: 0, differedWarned: 0,
-                                 outOfRange: 0)
+                                 outOfRange: 0, stoppedEarly: 0)
 let printsTally: Void = {
     atexit {
         print("differential-jpeg: Pare alone accepted \(tally.pareOnly), libjpeg alone \(tally.referenceOnly); compared "
             + "\(tally.clean) without warnings, \(tally.strayBytes) with stray-byte warnings only (both trap on a "
             + "difference), \(tally.dataWarned) with data warnings, of which \(tally.differedWarned) differed; "
-            + "\(tally.outOfRange) differed at 1/2 or 1/4 with coefficients shifted out of range")
+            + "\(tally.outOfRange) differed at 1/2 or 1/4 with coefficients shifted out of range, "
+            + "\(tally.stoppedEarly) after Pare stopped reading a progressive file early")
     }
 }()
 
@@ -83,6 +84,10 @@ func compare(_ bytes: [UInt8], scale: JPEGScale) {
     let pare: Image
     let pareWarnings: [JPEGWarning]
     let pareDropped: Int
+    // A progressive decode at a reduced scale stops reading once the coefficients it keeps
+    // are final; libjpeg reads every scan, and where none brings AC coefficients it smooths
+    // the DC-only image (block smoothing), which Pare cannot know to do.
+    let stoppedEarly: Bool
     do {
         var decoder = try JPEGDecoder(source: MemoryByteSource(bytes), ledger: ledger, options: options)
         var builder = ImageBuilder(ledger: ledger)
@@ -91,6 +96,7 @@ func compare(_ bytes: [UInt8], scale: JPEGScale) {
         pare = image
         pareWarnings = decoder.warnings
         pareDropped = decoder.droppedWarnings
+        stoppedEarly = decoder.info.process == .progressive && decoder.bytesRead < bytes.count
     } catch {
         if let other = reference(bytes, denominator: denominator) {
             tally.referenceOnly += 1
@@ -125,6 +131,10 @@ func compare(_ bytes: [UInt8], scale: JPEGScale) {
     }
     if (scale == .half || scale == .quarter) && hasOutOfRangeShift(bytes) {
         tally.outOfRange += 1
+        return
+    }
+    if stoppedEarly {
+        tally.stoppedEarly += 1
         return
     }
     // fatalError, not precondition: -O drops a precondition's message, and the message is

@@ -127,6 +127,7 @@ check cmyk "$corpus/jpeg/conformance/jdmoz-jpg-cmyk-1.jpg" "$jpeg"
 check ycck "$corpus/jpeg/conformance/jd-ycck.jpg" "$jpeg"
 check camera-mpf "$corpus/exif/cameras/Panasonic_Lumix_DMC-LX7.jpg" "$jpeg metadata"
 check truncated-photo "$corpus/jpeg/malformed/made-truncated50-kodak-dc240.jpg" "$jpeg error"
+check tiff "$here/Fixtures/tiff/gray8-deflate-tiles.tif" "bytes metadata image"
 check not-an-image "$here/Fixtures/README.md" "bytes error"
 check broken-header "$corpus/jpeg/malformed/pil-truncated_app14.jpg" "bytes error"
 

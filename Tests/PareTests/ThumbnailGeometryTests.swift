@@ -103,10 +103,10 @@ struct ThumbnailGeometryTests {
         }
         let image = Image(width: w, height: h, format: .rgb8, pixels: pixels)
         for crop in [CropPosition.entropy, .attention] {
-            let corner = CropChooser.corner(in: image, width: 100, height: 100, by: crop)
+            let corner = try CropChooser.corner(in: image, width: 100, height: 100, by: crop, ledger: MemoryLedger())
             #expect(corner.x == 100 && corner.y == 0, "\(crop)")
         }
-        #expect(CropChooser.corner(in: image, width: 100, height: 100, by: .centre) == (50, 0))
+        #expect(try CropChooser.corner(in: image, width: 100, height: 100, by: .centre, ledger: MemoryLedger()) == (50, 0))
         // The helpers the measures rest on.
         #expect(abs(FastMath.log2(0.3) - (-1.736_965_594_166_206)) < 1e-12)
         #expect(abs(FastMath.exp(-2.5) - 0.082_084_998_623_898_8) < 1e-12)

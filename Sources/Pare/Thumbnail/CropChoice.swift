@@ -9,20 +9,32 @@ import PareCore
 ///   overflows: at each step a slice is taken from one end or the other, whichever's
 ///   samples (all channels pooled in one 256-bin histogram) have the lower Shannon entropy.
 ///   Flat sky and blank walls go first, texture and detail stay.
-/// - **attention** scores each pixel by what the eye goes to first, in CIELAB (D65): edges
-///   (|Sobel x| + |Sobel y| of L*), skin (a* within 3…22 and b* within 4…31 with L* of at
-///   least 15: 255) and saturated colour (chroma above 60: 255). The scores are averaged
-///   onto a 32 × 32 grid, blurred by a Gaussian whose σ is a sixth of the window's diagonal
-///   in grid cells (how large an area counts as one place), and the window is centred on
-///   the grid cell with the highest score, kept inside the picture.
+/// - **attention** looks for what the eye goes to first: detail, skin and warm colour. The
+///   picture is resampled to a 32 × 32 grid (Lanczos3, each axis on its own, so a cell is
+///   1/32 of the picture either way) and taken to CIE XYZ (D65, white's Y = 100). Each cell
+///   scores the sum of three measures:
+///   - *edges*: five times the magnitude of the Laplacian of Y (4·Y less its four
+///     neighbours), so that contrast at the scale of a cell counts;
+///   - *skin*: 100 − 100·d, d being the distance between the cell's colour as a unit vector
+///     in XYZ and a typical skin tone's (0.78, 0.57, 0.44): so a colour scores by its hue and
+///     saturation whatever its brightness;
+///   - *warmth*: the CIELAB a* of the cell (reds and magentas count, greens count against).
+///
+///   Cells with a Y of 5 or less (near black) score by their edges only. The scores are
+///   blurred by a Gaussian whose σ is a tenth of the window's diagonal in cells (at least
+///   one cell): what counts is an area the size of the window's heart, not one cell. The
+///   window is then centred on the corner of the cell with the highest blurred score, and
+///   kept inside the picture. This is the measure of libvips's `attention` strategy, which
+///   it took from smartcrop.js, so that both choose alike.
 enum CropChooser {
     /// The top-left corner of a `width` × `height` window in `image`.
-    static func corner(in image: Image, width: Int, height: Int, by crop: CropPosition) -> (x: Int, y: Int) {
+    static func corner(in image: Image, width: Int, height: Int, by crop: CropPosition,
+                       ledger: MemoryLedger) throws(CoreError) -> (x: Int, y: Int) {
         let w = min(width, image.width), h = min(height, image.height)
         switch crop {
         case .centre: return ((image.width - w) / 2, (image.height - h) / 2)
         case .entropy: return entropyCorner(image, width: w, height: h)
-        case .attention: return attentionCorner(image, width: w, height: h)
+        case .attention: return try attentionCorner(image, width: w, height: h, ledger: ledger)
         }
     }
 
@@ -73,80 +85,94 @@ enum CropChooser {
 
     // MARK: attention
 
+    /// The side of the square grid the attention score is computed on: the precision with
+    /// which the window can be placed (one cell is 1/32 of the picture).
     static let grid = 32
 
-    static func attentionCorner(_ image: Image, width: Int, height: Int) -> (x: Int, y: Int) {
+    static func attentionCorner(_ image: Image, width: Int, height: Int,
+                                ledger: MemoryLedger) throws(CoreError) -> (x: Int, y: Int) {
         let (w, h) = (image.width, image.height)
-        let lab = labPlanes(image)
-        // Per-pixel salience, summed straight into the 32 × 32 grid's cells.
-        var cells = [Double](repeating: 0, count: grid * grid)
-        var counts = [Double](repeating: 0, count: grid * grid)
-        for y in 0 ..< h {
-            let cy = min(grid - 1, y * grid / h)
-            for x in 0 ..< w {
-                let i = y * w + x
-                func l(_ dx: Int, _ dy: Int) -> Double {
-                    lab.l[min(h - 1, max(0, y + dy)) * w + min(w - 1, max(0, x + dx))]
+        let small = try image.resampled(width: grid, height: grid, filter: .lanczos3, ledger: ledger)
+        let xyz = xyzPlanes(small)
+        let count = grid * grid
+        var score = [Double](repeating: 0, count: count)
+        for cy in 0 ..< grid {
+            for cx in 0 ..< grid {
+                let i = cy * grid + cx
+                func luminance(_ dx: Int, _ dy: Int) -> Double {
+                    xyz.y[min(grid - 1, max(0, cy + dy)) * grid + min(grid - 1, max(0, cx + dx))]
                 }
-                let gx = (l(1, -1) + 2 * l(1, 0) + l(1, 1)) - (l(-1, -1) + 2 * l(-1, 0) + l(-1, 1))
-                let gy = (l(-1, 1) + 2 * l(0, 1) + l(1, 1)) - (l(-1, -1) + 2 * l(0, -1) + l(1, -1))
-                var score = abs(gx) + abs(gy)
-                let a = lab.a[i], b = lab.b[i]
-                if a >= 3 && a <= 22 && b >= 4 && b <= 31 && lab.l[i] >= 15 { score += 255 }
-                if a * a + b * b > 3600 { score += 255 }
-                let cell = cy * grid + min(grid - 1, x * grid / w)
-                cells[cell] += score
-                counts[cell] += 1
+                let laplacian = 4 * xyz.y[i] - luminance(0, -1) - luminance(-1, 0) - luminance(1, 0) - luminance(0, 1)
+                score[i] = abs(5 * laplacian)
+                // Dark places score by their edges only.
+                guard xyz.y[i] > 5 else { continue }
+                let (x, y, z) = (xyz.x[i], xyz.y[i], xyz.z[i])
+                let length = (x * x + y * y + z * z).squareRoot()
+                let dx = x / length - skinDirection.x, dy = y / length - skinDirection.y, dz = z / length - skinDirection.z
+                score[i] += 100 - 100 * (dx * dx + dy * dy + dz * dz).squareRoot()
+                score[i] += 500 * (labF(x / whiteX) - labF(y / 100))
             }
         }
-        for i in cells.indices where counts[i] > 0 { cells[i] /= counts[i] }
-        // σ: a sixth of the window's diagonal, in cells.
-        let cellWidth = Double(w) / Double(grid), cellHeight = Double(h) / Double(grid)
-        let sigma = ((Double(width) / cellWidth) * (Double(width) / cellWidth)
-            + (Double(height) / cellHeight) * (Double(height) / cellHeight)).squareRoot() / 6
-        let blurred = gaussianBlur(cells, size: grid, sigma: sigma)
+        let sigma = max(1, ((Double(width * grid) / Double(w)) * (Double(width * grid) / Double(w))
+                            + (Double(height * grid) / Double(h)) * (Double(height * grid) / Double(h))).squareRoot() / 10)
+        let blurred = gaussianBlur(score, size: grid, sigma: sigma)
         var best = 0
         for i in blurred.indices where blurred[i] > blurred[best] { best = i }
-        let left = Int(cellWidth * Double(best % grid)) - width / 2
-        let top = Int(cellHeight * Double(best / grid)) - height / 2
+        // The cell's corner in picture pixels is where the window's centre goes.
+        let left = (best % grid) * w / grid - width / 2
+        let top = (best / grid) * h / grid - height / 2
         return (min(max(0, left), w - width), min(max(0, top), h - height))
     }
 
-    /// L*, a*, b* (D65) of every pixel: 8-bit sRGB samples decoded by the sRGB curve
-    /// (IEC 61966-2-1), to XYZ by sRGB's matrix, to CIELAB (CIE 15).
-    static func labPlanes(_ image: Image) -> (l: [Double], a: [Double], b: [Double]) {
+    /// The direction in XYZ of a typical skin tone, as a unit vector.
+    static let skinDirection = (x: 0.78, y: 0.57, z: 0.44)
+    /// X of the D65 white when its Y is 100.
+    static let whiteX = 95.047
+
+    /// CIE 15's f(t) of the L*a*b* formulas.
+    static func labF(_ t: Double) -> Double {
+        t > 216.0 / 24389 ? FastMath.cubeRoot(t) : (24389.0 / 27 * t + 16) / 116
+    }
+
+    /// X, Y, Z (D65, Y of white = 100) of every pixel: 8-bit sRGB samples decoded by the sRGB
+    /// curve (IEC 61966-2-1) and multiplied by sRGB's matrix; colour is premultiplied by
+    /// alpha first, so that what is transparent does not draw the eye.
+    static func xyzPlanes(_ image: Image) -> (x: [Double], y: [Double], z: [Double]) {
         let count = image.width * image.height
-        var l = [Double](repeating: 0, count: count), a = l, b = l
-        let channels = image.format.channels, gray = image.format.isGray
+        var xs = [Double](repeating: 0, count: count), ys = xs, zs = xs
+        let channels = image.format.channels, gray = image.format.isGray, hasAlpha = image.format.hasAlpha
         let linear = (0 ..< 256).map { v -> Double in
             let c = Double(v) / 255
             return c <= 0.04045 ? c / 12.92 : FastMath.power((c + 0.055) / 1.055, 2.4)
         }
-        func f(_ t: Double) -> Double { t > 216.0 / 24389 ? FastMath.cubeRoot(t) : (24389.0 / 27 * t + 16) / 116 }
         for y in 0 ..< image.height {
             image.withRow(y) { row in
                 for x in 0 ..< image.width {
-                    let r = linear[Int(row[x * channels])]
-                    let g = gray ? r : linear[Int(row[x * channels + 1])]
-                    let bl = gray ? r : linear[Int(row[x * channels + 2])]
-                    let fx = f((0.4124 * r + 0.3576 * g + 0.1805 * bl) / 0.95047)
-                    let fy = f(0.2126 * r + 0.7152 * g + 0.0722 * bl)
-                    let fz = f((0.0193 * r + 0.1192 * g + 0.9505 * bl) / 1.08883)
+                    let p = x * channels
+                    let coverage = hasAlpha ? Double(row[p + channels - 1]) / 255 : 1
+                    let r = linear[Int(row[p])] * coverage
+                    let g = gray ? r : linear[Int(row[p + 1])] * coverage
+                    let b = gray ? r : linear[Int(row[p + 2])] * coverage
                     let i = y * image.width + x
-                    l[i] = 116 * fy - 16
-                    a[i] = 500 * (fx - fy)
-                    b[i] = 200 * (fy - fz)
+                    xs[i] = 100 * (0.4124 * r + 0.3576 * g + 0.1805 * b)
+                    ys[i] = 100 * (0.2126 * r + 0.7152 * g + 0.0722 * b)
+                    zs[i] = 100 * (0.0193 * r + 0.1192 * g + 0.9505 * b)
                 }
             }
         }
-        return (l, a, b)
+        return (xs, ys, zs)
     }
 
-    /// A separable Gaussian blur of a `size` × `size` grid, edges repeated.
+    /// A separable Gaussian blur of a `size` × `size` grid, edges repeated. The kernel is
+    /// cut where the Gaussian falls below a fifth of its peak and its weights are whole
+    /// twentieths of the peak, so that only the near neighbourhood counts and a blur does
+    /// not wash a clear maximum out.
     static func gaussianBlur(_ values: [Double], size: Int, sigma: Double) -> [Double] {
-        guard sigma > 0.1 else { return values }
-        let radius = max(1, Int(3 * sigma))
-        var kernel = (-radius ... radius).map { FastMath.exp(-Double($0 * $0) / (2 * sigma * sigma)) }
+        var radius = 0
+        while radius + 1 < Int(8 * sigma), FastMath.exp(-Double((radius + 1) * (radius + 1)) / (2 * sigma * sigma)) >= 0.2 {
+            radius += 1
+        }
+        var kernel = (-radius ... radius).map { (20 * FastMath.exp(-Double($0 * $0) / (2 * sigma * sigma))).rounded() }
         let sum = kernel.reduce(0, +)
         kernel = kernel.map { $0 / sum }
         func pass(_ input: [Double], horizontal: Bool) -> [Double] {

@@ -256,8 +256,8 @@ extension ImageSource {
                                                   convertedCMYK: sink.convertedCMYK, warnings: &warnings)
             if orientation != .up { image = try orientation.apply(to: image, ledger: ledger) }
             if cropsByContent {
-                let corner = CropChooser.corner(in: image, width: geometry.scaledWidth, height: geometry.scaledHeight,
-                                                by: options.crop)
+                let corner = try CropChooser.corner(in: image, width: geometry.scaledWidth,
+                                                    height: geometry.scaledHeight, by: options.crop, ledger: ledger)
                 image = try image.cropped(to: PixelRect(x: corner.x, y: corner.y, width: geometry.scaledWidth,
                                                         height: geometry.scaledHeight), ledger: ledger)
             }

@@ -240,3 +240,16 @@ enum PremultipliedPixels {
         return UInt8(value + 0.5)
     }
 }
+
+extension Image {
+    /// The image resampled to `width` × `height` by `filter`, counted by `ledger`: the
+    /// resampler stage run over an image already in memory.
+    public func resampled(width: Int, height: Int, filter: ResamplingFilter, ledger: MemoryLedger) throws(CoreError) -> Image {
+        var resampler = Resampler(outputWidth: width, outputHeight: height, filter: filter, ledger: ledger,
+                                  downstream: ImageBuilder(ledger: ledger))
+        try send(to: &resampler)
+        try resampler.finish()
+        guard let image = resampler.downstream.image else { throw .sizeOverflow }
+        return image
+    }
+}

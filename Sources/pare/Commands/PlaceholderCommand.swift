@@ -59,7 +59,11 @@ func runPlaceholder(_ raw: [String]) -> Int32 {
     if isBlurHash {
         image = BlurHash.decode(hash, width: size?.width ?? 32, height: size?.height ?? 32)
     } else if let bytes = Base64.decode(hash), var decoded = ThumbHash.decode(bytes) {
-        if let size, let resized = try? resize(decoded, to: size) { decoded = resized }
+        // Lanczos3, the thumbnails' resampler.
+        if let size, let resized = try? decoded.resampled(width: size.width, height: size.height, filter: .lanczos3,
+                                                         ledger: MemoryLedger()) {
+            decoded = resized
+        }
         image = decoded
     }
     guard let image else {
@@ -75,13 +79,4 @@ func runPlaceholder(_ raw: [String]) -> Int32 {
         return reportInputError(output, error)
     }
     return 0
-}
-
-/// The decoded ThumbHash at another size (Lanczos3, the thumbnails' resampler).
-private func resize(_ image: Image, to size: (width: Int, height: Int)) throws(CoreError) -> Image? {
-    var sink = Resampler(outputWidth: size.width, outputHeight: size.height, filter: .lanczos3,
-                         ledger: MemoryLedger(), downstream: ImageBuilder(ledger: MemoryLedger()))
-    try image.send(to: &sink)
-    try sink.finish()
-    return sink.downstream.image
 }

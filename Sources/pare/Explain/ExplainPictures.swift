@@ -56,15 +56,7 @@ enum ExplainPictures {
     static func shrink(_ image: Image, maximumWidth: Int = pageWidth) -> Image {
         guard image.width > maximumWidth else { return image }
         let (width, height) = fitted(image.width, image.height, maximumWidth)
-        var resampler = Resampler(outputWidth: width, outputHeight: height, filter: .triangle, ledger: MemoryLedger(),
-                                  downstream: ImageBuilder(ledger: MemoryLedger()))
-        do throws(CoreError) {
-            try image.send(to: &resampler)
-        } catch {
-            return image
-        }
-        do { try resampler.finish() } catch { return image }
-        return resampler.downstream.image ?? image
+        return (try? image.resampled(width: width, height: height, filter: .triangle, ledger: MemoryLedger())) ?? image
     }
 
     static func fitted(_ width: Int, _ height: Int, _ maximumWidth: Int) -> (Int, Int) {

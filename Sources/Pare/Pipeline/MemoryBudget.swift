@@ -30,13 +30,22 @@ enum JobCost {
     /// chosen DCT scale, the resampler's rows and the output, with room to spare. Errors
     /// reading the headers give the minimum: the decode will report them.
     static func estimate(source: ImageSource, options: ThumbnailOptions) -> Int {
-        guard options.maxPixelSize > 0, let properties = try? source.properties(options: options) else { return minimum }
+        guard options.maxPixelSize > 0 || options.box != nil,
+              let properties = try? source.properties(options: options) else { return minimum }
         let plan = SourceChooser.plan(properties: properties, fileSize: source.input.count, options: options)
         let scale = options.forcedJPEGScale ?? plan.scale
         let decodedWidth = (plan.width * scale.blockSize + 7) / 8
         let long = max(plan.width, plan.height, 1)
         let outLong = min(options.maxPixelSize, long)
-        let outWidth = max(1, plan.width * outLong / long), outHeight = max(1, plan.height * outLong / long)
+        var outWidth = max(1, plan.width * outLong / long), outHeight = max(1, plan.height * outLong / long)
+        if let box = options.box {
+            // A box sizes the output instead; a cover crop placed by content resamples the
+            // whole picture at the cover scale first.
+            let geometry = ThumbnailGeometry(pictureWidth: max(1, plan.width), pictureHeight: max(1, plan.height),
+                                             box: box, fit: options.fit, enlarge: options.enlarge)
+            outWidth = max(geometry.canvasWidth, geometry.coverWidth)
+            outHeight = max(geometry.canvasHeight, geometry.coverHeight)
+        }
         // Two MCU rows of up to 16 lines of three 8-bit components, upsampled and converted,
         // plus the resampler's float window and the output image twice (orientation copies).
         let rows = decodedWidth.multipliedReportingOverflow(by: 96)

@@ -26,14 +26,17 @@ final class MemoryCache: Sendable {
         let thumbnail: Thumbnail
         let cost: Int
         var residency: Residency
+        /// The key of the placeholder that stands in for the thumbnail once it is let go.
+        let fallback: ThumbnailKey?
         var newer: Node?
         weak var older: Node?
 
-        init(key: ThumbnailKey, thumbnail: Thumbnail, cost: Int, residency: Residency) {
+        init(key: ThumbnailKey, thumbnail: Thumbnail, cost: Int, residency: Residency, fallback: ThumbnailKey?) {
             self.key = key
             self.thumbnail = thumbnail
             self.cost = cost
             self.residency = residency
+            self.fallback = fallback
         }
     }
 
@@ -110,7 +113,7 @@ final class MemoryCache: Sendable {
 
     /// Stores a thumbnail as the most recently used, then evicts the least recently used
     /// until both limits hold. A thumbnail larger than the whole cost limit is not kept.
-    func insert(_ thumbnail: Thumbnail, for key: ThumbnailKey, residency: Residency) {
+    func insert(_ thumbnail: Thumbnail, for key: ThumbnailKey, residency: Residency, fallback: ThumbnailKey? = nil) {
         let cost = Self.cost(of: thumbnail)
         state.withOrderedLock { state in
             if let old = state.nodes.removeValue(forKey: key) {
@@ -118,7 +121,7 @@ final class MemoryCache: Sendable {
                 state.cost -= old.cost
             }
             guard cost <= costLimit, countLimit > 0 else { return }
-            let node = Node(key: key, thumbnail: thumbnail, cost: cost, residency: residency)
+            let node = Node(key: key, thumbnail: thumbnail, cost: cost, residency: residency, fallback: fallback)
             state.nodes[key] = node
             state.linkNewest(node)
             state.cost += cost
@@ -133,15 +136,22 @@ final class MemoryCache: Sendable {
         state.withOrderedLock { $0.nodes[key]?.residency = .offscreen }
     }
 
-    /// Removes every entry whose residency is below `residency` (all of them for nil).
-    func removeAll(below residency: Residency?) {
+    /// Removes every entry whose residency is below `residency` (all of them for nil), and
+    /// returns the visible ones among them that have a fallback key, with it.
+    @discardableResult
+    func removeAll(below residency: Residency?) -> [(fallback: ThumbnailKey, thumbnail: Thumbnail)] {
         state.withOrderedLock { state in
+            var visible: [(fallback: ThumbnailKey, thumbnail: Thumbnail)] = []
             var node = state.oldest
             while let current = node {
                 node = current.newer
                 if let residency, current.residency >= residency { continue }
+                if current.residency == .visible, let fallback = current.fallback {
+                    visible.append((fallback, current.thumbnail))
+                }
                 state.remove(current)
             }
+            return visible
         }
     }
 }

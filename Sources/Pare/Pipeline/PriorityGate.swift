@@ -9,6 +9,14 @@ import Synchronization
 /// of smaller ones behind it. A waiting task that is cancelled leaves the queue at once and
 /// its `acquire` throws `PareError.cancelled`.
 final class PriorityGate: Sendable {
+    /// A place in the queue: a thumbnail's priority, or a placeholder's, which goes ahead of
+    /// every thumbnail (it costs a DC-only decode and tells a grid cell what to draw now).
+    /// Ranks compare in the order declared, then by the priority they carry.
+    enum GateRank: Comparable, Sendable {
+        case thumbnail(ThumbnailPriority)
+        case placeholder
+    }
+
     /// One pending `acquire`, made first so that the caller can keep it to raise its priority
     /// while it waits (a prefetch job that a visible request joins moves ahead). Its priority
     /// and its place in the queue are the gate's state, under the gate's lock.
@@ -22,7 +30,7 @@ final class PriorityGate: Sendable {
     /// A waiter in the queue, with what it needs to be granted.
     private struct Queued: Sendable {
         let waiter: Waiter
-        var priority: ThumbnailPriority
+        var priority: GateRank
         let continuation: CheckedContinuation<Result<Void, PareError>, Never>
     }
 
@@ -39,7 +47,7 @@ final class PriorityGate: Sendable {
         var order = QueueOrder()
         /// The priorities of waiters made and not yet queued by `acquire` (a raise may come
         /// first). A waiter in neither this nor `queued` has been granted or has failed.
-        var unqueued: [Int: ThumbnailPriority] = [:]
+        var unqueued: [Int: GateRank] = [:]
 
         mutating func enqueue(_ entry: Queued) {
             queued[entry.waiter.arrival] = entry
@@ -93,6 +101,10 @@ final class PriorityGate: Sendable {
     /// A waiter for `amount` units; pass it to `acquire`. Made first so that the caller can
     /// keep it to raise its priority while it waits.
     func makeWaiter(amount: Int, priority: ThumbnailPriority) -> Waiter {
+        makeWaiter(amount: amount, rank: .thumbnail(priority))
+    }
+
+    func makeWaiter(amount: Int, rank priority: GateRank) -> Waiter {
         state.withOrderedLock { state in
             state.arrivals += 1
             state.unqueued[state.arrivals] = priority
@@ -127,7 +139,7 @@ final class PriorityGate: Sendable {
                         continuation.resume(returning: .failure(.cancelled))
                         return []
                     }
-                    state.enqueue(Queued(waiter: waiter, priority: priority ?? .prefetch, continuation: continuation))
+                    state.enqueue(Queued(waiter: waiter, priority: priority ?? .thumbnail(.prefetch), continuation: continuation))
                     let ready = state.grant(capacity: capacity)
                     if !ready.contains(where: { $0.waiter.arrival == waiter.arrival }) { state.delayedCount += 1 }
                     return ready
@@ -165,6 +177,10 @@ final class PriorityGate: Sendable {
 
     /// Raises a waiting waiter's priority (never lowers it); no effect once granted.
     func raise(_ waiter: Waiter, to priority: ThumbnailPriority) {
+        raise(waiter, to: .thumbnail(priority))
+    }
+
+    func raise(_ waiter: Waiter, to priority: GateRank) {
         let ready: [Queued] = state.withOrderedLock { state in
             if var entry = state.queued[waiter.arrival] {
                 guard priority > entry.priority else { return [] }
@@ -190,7 +206,7 @@ final class PriorityGate: Sendable {
 /// earliest arrival first within a priority. Push and pop are O(log n).
 private struct QueueOrder {
     struct Position {
-        let priority: ThumbnailPriority
+        let priority: PriorityGate.GateRank
         let arrival: Int
 
         /// True if `self` goes before `other`.

@@ -40,6 +40,16 @@ public final class ThumbnailPipeline: Sendable {
         /// Called with the answer each time a decode asks whether its job is cancelled (once
         /// per MCU row or scanline batch): tests count the rows decoded after a cancellation.
         var cancellationObserver: (@Sendable (Bool) -> Void)?
+        /// The placeholder `placeholder(_:kind:)` makes when no kind is given, and the one
+        /// `trim(.everything)` leaves behind for each visible thumbnail it lets go.
+        public var placeholderKind = PlaceholderKind.thumbHash
+        /// The placeholders kept (a few dozen bytes each; the oldest go first).
+        public var placeholderCountLimit = 10_000
+        /// A trim asked again within this time of the last, at the same level or a lighter
+        /// one, goes one level deeper on its own (`trim(_:)`).
+        public var trimEscalationWindow = Duration.seconds(5)
+        /// The clock trims are timed by; tests give one they move themselves.
+        public var now: @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
 
         public init() {}
     }
@@ -50,16 +60,21 @@ public final class ThumbnailPipeline: Sendable {
         public var decodes = 0
         public var memoryCacheHits = 0
         public var diskCacheHits = 0
-        /// Requests that joined a job already running for their key.
+        /// Requests (for a thumbnail or a placeholder) that joined a job already running for
+        /// their key.
         public var coalesced = 0
         /// Jobs cancelled because every request (and prefetch) for them went away.
         public var cancelledJobs = 0
         /// Decodes run again with a larger reservation after their ledger refused memory.
         public var reservationRetries = 0
+        /// Placeholders computed by a decode, and placeholders answered from those kept.
+        public var placeholderDecodes = 0
+        public var placeholderHits = 0
     }
 
     public let configuration: Configuration
     let memoryCache: MemoryCache
+    let placeholders: PlaceholderCache
     let diskCache: DiskCache?
     let slots: PriorityGate
     let budget: PriorityGate
@@ -74,6 +89,10 @@ public final class ThumbnailPipeline: Sendable {
         /// Disk-cache writes begun and not yet ended, and the callers waiting for none.
         var pendingCacheWrites = 0
         var cacheWriteWaiters: [CheckedContinuation<Void, Never>] = []
+        /// The placeholder decodes running, shared by the requests for their key.
+        var placeholderJobs: [ThumbnailKey: Task<Result<Placeholder, PareError>, Never>] = [:]
+        /// The level the last trim applied, and when.
+        var lastTrim: (level: TrimLevel, at: ContinuousClock.Instant)?
     }
 
     /// Taken before a job's own lock, never after it.
@@ -85,6 +104,7 @@ public final class ThumbnailPipeline: Sendable {
         }
         self.configuration = configuration
         memoryCache = MemoryCache(costLimit: configuration.memoryCacheCostLimit, countLimit: configuration.memoryCacheCountLimit)
+        placeholders = PlaceholderCache(countLimit: configuration.placeholderCountLimit)
         diskCache = try configuration.diskCacheDirectory.map { (directory) throws(PareError) in
             try DiskCache(directory: directory, sizeLimit: configuration.diskCacheSizeLimit)
         }
@@ -148,6 +168,95 @@ public final class ThumbnailPipeline: Sendable {
             withdraw(request: id)
         }
         return try result.get()
+    }
+
+    // MARK: Placeholders
+
+    /// The placeholder of `request`'s picture (of the whole picture: the request's size,
+    /// box and colour do not change it; see `ImageSource.placeholder`), of `kind` or the
+    /// configuration's `placeholderKind`: from the placeholders kept, or made by a decode of
+    /// the cheapest source that goes ahead of every queued thumbnail at the decode slots
+    /// and the memory budget, so that a screen of cells gets its placeholders first.
+    /// Requests for the same placeholder share one decode. A decode that has started is
+    /// not stopped by a cancelled request (it costs a DC-only decode, and its result is
+    /// kept), but the request throws `.cancelled` when it ends.
+    public func placeholder(_ request: ThumbnailRequest, kind: PlaceholderKind? = nil) async throws(PareError) -> Placeholder {
+        let kind = kind ?? configuration.placeholderKind
+        let key = try request.placeholderKey(kind)
+        if let kept = placeholders.value(for: key) {
+            state.withOrderedLock { $0.stats.placeholderHits += 1 }
+            return kept
+        }
+        let task = state.withOrderedLock { state -> Task<Result<Placeholder, PareError>, Never> in
+            if let running = state.placeholderJobs[key] {
+                state.stats.coalesced += 1
+                return running
+            }
+            let job = Job(key: key, request: request, priority: .visible, makesPlaceholder: true)
+            let task = Task.detached(priority: .userInitiated) { [self] () -> Result<Placeholder, PareError> in
+                let result: Result<Placeholder, PareError>
+                do throws(PareError) {
+                    result = .success(try await makePlaceholder(kind, job: job))
+                } catch {
+                    result = .failure(error)
+                }
+                // Kept before the job goes, so that no request finds neither.
+                if case let .success(placeholder) = result { placeholders.insert(placeholder, for: key) }
+                self.state.withOrderedLock { state in
+                    state.placeholderJobs[key] = nil
+                    if case .success = result { state.stats.placeholderDecodes += 1 }
+                }
+                return result
+            }
+            state.placeholderJobs[key] = task
+            return task
+        }
+        let result = await task.value
+        if Task.isCancelled { throw .cancelled }
+        return try result.get()
+    }
+
+    /// The placeholder of `request`'s picture if one is kept, without waiting: what a cell
+    /// draws at once, including after `trim(.everything)` let its thumbnail go.
+    public func cachedPlaceholder(_ request: ThumbnailRequest, kind: PlaceholderKind? = nil) -> Placeholder? {
+        guard let key = try? request.placeholderKey(kind ?? configuration.placeholderKind) else { return nil }
+        return placeholders.value(for: key)
+    }
+
+    /// A placeholder job's work: a decode slot and a reservation at the placeholder's rank,
+    /// then the decode at about 100 pixels.
+    private func makePlaceholder(_ kind: PlaceholderKind, job: Job) async throws(PareError) -> Placeholder {
+        try await acquire(1, from: slots, for: job)
+        defer { slots.release(1) }
+        let source = try job.request.makeSource()
+        var options = job.request.options
+        options.decodeWorkers = 1
+        options.maxPixelSize = ThumbHash.maxSide
+        options.box = nil
+        let placeholderOptions = options
+        return try await withReservation(estimate: JobCost.estimate(source: source, options: options),
+                                         memoryLimit: options.memoryLimit, job: job) { ledger throws(PareError) in
+            try source.placeholder(kind, options: placeholderOptions, ledger: ledger)
+        }
+    }
+
+    /// Placeholders made from thumbnails about to be let go, for those that have none kept.
+    private func keepPlaceholders(of thumbnails: [(fallback: ThumbnailKey, thumbnail: Thumbnail)]) {
+        for (key, thumbnail) in thumbnails where placeholders.value(for: key) == nil {
+            var image = thumbnail.image
+            let side = ThumbHash.maxSide
+            if image.width > side || image.height > side {
+                let wide = image.width >= image.height
+                let width = wide ? side : max(1, (image.width * side + image.height / 2) / image.height)
+                let height = wide ? max(1, (image.height * side + image.width / 2) / image.width) : side
+                guard let smaller = try? image.resampled(width: width, height: height, filter: .lanczos3,
+                                                         ledger: MemoryLedger()) else { continue }
+                image = smaller
+            }
+            if let placeholder = try? Placeholder(configuration.placeholderKind, of: image) {
+                placeholders.insert(placeholder, for: key)
+            }
+        }
     }
 
     // MARK: Files
@@ -337,14 +446,29 @@ public final class ThumbnailPipeline: Sendable {
 
     /// Releases memory in tiers; each level includes the ones before it (see `TrimLevel`).
     /// Never fails a request that a caller awaits.
-    public func trim(_ level: TrimLevel) {
+    ///
+    /// A trim asked again within `trimEscalationWindow` of the last one, at the same level
+    /// or a lighter one, applies one level deeper than the last did: the pressure the first
+    /// trim answered has not gone, as when a memory-pressure handler is called again and
+    /// again. Returns the level applied.
+    @discardableResult
+    public func trim(_ requested: TrimLevel) -> TrimLevel {
+        let now = configuration.now()
+        let level = state.withOrderedLock { state -> TrimLevel in
+            var level = requested
+            if let last = state.lastTrim, now - last.at < configuration.trimEscalationWindow, requested <= last.level {
+                level = last.level.deeper
+            }
+            state.lastTrim = (level, now)
+            return level
+        }
         diskCache?.dropIndex()
         switch level {
-        case .diskCacheIndex: return
+        case .diskCacheIndex: return level
         case .offscreen: memoryCache.removeAll(below: .prefetched)
         case .prefetched: memoryCache.removeAll(below: .delivered)
         case .allButVisible: memoryCache.removeAll(below: .visible)
-        case .everything: memoryCache.removeAll(below: nil)
+        case .everything: keepPlaceholders(of: memoryCache.removeAll(below: nil))
         }
         if level >= .prefetched {
             state.withOrderedLock { state in
@@ -357,6 +481,7 @@ public final class ThumbnailPipeline: Sendable {
                 }
             }
         }
+        return level
     }
 
     // MARK: Jobs
@@ -382,10 +507,13 @@ public final class ThumbnailPipeline: Sendable {
         let state: Mutex<State>
         /// Set when the job is abandoned: its decode thread stops at the next row batch.
         let cancel = CancelFlag()
+        /// A placeholder's job, which queues ahead of every thumbnail's.
+        let makesPlaceholder: Bool
 
-        init(key: ThumbnailKey, request: ThumbnailRequest, priority: ThumbnailPriority) {
+        init(key: ThumbnailKey, request: ThumbnailRequest, priority: ThumbnailPriority, makesPlaceholder: Bool = false) {
             self.key = key
             self.request = request
+            self.makesPlaceholder = makesPlaceholder
             state = Mutex(State(priority: priority))
         }
     }
@@ -462,7 +590,8 @@ public final class ThumbnailPipeline: Sendable {
             if case let .success(thumbnail) = result {
                 let best = waiters.values.map(\.priority).max()
                 let residency: MemoryCache.Residency = best == .visible ? .visible : best == nil ? .prefetched : .delivered
-                memoryCache.insert(thumbnail, for: job.key, residency: residency)
+                memoryCache.insert(thumbnail, for: job.key, residency: residency,
+                                   fallback: job.request.placeholderKey(configuration.placeholderKind, identity: job.key.identity))
             }
             for id in waiters.keys { state.requestKeys[id] = nil }
             return waiters.map { $0.value.continuation }
@@ -530,8 +659,9 @@ public final class ThumbnailPipeline: Sendable {
 
     /// Waits at a gate at the job's priority, raisable while it waits.
     private func acquire(_ amount: Int, from gate: PriorityGate, for job: Job) async throws(PareError) {
+        let placeholder = job.makesPlaceholder
         let waiter = job.state.withOrderedLock { job in
-            let waiter = gate.makeWaiter(amount: amount, priority: job.priority)
+            let waiter = gate.makeWaiter(amount: amount, rank: placeholder ? .placeholder : .thumbnail(job.priority))
             job.queuedAt = (gate, waiter)
             return waiter
         }

@@ -44,14 +44,33 @@ public struct ThumbnailRequest: Sendable {
     /// every option that changes the pixels (not the limits, which only decide whether a
     /// thumbnail is made at all).
     public func cacheKey() throws(PareError) -> ThumbnailKey {
-        let identity: String
-        switch input {
-        case let .file(path):
-            identity = "file:" + (try FileIdentity(path: path)).description
-        case let .bytes(_, key):
-            identity = "bytes:" + key
+        let identity = try inputIdentity()
+        return ThumbnailKey(identity + "|" + options.pixelKey, identity: identity)
+    }
+
+    /// The key of the picture's placeholder of `kind`: the input's identity, the kind and
+    /// the orientation switch, the one option that changes a placeholder (its size, box
+    /// and colour are its own).
+    public func placeholderKey(_ kind: PlaceholderKind) throws(PareError) -> ThumbnailKey {
+        placeholderKey(kind, identity: try inputIdentity())
+    }
+
+    func placeholderKey(_ kind: PlaceholderKind, identity: String) -> ThumbnailKey {
+        let kindName: String
+        switch kind {
+        case .thumbHash: kindName = "thumbhash"
+        case let .blurHash(x, y): kindName = "blurhash\(x)x\(y)"
         }
-        return ThumbnailKey(identity + "|" + options.pixelKey)
+        return ThumbnailKey(identity + "|placeholder=" + kindName + "|orient=\(options.applyOrientation ? 1 : 0)",
+                            identity: identity)
+    }
+
+    /// What names the input: its file identity, or the caller's key for bytes.
+    private func inputIdentity() throws(PareError) -> String {
+        switch input {
+        case let .file(path): return "file:" + (try FileIdentity(path: path)).description
+        case let .bytes(_, key): return "bytes:" + key
+        }
     }
 
     /// The source to decode. A file is opened now; bytes are wrapped.
@@ -67,10 +86,23 @@ public struct ThumbnailRequest: Sendable {
 /// disk cache can store it in each entry and check it on every read.
 public struct ThumbnailKey: Hashable, Sendable, CustomStringConvertible {
     public let description: String
+    /// The part of the key that names the input (the whole text when that is not known, as
+    /// for a key read back from the disk cache): what a thumbnail's placeholder is keyed by.
+    /// Not compared: the description says everything.
+    let identity: String
 
     public init(_ text: String) {
         description = text
+        identity = text
     }
+
+    init(_ text: String, identity: String) {
+        description = text
+        self.identity = identity
+    }
+
+    public static func == (a: ThumbnailKey, b: ThumbnailKey) -> Bool { a.description == b.description }
+    public func hash(into hasher: inout Hasher) { hasher.combine(description) }
 
     /// FNV-1a over the key's UTF-8 (64 bits): the disk cache's file name. Collisions are
     /// harmless, since an entry stores its whole key and a read compares it.

@@ -8,10 +8,18 @@
 /// | `offscreen` | decoded thumbnails whose views went away (`markOffscreen`, or a visible request cancelled) |
 /// | `prefetched` | thumbnails made by `prefetch` and not yet asked for; running prefetches are cancelled |
 /// | `allButVisible` | every thumbnail not delivered to a `visible` request |
-/// | `everything` | the whole memory cache (the disk cache stays) |
+/// | `everything` | the whole memory cache (the disk cache stays); each visible thumbnail leaves its placeholder behind |
 ///
 /// Requests that a caller awaits are never failed by a trim, and the decodes running keep
-/// their reservations: the memory budget already bounds them.
+/// their reservations: the memory budget already bounds them. A visible thumbnail let go
+/// by `everything` does not leave its cell empty: its placeholder (the configuration's
+/// `placeholderKind`, made from the thumbnail itself when none was kept) stays, a few dozen
+/// bytes, and `ThumbnailPipeline.cachedPlaceholder` hands it to the cell at once, to draw
+/// until the cell asks for its thumbnail again.
+///
+/// A trim asked again within a few seconds (`Configuration.trimEscalationWindow`) at the
+/// same or a lighter level goes one level deeper on its own, so that a handler that can
+/// only say "memory is short" again and again ends at `everything`.
 ///
 /// **Mapping the platform's signals.** On iOS, `UIApplication.didReceiveMemoryWarning`
 /// (or a view controller's `didReceiveMemoryWarning`) is the last warning before the
@@ -33,4 +41,14 @@
 /// enum without payloads), lightest first.
 public enum TrimLevel: Sendable, Comparable, CaseIterable {
     case diskCacheIndex, offscreen, prefetched, allButVisible, everything
+
+    /// The next level, or `everything` itself.
+    public var deeper: TrimLevel {
+        switch self {
+        case .diskCacheIndex: return .offscreen
+        case .offscreen: return .prefetched
+        case .prefetched: return .allButVisible
+        case .allButVisible, .everything: return .everything
+        }
+    }
 }

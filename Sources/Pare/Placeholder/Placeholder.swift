@@ -22,12 +22,15 @@ public struct Placeholder: Sendable, Equatable {
 extension ImageSource {
     /// The placeholder of this picture, computed from its cheapest source at about 100 pixels
     /// (the EXIF thumbnail, or a DC-only decode of the main image: `thumbnail` with
-    /// `maxPixelSize` 100), upright, in sRGB. `options` give the limits and the orientation
-    /// switch; their size and colour handling are the placeholder's own.
+    /// `maxPixelSize` 100), upright, in sRGB, of the whole picture. `options` give the limits
+    /// and the orientation switch; their size, box and colour handling are the placeholder's
+    /// own.
     public func placeholder(_ kind: PlaceholderKind, options: ThumbnailOptions = ThumbnailOptions(maxPixelSize: 100),
                             ledger: MemoryLedger? = nil) throws(PareError) -> Placeholder {
         var options = options
         options.maxPixelSize = ThumbHash.maxSide
+        options.box = nil
+        options.fit = .inside
         options.colour = .sRGB
         options.gainMap = .drop
         let thumbnail = try self.thumbnail(options: options, ledger: ledger ?? MemoryLedger(limit: options.memoryLimit))

@@ -63,8 +63,13 @@ func peakResidentKiB() -> Int {
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 3, arguments[1] == "--mode" else {
-    print("usage: scroll-simulation DIR --mode pipeline|loop [--rows N] [--size N] [--frames-per-row N]")
+    print("usage: scroll-simulation DIR --mode pipeline|loop [--rows N] [--size N] [--frames-per-row N]\n"
+        + "       scroll-simulation DIR --mode pipeline|loop --screen [--cells N] [--size N]")
     exit(2)
+}
+if arguments.contains("--screen") {
+    await screen(arguments)
+    exit(0)
 }
 let directory = arguments[0], mode = arguments[2]
 var scrolledRows = 100, size = 200, framesPerRow = 15
@@ -179,3 +184,61 @@ print("\(mode): \(appeared.count) cells came into view over \(scrolledRows) rows
     + "shown while visible \(latencies.count), missed \(missed); latency median \(ms(percentile(0.5, of: latencies))) ms, p95 \(ms(percentile(0.95, of: latencies))) ms; "
     + "thumbnails made \(done.count)\(mode == "pipeline" ? ", decodes \(decodes), jobs cancelled \(cancelled), peak reserved \(reservedPeak / 1024) KiB, memory cache \(cacheBytes / 1024) KiB" : ""); "
     + "peak resident \(peakResidentKiB()) KiB")
+
+/// One screen of a grid opened at once: `--cells` square cells (60 by default) of `--size`
+/// pixels, each a cover crop of its photo, all wanted at the same moment. Through the
+/// pipeline, every cell asks for its placeholder and its thumbnail together (visible), and
+/// the placeholders are served ahead; the plain loop makes the placeholders one by one and
+/// then the thumbnails one by one, the best order a single loop has. Prints when the first
+/// and the last placeholder, and the first and the last thumbnail, arrived.
+func screen(_ arguments: [String]) async {
+    let directory = arguments[0], mode = arguments[2]
+    var cells = 60, side = 200
+    if let index = arguments.firstIndex(of: "--cells"), index + 1 < arguments.count { cells = Int(arguments[index + 1]) ?? 60 }
+    if let index = arguments.firstIndex(of: "--size"), index + 1 < arguments.count { side = Int(arguments[index + 1]) ?? 200 }
+    let names = (FileIO.list(directory) ?? []).filter { $0.hasSuffix(".jpg") || $0.hasSuffix(".png") }.sorted()
+    let paths = names.prefix(cells).map { directory + "/" + $0 }
+    var options = ThumbnailOptions(maxPixelSize: side)
+    options.box = ThumbnailBox(width: side, height: side)
+    options.fit = .cover
+    options.decodeWorkers = 1
+    let cellOptions = options
+    let placeholders = Timeline(), thumbnails = Timeline()
+    var decodes = ""
+    switch mode {
+    case "pipeline":
+        guard let pipeline = try? ThumbnailPipeline() else { exit(1) }
+        await withTaskGroup(of: Void.self) { group in
+            for (cell, path) in paths.enumerated() {
+                let request = ThumbnailRequest(path: path, options: cellOptions, priority: .visible)
+                group.addTask {
+                    if (try? await pipeline.placeholder(request)) != nil { placeholders.finish(cell) }
+                }
+                group.addTask {
+                    if (try? await pipeline.thumbnail(request)) != nil { thumbnails.finish(cell) }
+                }
+            }
+        }
+        let stats = pipeline.statistics
+        decodes = ", \(stats.placeholderDecodes) placeholder and \(stats.decodes) thumbnail decodes"
+    case "loop":
+        for (cell, path) in paths.enumerated() {
+            if let source = try? ImageSource(path: path), (try? source.placeholder(.thumbHash, options: cellOptions)) != nil {
+                placeholders.finish(cell)
+            }
+        }
+        for (cell, path) in paths.enumerated() {
+            if let source = try? ImageSource(path: path), (try? source.thumbnail(options: cellOptions)) != nil {
+                thumbnails.finish(cell)
+            }
+        }
+    default:
+        print("--mode takes pipeline or loop")
+        exit(2)
+    }
+    func ms(_ seconds: Double?) -> String { seconds.map { String(Int(($0 * 1000).rounded())) } ?? "-" }
+    let placed = placeholders.snapshot.done.values, shown = thumbnails.snapshot.done.values
+    print("\(mode), a screen of \(paths.count) cells \(side)×\(side) (cover): placeholders first \(ms(placed.min())) ms, "
+        + "all \(placed.count) by \(ms(placed.max())) ms; thumbnails first \(ms(shown.min())) ms, "
+        + "all \(shown.count) by \(ms(shown.max())) ms\(decodes); peak resident \(peakResidentKiB()) KiB")
+}

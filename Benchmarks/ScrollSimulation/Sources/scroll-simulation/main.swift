@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Dispatch
+import Synchronization
 @_spi(CommandLine) import Pare
 
 /// The grid: `columns` cells a row, `visibleRows` rows on screen, the window moving down one
@@ -20,34 +21,42 @@ struct Grid {
 }
 
 /// When each cell came into view, left it, and got its thumbnail, in seconds from the start.
-final class Timeline: @unchecked Sendable {
-    private let lock = Lock()
+final class Timeline: Sendable {
+    private struct Marks {
+        var appeared: [Int: Double] = [:]
+        var left: [Int: Double] = [:]
+        var done: [Int: Double] = [:]
+    }
+
+    private let marks = Mutex(Marks())
     private let start = ContinuousClock.now
-    private(set) var appeared: [Int: Double] = [:]
-    private(set) var left: [Int: Double] = [:]
-    private(set) var done: [Int: Double] = [:]
 
     var now: Double {
         let elapsed = ContinuousClock.now - start
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 
-    func appear(_ cell: Int) { let t = now; lock.withLock { if appeared[cell] == nil { appeared[cell] = t } } }
-    func leave(_ cell: Int) { let t = now; lock.withLock { if left[cell] == nil { left[cell] = t } } }
-    func finish(_ cell: Int) { let t = now; lock.withLock { if done[cell] == nil { done[cell] = t } } }
-    var snapshot: (appeared: [Int: Double], left: [Int: Double], done: [Int: Double]) { lock.withLock { (appeared, left, done) } }
+    func appear(_ cell: Int) { let t = now; marks.withLock { if $0.appeared[cell] == nil { $0.appeared[cell] = t } } }
+    func leave(_ cell: Int) { let t = now; marks.withLock { if $0.left[cell] == nil { $0.left[cell] = t } } }
+    func finish(_ cell: Int) { let t = now; marks.withLock { if $0.done[cell] == nil { $0.done[cell] = t } } }
+    var snapshot: (appeared: [Int: Double], left: [Int: Double], done: [Int: Double]) {
+        marks.withLock { ($0.appeared, $0.left, $0.done) }
+    }
 }
 
 /// Cells handed to the plain loop as they appear.
-final class CellQueue: @unchecked Sendable {
-    private let lock = Lock()
-    private var cells: [Int] = []
-    private var closed = false
+final class CellQueue: Sendable {
+    private struct Queue {
+        var cells: [Int] = []
+        var closed = false
+    }
 
-    func push(_ cell: Int) { lock.withLock { cells.append(cell) } }
-    func close() { lock.withLock { closed = true } }
+    private let queue = Mutex(Queue())
+
+    func push(_ cell: Int) { queue.withLock { $0.cells.append(cell) } }
+    func close() { queue.withLock { $0.closed = true } }
     /// The next cell, nil when closed and empty; -1 when nothing is waiting yet.
-    func pop() -> Int? { lock.withLock { cells.isEmpty ? (closed ? nil : -1) : cells.removeFirst() } }
+    func pop() -> Int? { queue.withLock { $0.cells.isEmpty ? ($0.closed ? nil : -1) : $0.cells.removeFirst() } }
 }
 
 func peakResidentKiB() -> Int {
@@ -228,7 +237,7 @@ func screen(_ arguments: [String]) async {
             }
         }
         for (cell, path) in paths.enumerated() {
-            if let source = try? ImageSource(path: path), (try? source.thumbnail(options: cellOptions)) != nil {
+            if let source = try? ImageSource(path: path), (try? await source.thumbnail(options: cellOptions)) != nil {
                 thumbnails.finish(cell)
             }
         }

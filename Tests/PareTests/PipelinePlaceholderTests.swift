@@ -92,7 +92,7 @@ import TestSupport
         #expect(pipeline.trim(.everything) == .everything)
         #expect(pipeline.memoryCacheBytes == 0)
         let left = try #require(pipeline.cachedPlaceholder(visible))
-        #expect(left == (try Placeholder(.thumbHash, of: thumbnail.image)))
+        #expect(left == (try thumbnail.placeholder(.thumbHash)))
         #expect(pipeline.cachedPlaceholder(normal) == nil)
         // It is what `placeholder` answers, without a decode.
         #expect(try await pipeline.placeholder(visible) == left)

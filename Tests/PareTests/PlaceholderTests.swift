@@ -17,6 +17,20 @@ import Testing
         return out
     }
 
+    /// A thumbnail's placeholder is its pixels' own: for a thumbnail made as
+    /// `ImageSource.placeholder` makes its picture (100 px, sRGB) the two agree, and a
+    /// larger thumbnail is resampled to 100 px on its long side first.
+    @Test func thumbnailPlaceholderIsItsPixels() throws {
+        let source = try ImageSource(bytes: SyntheticJPEG.make(width: 900, height: 600))
+        var options = ThumbnailOptions(maxPixelSize: 100)
+        options.colour = .sRGB
+        for kind in [PlaceholderKind.thumbHash, .blurHash()] {
+            #expect(try source.thumbnail(options: options).placeholder(kind) == (try source.placeholder(kind)))
+        }
+        let large = try source.thumbnail(options: ThumbnailOptions(maxPixelSize: 300)).placeholder(.thumbHash)
+        #expect(large.width == 100 && large.height == 67)
+    }
+
     @Test func thumbHashEqualsTheReference() throws {
         let hash = try #require(ThumbHash.encode(width: Self.width, height: Self.height, rgba: Self.rgba))
         #expect(hash == [23, 25, 14, 21, 154, 112, 135, 135, 128, 120, 136, 135, 135, 120, 135, 135, 216, 26, 15, 231, 135])

@@ -243,17 +243,7 @@ public final class ThumbnailPipeline: Sendable {
     /// Placeholders made from thumbnails about to be let go, for those that have none kept.
     private func keepPlaceholders(of thumbnails: [(fallback: ThumbnailKey, thumbnail: Thumbnail)]) {
         for (key, thumbnail) in thumbnails where placeholders.value(for: key) == nil {
-            var image = thumbnail.image
-            let side = ThumbHash.maxSide
-            if image.width > side || image.height > side {
-                let wide = image.width >= image.height
-                let width = wide ? side : max(1, (image.width * side + image.height / 2) / image.height)
-                let height = wide ? max(1, (image.height * side + image.width / 2) / image.width) : side
-                guard let smaller = try? image.resampled(width: width, height: height, filter: .lanczos3,
-                                                         ledger: MemoryLedger()) else { continue }
-                image = smaller
-            }
-            if let placeholder = try? Placeholder(configuration.placeholderKind, of: image) {
+            if let placeholder = try? thumbnail.placeholder(configuration.placeholderKind) {
                 placeholders.insert(placeholder, for: key)
             }
         }

@@ -38,6 +38,28 @@ extension ImageSource {
     }
 }
 
+extension Thumbnail {
+    /// The placeholder of this thumbnail's own pixels, as its cell shows them (a cover crop
+    /// gives the crop's), without decoding anything: the pixels are resampled (Lanczos3)
+    /// to at most 100 on the long side first where they are larger. What
+    /// `ThumbnailPipeline` leaves behind when it lets a visible thumbnail go.
+    public func placeholder(_ kind: PlaceholderKind) throws(PareError) -> Placeholder {
+        var pixels = image
+        let side = ThumbHash.maxSide
+        if pixels.width > side || pixels.height > side {
+            let wide = pixels.width >= pixels.height
+            let width = wide ? side : max(1, (pixels.width * side + pixels.height / 2) / pixels.height)
+            let height = wide ? max(1, (pixels.height * side + pixels.width / 2) / pixels.width) : side
+            do {
+                pixels = try pixels.resampled(width: width, height: height, filter: .lanczos3, ledger: MemoryLedger())
+            } catch {
+                throw PareError(error)
+            }
+        }
+        return try Placeholder(kind, of: pixels)
+    }
+}
+
 extension Placeholder {
     /// The placeholder of `image` (8-bit gray, gray+alpha, RGB or RGBA; at most 100×100 for
     /// ThumbHash).

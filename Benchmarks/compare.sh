@@ -106,6 +106,14 @@ if [ ! -f "$in/12-deflate.tif" ]; then
     done
     rm "$in/12.ppm"
 fi
+# Issue 35's rows: the same 12 MP picture as lossy WebP (cwebp's default quality, 75) and
+# lossless WebP, made when missing.
+if [ ! -f "$in/12-lossless.webp" ] && command -v cwebp >/dev/null; then
+    grain "${photos[0]}" 4000x3000 "$in/12.ppm"
+    cwebp -quiet "$in/12.ppm" -o "$in/12-lossy.webp"
+    cwebp -quiet -lossless "$in/12.ppm" -o "$in/12-lossless.webp"
+    rm "$in/12.ppm"
+fi
 # libpng on its own, writing what pare decode writes (pngtopnm mostly measures Netpbm).
 libpng_pam=
 if command -v cc >/dev/null && pkg-config --exists libpng 2>/dev/null; then
@@ -206,6 +214,12 @@ if [ "$mode" != only ]; then
         "$pare decode $in/24-420.jpg --scale 1 -o $dn" "djpeg -dct int" "djpeg -dct int -outfile $dn $in/24-420.jpg"
     row full-12-prog-null "full decode 12 MP progressive → /dev/null" "" 0 \
         "$pare decode $in/12-prog.jpg --scale 1 -o $dn" "djpeg -dct int" "djpeg -dct int -outfile $dn $in/12-prog.jpg"
+    if have dwebp && [ -f "$in/12-lossy.webp" ]; then
+        row full-12-webp-null "full decode 12 MP lossy WebP → /dev/null (PAM)" 1.5 0 \
+            "$pare decode $in/12-lossy.webp -o $dn" "dwebp -pam" "dwebp -quiet -pam $in/12-lossy.webp -o $dn"
+        row full-12-webp-lossless-null "full decode 12 MP lossless WebP → /dev/null (PAM)" "" 0 \
+            "$pare decode $in/12-lossless.webp -o $dn" "dwebp -pam" "dwebp -quiet -pam $in/12-lossless.webp -o $dn"
+    fi
     row half-12-420-null "1/2 decode 12 MP 4:2:0 → /dev/null" 1.0 0 \
         "$pare decode $in/12-420.jpg --scale 1/2 -o $dn" "djpeg -scale 1/2" "djpeg -scale 1/2 -outfile $dn $in/12-420.jpg"
     row quarter-24-420-null "1/4 decode 24 MP 4:2:0 → /dev/null" 1.0 0 \
@@ -282,6 +296,13 @@ if [ "$mode" != only ]; then
             "$pare thumbnail $in/12-$compression.tif --size 256 -o $out/p.jpg" "$out/p.jpg" "$in/12-$compression.tif" \
             256 "$out/v.jpg"
     done
+    if [ -f "$in/12-lossy.webp" ]; then
+        for kind in lossy lossless; do
+            target=1.0; [ "$kind" = lossless ] && target=1.2
+            vrow "vips-webp-$kind-256" "thumbnail 12 MP $kind WebP → 256 (JPEG)" "$target" 0 \
+                "$pare thumbnail $in/12-$kind.webp --size 256 -o $out/p.jpg" "$out/p.jpg" "$in/12-$kind.webp" 256 "$out/v.jpg"
+        done
+    fi
     for compression in default fast small; do
         target="" bytes=0
         [ "$compression" = default ] && target=1.0 bytes=1

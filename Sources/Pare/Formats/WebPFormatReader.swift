@@ -1,7 +1,7 @@
 import PareCore
 import PareJPEG
 import PareEXIF
-import PareWebP
+@_spi(Pipeline) import PareWebP
 
 /// WebP (RIFF `WEBP`): lossy VP8, lossless VP8L, alpha, an animation's first frame; the
 /// orientation from its EXIF chunk, the colour from its ICCP chunk.
@@ -40,7 +40,15 @@ enum WebPFormatReader: FormatReader {
 
     static func decodeMainImage<Sink: RowSink>(_ input: InputBytes, scale: JPEGScale, job: DecodeJob,
                                                into sink: inout Sink) throws(PareError) -> [ThumbnailWarning] {
-        try decodeMain(with: WebPDecoder<InputBytes>.self, input, options: job.options.webp, job: job, into: &sink,
-                       error: PareError.init, warning: ThumbnailWarning.webp)
+        // With a second core, a lossy frame's reconstruction runs beside its loop filter and
+        // colour conversion; four macroblock rows in the ring keep either from waiting long.
+        try decodeMain(input, options: job.options.webp, job: job, error: PareError.init, warning: ThumbnailWarning.webp) {
+            (decoder: inout WebPDecoder<InputBytes>) throws(WebPError) in
+            if job.workers > 1 {
+                try decoder.decodePipelined(handoff: DecodePipelineThreads(slots: 4), into: &sink)
+            } else {
+                try decoder.decode(into: &sink)
+            }
+        }
     }
 }

@@ -1,10 +1,11 @@
 import Dispatch
-@_spi(Pipeline) import PareJPEG
+@_spi(Pipeline) import PareCore
 import Synchronization
 
-/// `JPEGDecoder.decodePipelined`'s second thread and its two semaphores: the producer (the
-/// entropy decoding) runs on a `WorkerThread`, or on libdispatch's pool if the system
-/// refuses a thread, and the consumer on the caller's.
+/// The second thread and the two semaphores of `JPEGDecoder.decodePipelined` and
+/// `WebPDecoder.decodePipelined`: the producer (the entropy decoding) runs on a
+/// `WorkerThread`, or on libdispatch's pool if the system refuses a thread, and the
+/// consumer on the caller's.
 struct DecodePipelineThreads: DecodePipelineHandoff {
     let slots: Int
     private let free: DispatchSemaphore
@@ -15,7 +16,7 @@ struct DecodePipelineThreads: DecodePipelineHandoff {
         let value = Atomic<Bool>(false)
     }
 
-    /// A ring of `slots` MCU rows: enough that the two threads seldom wait for each other
+    /// A ring of `slots` rows: enough that the two threads seldom wait for each other
     /// (a wait for a semaphore that must wake the other thread costs tens of microseconds
     /// here, against an MCU row's few hundred).
     init(slots: Int) {

@@ -1,27 +1,4 @@
-@_spi(Codec) import PareCore
-
-/// What `JPEGDecoder.decodePipelined` needs from its caller: a second thread, and two
-/// counting semaphores between it and the caller's. PareJPEG makes no threads of its own (it
-/// builds for bare-metal cores); Pare's `ParallelJPEGDecoder` supplies these.
-@_spi(Pipeline) public protocol DecodePipelineHandoff {
-    /// Runs `producer` on another thread while `consumer` runs on this one, and returns once
-    /// both have returned.
-    func run(producer: () -> Void, consumer: () -> Void)
-    /// MCU rows of records the ring holds (at least 2).
-    var slots: Int { get }
-    /// The ring's slots, all free at the start: the producer takes one before each MCU row,
-    /// the consumer gives it back once the row's blocks are transformed.
-    func acquireSlot()
-    func releaseSlot()
-    /// The producer's rows: one `publishRow` per decoded MCU row and one when it stops early,
-    /// each waited for by one `awaitRow`.
-    func publishRow()
-    func awaitRow()
-    /// The consumer's word to the producer, which asks for it between rows: decode no
-    /// further. Safe to call and read from both threads at any time.
-    func requestStop()
-    var stopRequested: Bool { get }
-}
+@_spi(Codec) @_spi(Pipeline) import PareCore
 
 extension JPEGDecoder {
     /// Decodes a sequential JPEG whose one scan holds every component (the usual photograph)

@@ -1,4 +1,4 @@
-import PareCore
+@_spi(Pipeline) import PareCore
 
 /// A WebP decoder (WebP Container Specification; RFC 6386 for lossy frames; WebP Lossless
 /// Bitstream Specification) that hands out rows as `dwebp -pam` (libwebp 1.2.4) writes them.
@@ -136,6 +136,20 @@ public struct WebPDecoder<Source: ByteSource> {
 
     /// Decodes the image (the first frame of an animation) into `sink`. Call it once.
     public mutating func decode<Sink: RowSink>(into sink: inout Sink) throws(WebPError) {
+        try decodeImage(into: &sink, handoff: NoPipeline?.none)
+    }
+
+    /// `decode` with a lossy frame's work split between two threads (`LossyDecoder.decodePipelined`):
+    /// the same rows, warnings and errors. A lossless frame decodes as `decode` decodes it.
+    @_spi(Pipeline) public mutating func decodePipelined<Sink: RowSink, Handoff: DecodePipelineHandoff>(
+        handoff: Handoff, into sink: inout Sink
+    ) throws(WebPError) {
+        try decodeImage(into: &sink, handoff: handoff)
+    }
+
+    mutating func decodeImage<Sink: RowSink, Handoff: DecodePipelineHandoff>(
+        into sink: inout Sink, handoff: Handoff?
+    ) throws(WebPError) {
         precondition(!decoded, "WebPDecoder.decode called twice")
         decoded = true
         let format = outputFormat
@@ -146,20 +160,22 @@ public struct WebPDecoder<Source: ByteSource> {
             // The sink goes into the canvas and comes back out, also when the frame throws.
             var canvas = try CanvasPlacement(inner: sink, info: info, ledger: ledger)
             defer { sink = canvas.inner }
-            try decodeFrame(into: &canvas, format: format)
+            try decodeFrame(into: &canvas, format: format, handoff: handoff)
             do { try canvas.finish() } catch { throw .core(error) }
         } else {
-            try decodeFrame(into: &sink, format: format)
+            try decodeFrame(into: &sink, format: format, handoff: handoff)
         }
     }
 
-    mutating func decodeFrame<Sink: RowSink>(into sink: inout Sink, format: PixelFormat) throws(WebPError) {
+    mutating func decodeFrame<Sink: RowSink, Handoff: DecodePipelineHandoff>(
+        into sink: inout Sink, format: PixelFormat, handoff: Handoff?
+    ) throws(WebPError) {
         if cancellation.isCancelled { throw .core(.cancelled) }
         let image = container.image!
         if info.isLossless {
             try decodeLossless(image.bitstream, into: &sink, format: format)
         } else {
-            try decodeLossy(image, into: &sink, format: format)
+            try decodeLossy(image, into: &sink, format: format, handoff: handoff)
         }
     }
 
@@ -212,8 +228,9 @@ extension WebPDecoder: RowDecoder {
 extension WebPDecoder {
     /// A lossy image: the alpha plane first (when there is an ALPH chunk), then the frame
     /// macroblock row by macroblock row.
-    mutating func decodeLossy<Sink: RowSink>(_ image: ImageChunks, into sink: inout Sink,
-                                             format: PixelFormat) throws(WebPError) {
+    mutating func decodeLossy<Sink: RowSink, Handoff: DecodePipelineHandoff>(
+        _ image: ImageChunks, into sink: inout Sink, format: PixelFormat, handoff: Handoff?
+    ) throws(WebPError) {
         let frame = lossyHeader!
         var alpha: LedgerBuffer<UInt8>?
         if let chunk = image.alpha, format.channels == 4 {
@@ -233,7 +250,12 @@ extension WebPDecoder {
             }
         }
         var decoder = try LossyDecoder(frame: frame, channels: format.channels, ledger: ledger)
-        try decoder.decode(into: &sink, alpha: alpha, cancellation: cancellation)
+        if let handoff {
+            try decoder.decodePipelined(into: &sink, alpha: alpha, cancellation: cancellation, handoff: handoff,
+                                        ledger: ledger)
+        } else {
+            try decoder.decode(into: &sink, alpha: alpha, cancellation: cancellation)
+        }
         if let row = decoder.truncatedRow {
             try noteDamage(.truncated(row: row, offset: decoder.truncatedOffset))
         }

@@ -58,21 +58,25 @@ enum LoopFilter {
             UnsafeMutableRawPointer(first + k * stride).storeBytes(of: bytes.lowHalf, as: SIMD8<UInt8>.self)
             UnsafeMutableRawPointer(second + k * stride).storeBytes(of: bytes.highHalf, as: SIMD8<UInt8>.self)
         }
-        @inline(__always) func absolute(_ v: V) -> V { pointwiseMax(v, 0 &- v) }
+        // Lane limits written with comparisons and selects: the standard library's generic
+        // `pointwiseMax`/`pointwiseMin` were left uninlined here, a call per vector.
+        @inline(__always) func larger(_ a: V, _ b: V) -> V { a.replacing(with: b, where: b .> a) }
+        @inline(__always) func absolute(_ v: V) -> V { larger(v, 0 &- v) }
         @inline(__always) func clamp(_ v: V, _ low: Int16, _ high: Int16) -> V {
-            pointwiseMin(pointwiseMax(v, V(repeating: low)), V(repeating: high))
+            let lower = V(repeating: low), upper = V(repeating: high)
+            return v.replacing(with: lower, where: v .< lower).replacing(with: upper, where: v .> upper)
         }
         let p3 = load(-4), p2 = load(-3), p1 = load(-2), p0 = load(-1)
         let q0 = load(0), q1 = load(1), q2 = load(2), q3 = load(3)
         let inner = V(repeating: Int16(interior))
-        let biggest = pointwiseMax(pointwiseMax(pointwiseMax(absolute(p3 &- p2), absolute(p2 &- p1)),
-                                                pointwiseMax(absolute(p1 &- p0), absolute(q3 &- q2))),
-                                   pointwiseMax(absolute(q2 &- q1), absolute(q1 &- q0)))
+        let biggest = larger(larger(larger(absolute(p3 &- p2), absolute(p2 &- p1)),
+                                    larger(absolute(p1 &- p0), absolute(q3 &- q2))),
+                             larger(absolute(q2 &- q1), absolute(q1 &- q0)))
         let filter = (4 &* absolute(p0 &- q0) &+ absolute(p1 &- q1) .<= V(repeating: Int16(2 * limit + 1)))
             .& (biggest .<= inner)
         if !any(filter) { return }
         let hevLimit = V(repeating: Int16(hevThreshold))
-        let hev = pointwiseMax(absolute(p1 &- p0), absolute(q1 &- q0)) .> hevLimit
+        let hev = larger(absolute(p1 &- p0), absolute(q1 &- q0)) .> hevLimit
         let outer = clamp(p1 &- q1, -128, 127)
         let twoTap = 3 &* (q0 &- p0) &+ outer
         let t1 = clamp((twoTap &+ 4) &>> 3, -16, 15), t2 = clamp((twoTap &+ 3) &>> 3, -16, 15)

@@ -1,14 +1,15 @@
-import PareCore
+@_spi(Pipeline) import PareCore
 
 /// Decodes a lossy key frame (RFC 6386) one macroblock row at a time and hands out its pixel
 /// rows as soon as the loop filter and the chroma upsampling no longer change them.
 ///
 /// Each macroblock is predicted and reconstructed in a small workspace whose edges are the
 /// unfiltered pixels of its neighbours (RFC 6386 §15: the loop filter's output is never a
-/// predictor in a key frame), then copied into a cache of two macroblock rows; after the whole
-/// row, the loop filter runs over it (touching the three rows above it), and the rows that are
-/// final are converted to RGB. Memory: the caches (two macroblock rows of luma, two of
-/// chroma), one row of edge pixels and contexts, one output row: a few rows' worth.
+/// predictor in a key frame), from its modes and coefficients as read (`readMacroblock`), then
+/// copied into a cache of two macroblock rows (`reconstruct`); after the whole row, the loop filter runs over it (touching the three rows above it), and
+/// the rows that are final are converted to RGB (`finishRow`). Memory: the caches (two
+/// macroblock rows of luma, two of chroma), one row of edge pixels and contexts, one output
+/// row: a few rows' worth. `decodePipelined` runs the two halves on two threads.
 struct LossyDecoder {
     let frame: VP8FrameHeader
     let width: Int, height: Int
@@ -27,7 +28,9 @@ struct LossyDecoder {
     let filterInfo: LedgerBuffer<FilterStrength>
     /// The workspace: 17 rows (the edge above, then the macroblock) of `workStride` bytes.
     let workY: LedgerBuffer<UInt8>, workU: LedgerBuffer<UInt8>, workV: LedgerBuffer<UInt8>
+    /// One macroblock's record for `decode` (`MacroblockRecords`).
     let coefficients: LedgerBuffer<Int16>, kinds: LedgerBuffer<UInt8>
+    let modeRecord: LedgerBuffer<UInt8>, strengthRecord: LedgerBuffer<FilterStrength>
     let positions: LedgerBuffer<Int>
     /// The coefficient probabilities, and the left neighbour's four modes and nine flags.
     let probabilities: LedgerBuffer<UInt8>
@@ -70,6 +73,8 @@ struct LossyDecoder {
             workV = try ledger.allocate(UInt8.self, count: Self.workStride * 9, initialValue: 0)
             coefficients = try ledger.allocate(Int16.self, count: 25 * 16, initialValue: 0)
             kinds = try ledger.allocate(UInt8.self, count: 25, initialValue: 0)
+            modeRecord = try ledger.allocate(UInt8.self, count: MacroblockRecords.modeCount, initialValue: 0)
+            strengthRecord = try ledger.allocate(FilterStrength.self, count: 1, initialValue: FilterStrength())
             let table = Tokens.positionTable
             positions = try ledger.allocate(Int.self, count: table.count, initialValue: 0)
             for (i, value) in table.enumerated() { positions[i] = value }
@@ -82,52 +87,233 @@ struct LossyDecoder {
         } catch { throw .core(error) }
     }
 
-    /// Decodes every macroblock row, handing finished rows to `emit(row, pixels)`; `alpha`
-    /// (when not nil) gives each output row's alpha values. Stops early, setting
-    /// `truncatedRow`, when a partition runs out of data.
+    /// Decodes every macroblock row, handing finished rows to `sink`; `alpha` (when not nil)
+    /// gives each output row's alpha values. Stops early, setting `truncatedRow`, when a
+    /// partition runs out of data.
     mutating func decode<Sink: RowSink>(into sink: inout Sink, alpha: LedgerBuffer<UInt8>?,
                                         cancellation: CancellationCheck) throws(WebPError) {
-        var modes = frame.modes
-        var tokens: [BooleanDecoder] = frame.partitions.map {
-            BooleanDecoder(data: frame.payload.baseAddress, start: $0.start, end: $0.end)
-        }
-        var header = MacroblockHeader()
-        let quantizers = frame.quantizers
-        let residuals = Residuals(coefficients: coefficients.baseAddress, kinds: kinds.baseAddress,
-                                  positions: positions.baseAddress)
+        var reader = RowReader(frame: frame)
+        // One macroblock's record, read and reconstructed in turn.
+        let record = MacroblockRecords(coefficients: coefficients.baseAddress, kinds: kinds.baseAddress,
+                                       modes: modeRecord.baseAddress, strengths: strengthRecord.baseAddress)
         for mbY in 0 ..< mbHeight {
             if cancellation.isCancelled { throw .core(.cancelled) }
             leftModes.fill(with: 0)
             leftFlags.fill(with: 0)
-            let part = mbY & (tokens.count - 1)
-            var br = tokens[part]
+            reader.startRow(mbY)
             for mbX in 0 ..< mbWidth {
-                header.read(&modes, frame: frame, top: topModes.baseAddress + mbX * 4, left: leftModes.baseAddress)
-                var any = false
-                let topFlag = topFlags.baseAddress + mbX * 9
-                if !header.skip {
-                    any = residuals.read(&br, probabilities: probabilities.baseAddress, is4x4: header.is4x4,
-                                         q: quantizers[header.segment], top: topFlag, left: leftFlags.baseAddress)
-                } else {
-                    residuals.skip(is4x4: header.is4x4, top: topFlag, left: leftFlags.baseAddress)
-                }
-                var strength = frame.filterStrengths[header.segment * 2 + (header.is4x4 ? 1 : 0)]
-                strength.inner = strength.inner || any
-                filterInfo[mbX] = strength
-                reconstruct(mbX: mbX, mbY: mbY, header: header)
+                readMacroblock(mbX, &reader, into: record)
+                filterInfo[mbX] = record.strengths[0]
+                reconstruct(mbX: mbX, mbY: mbY, record: record)
             }
-            tokens[part] = br
-            if br.exhausted || modes.exhausted {
+            if let end = reader.endRow(frame: frame) {
                 // Rows already handed out are final; the rest would need this row.
                 truncatedRow = nextOutputRow
-                truncatedOffset = frame.fileOffset + (br.exhausted ? br.offset : modes.offset)
+                truncatedOffset = end
                 return
             }
-            if frame.filterType > 0 { filterRow(mbY) }
-            let last = mbY == mbHeight - 1
-            try emitRows(upTo: last ? height : min(height, 16 * mbY + 8), currentRow: mbY, into: &sink, alpha: alpha)
-            if !last { shiftCaches() }
+            try finishRow(mbY, into: &sink, alpha: alpha)
         }
+    }
+
+    /// `decode` on two threads, with exactly its rows and its truncation: the handoff's
+    /// thread (the producer) reads each macroblock row's modes and coefficients into a ring
+    /// of `handoff.slots` rows of records (the boolean decoding, which cannot be split), and
+    /// the caller's thread (the consumer) predicts and reconstructs each row from them, runs
+    /// the loop filter and hands out the rows that are final. The consumer asks
+    /// `cancellation` before each row.
+    ///
+    /// Memory: the ring (a record of 25 × 16 coefficients, 25 kinds, 19 modes and a filter
+    /// strength a macroblock), allocated before the producer starts; where the ledger has no
+    /// room for it, `decode` runs instead.
+    mutating func decodePipelined<Sink: RowSink, Handoff: DecodePipelineHandoff>(
+        into sink: inout Sink, alpha: LedgerBuffer<UInt8>?, cancellation: CancellationCheck, handoff: Handoff,
+        ledger: MemoryLedger
+    ) throws(WebPError) {
+        let slots = max(2, handoff.slots)
+        let columns = mbWidth
+        let ringCoefficients: LedgerBuffer<Int16>, ringKinds: LedgerBuffer<UInt8>, ringModes: LedgerBuffer<UInt8>
+        let ringStrengths: LedgerBuffer<FilterStrength>, ringEnds: LedgerBuffer<Int>
+        do {
+            ringCoefficients = try ledger.allocate(Int16.self, count: slots * columns * MacroblockRecords.coefficientCount,
+                                                   initialValue: 0)
+            ringKinds = try ledger.allocate(UInt8.self, count: slots * columns * MacroblockRecords.kindCount, initialValue: 0)
+            ringModes = try ledger.allocate(UInt8.self, count: slots * columns * MacroblockRecords.modeCount, initialValue: 0)
+            ringStrengths = try ledger.allocate(FilterStrength.self, count: slots * columns, initialValue: FilterStrength())
+            ringEnds = try ledger.allocate(Int.self, count: slots, initialValue: -1)
+        } catch {
+            guard case .limitExceeded = error else { throw .core(error) }
+            return try decode(into: &sink, alpha: alpha, cancellation: cancellation)
+        }
+        // SAFETY: slot < slots, and each ring holds `slots` rows of `columns` records.
+        func records(_ slot: Int) -> MacroblockRecords {
+            MacroblockRecords(coefficients: ringCoefficients.baseAddress + slot * columns * MacroblockRecords.coefficientCount,
+                              kinds: ringKinds.baseAddress + slot * columns * MacroblockRecords.kindCount,
+                              modes: ringModes.baseAddress + slot * columns * MacroblockRecords.modeCount,
+                              strengths: ringStrengths.baseAddress + slot * columns)
+        }
+        // The producer reads with its copy and the consumer writes with its own: the
+        // buffers they touch are disjoint (the contexts against the workspace, the edges,
+        // the caches and the output), and the ring passes between them under the handoff's
+        // semaphores. A slot's records and end are written by the producer while it holds
+        // the slot, before `publishRow`, and read by the consumer after the matching
+        // `awaitRow`, before it gives the slot back.
+        let producerSide = self
+        var consumerSide = self
+        var reader = RowReader(frame: frame)
+        var stopError: WebPError?
+        let rows = mbHeight
+        handoff.run(producer: {
+            for mbY in 0 ..< rows {
+                handoff.acquireSlot()
+                if handoff.stopRequested { break }
+                let end = producerSide.readRow(mbY, &reader, into: records(mbY % slots))
+                ringEnds[mbY % slots] = end ?? -1
+                handoff.publishRow()
+                if end != nil { break }
+            }
+        }, consumer: {
+            func stop(_ error: WebPError) {
+                stopError = error
+                handoff.requestStop()
+                for _ in 0 ..< slots { handoff.releaseSlot() }
+            }
+            for mbY in 0 ..< rows {
+                handoff.awaitRow()
+                if ringEnds[mbY % slots] >= 0 {
+                    consumerSide.truncatedRow = consumerSide.nextOutputRow
+                    consumerSide.truncatedOffset = ringEnds[mbY % slots]
+                    break
+                }
+                if cancellation.isCancelled {
+                    stop(.core(.cancelled))
+                    break
+                }
+                consumerSide.reconstructRow(mbY, from: records(mbY % slots))
+                handoff.releaseSlot()
+                do throws(WebPError) {
+                    try consumerSide.finishRow(mbY, into: &sink, alpha: alpha)
+                } catch {
+                    stop(error)
+                    break
+                }
+            }
+        })
+        nextOutputRow = consumerSide.nextOutputRow
+        truncatedRow = consumerSide.truncatedRow
+        truncatedOffset = consumerSide.truncatedOffset
+        if let stopError { throw stopError }
+    }
+
+    /// The parsing state carried from one macroblock to the next: the first partition (the
+    /// modes), the token partitions (§9.5), the partition the current row reads, and the
+    /// macroblock header read last.
+    struct RowReader {
+        var modes: BooleanDecoder
+        var tokens: [BooleanDecoder]
+        /// The token partition of the current row (rows take the partitions in turn, §9.5),
+        /// out of `tokens` while the row is read.
+        var current: BooleanDecoder
+        var part = 0
+        var header = MacroblockHeader()
+
+        init(frame: VP8FrameHeader) {
+            modes = frame.modes
+            tokens = frame.partitions.map { BooleanDecoder(data: frame.payload.baseAddress, start: $0.start, end: $0.end) }
+            current = tokens[0]
+        }
+
+        mutating func startRow(_ mbY: Int) {
+            part = mbY & (tokens.count - 1)
+            current = tokens[part]
+        }
+
+        /// Puts the row's partition back; returns the file offset where a partition ran out
+        /// of data, or nil.
+        mutating func endRow(frame: VP8FrameHeader) -> Int? {
+            tokens[part] = current
+            guard current.exhausted || modes.exhausted else { return nil }
+            return frame.fileOffset + (current.exhausted ? current.offset : modes.offset)
+        }
+    }
+
+    /// Macroblocks as read, for their reconstruction: each one's 25 blocks of 16
+    /// coefficients and their kinds (`Residuals`), its modes and its filter strength, laid
+    /// out one after another from the pointers.
+    struct MacroblockRecords {
+        static let coefficientCount = 25 * 16
+        static let kindCount = 25
+        /// `is4x4`, the luma mode, the chroma mode, then the sixteen 4×4 modes.
+        static let modeCount = 19
+        let coefficients: UnsafeMutablePointer<Int16>
+        let kinds: UnsafeMutablePointer<UInt8>
+        let modes: UnsafeMutablePointer<UInt8>
+        let strengths: UnsafeMutablePointer<FilterStrength>
+
+        /// The record of the macroblock `index` places along.
+        func at(_ index: Int) -> MacroblockRecords {
+            MacroblockRecords(coefficients: coefficients + index * Self.coefficientCount, kinds: kinds + index * Self.kindCount,
+                              modes: modes + index * Self.modeCount, strengths: strengths + index)
+        }
+
+        var is4x4: Bool { modes[0] != 0 }
+        var lumaMode: UInt8 { modes[1] }
+        var chromaMode: UInt8 { modes[2] }
+        func subblockMode(_ block: Int) -> UInt8 { modes[3 + block] }
+    }
+
+    /// Reads macroblock row `mbY` into `records`, one record a macroblock. Returns the file
+    /// offset where a partition ran out of data, or nil.
+    func readRow(_ mbY: Int, _ reader: inout RowReader, into records: MacroblockRecords) -> Int? {
+        leftModes.fill(with: 0)
+        leftFlags.fill(with: 0)
+        reader.startRow(mbY)
+        for mbX in 0 ..< mbWidth { readMacroblock(mbX, &reader, into: records.at(mbX)) }
+        return reader.endRow(frame: frame)
+    }
+
+    /// Reconstructs macroblock row `mbY` into the cache from `records`, and takes their
+    /// filter strengths for the loop filter.
+    func reconstructRow(_ mbY: Int, from records: MacroblockRecords) {
+        for mbX in 0 ..< mbWidth {
+            filterInfo[mbX] = records.strengths[mbX]
+            reconstruct(mbX: mbX, mbY: mbY, record: records.at(mbX))
+        }
+    }
+
+    /// Reads macroblock `mbX`'s header and coefficients (of the row `reader` is in) into
+    /// `record`, updating the contexts above and to the left.
+    func readMacroblock(_ mbX: Int, _ reader: inout RowReader, into record: MacroblockRecords) {
+        reader.header.read(&reader.modes, frame: frame, top: topModes.baseAddress + mbX * 4, left: leftModes.baseAddress)
+        let header = reader.header
+        let residuals = Residuals(coefficients: record.coefficients, kinds: record.kinds, positions: positions.baseAddress)
+        var any = false
+        let topFlag = topFlags.baseAddress + mbX * 9
+        if !header.skip {
+            any = residuals.read(&reader.current, probabilities: probabilities.baseAddress, is4x4: header.is4x4,
+                                 q: frame.quantizers[header.segment], top: topFlag, left: leftFlags.baseAddress)
+        } else {
+            residuals.skip(is4x4: header.is4x4, top: topFlag, left: leftFlags.baseAddress)
+        }
+        var strength = frame.filterStrengths[header.segment * 2 + (header.is4x4 ? 1 : 0)]
+        strength.inner = strength.inner || any
+        record.strengths[0] = strength
+        record.modes[0] = header.is4x4 ? 1 : 0
+        record.modes[1] = header.lumaMode
+        record.modes[2] = header.chromaMode
+        if header.is4x4 {
+            for block in 0 ..< 16 { record.modes[3 + block] = header.subblockModes[block] }
+        }
+    }
+
+    /// Filters the current macroblock row in the cache, hands out the rows that are now
+    /// final, and moves it up for the next.
+    mutating func finishRow<Sink: RowSink>(_ mbY: Int, into sink: inout Sink,
+                                           alpha: LedgerBuffer<UInt8>?) throws(WebPError) {
+        if frame.filterType > 0 { filterRow(mbY) }
+        let last = mbY == mbHeight - 1
+        try emitRows(upTo: last ? height : min(height, 16 * mbY + 8), currentRow: mbY, into: &sink, alpha: alpha)
+        if !last { shiftCaches() }
     }
 
     /// Moves the current macroblock row's pixels into the "previous" half of the caches.
@@ -141,9 +327,9 @@ struct LossyDecoder {
     // macroblock's 16 (8) columns lie inside the caches' yStride (uvStride); the workspace is
     // 17 (9) rows of 32 with the block at column 8, leaving the left column and the 4 pixels
     // above-right; emitted rows and chroma rows lie in the two cached macroblock rows.
-    /// Predicts and reconstructs one macroblock in the workspace, copies it to the cache and
-    /// keeps its bottom row for the macroblock below.
-    func reconstruct(mbX: Int, mbY: Int, header: MacroblockHeader) {
+    /// Predicts and reconstructs one macroblock from its record in the workspace, copies it
+    /// to the cache and keeps its bottom row for the macroblock below.
+    func reconstruct(mbX: Int, mbY: Int, record: MacroblockRecords) {
         let s = Self.workStride
         let y = workY.baseAddress + Self.workOrigin
         let u = workU.baseAddress + Self.workOrigin
@@ -167,10 +353,10 @@ struct LossyDecoder {
             v[-s - 1] = corner
         }
         // The edge above: the unfiltered bottom row of the macroblock above (127 above the frame).
-        (y - s).update(from: topY.baseAddress + mbX * 16, count: 16)
-        (u - s).update(from: topU.baseAddress + mbX * 8, count: 8)
-        (v - s).update(from: topV.baseAddress + mbX * 8, count: 8)
-        if header.is4x4 {
+        Self.copy16(from: topY.baseAddress + mbX * 16, to: y - s)
+        Self.copy8(from: topU.baseAddress + mbX * 8, to: u - s)
+        Self.copy8(from: topV.baseAddress + mbX * 8, to: v - s)
+        if record.is4x4 {
             // Above-right of the macroblock (§12.3): the next macroblock's bottom row, or the last
             // pixel above repeated at the right edge; the 4×4 blocks of the right column below
             // the first row reuse these same four pixels.
@@ -182,45 +368,59 @@ struct LossyDecoder {
             } else {
                 right.update(from: topY.baseAddress + (mbX + 1) * 16, count: 4)
             }
-            for r in [3, 7, 11] { (y + r * s + 16).update(from: right, count: 4) }
+            for r in stride(from: 3, through: 11, by: 4) { (y + r * s + 16).update(from: right, count: 4) }
             for block in 0 ..< 16 {
                 let dst = y + (block >> 2) * 4 * s + (block & 3) * 4
-                IntraPrediction.predictSubblock(dst, stride: s, mode: header.subblockModes[block])
-                addResidual(block, dst)
+                IntraPrediction.predictSubblock(dst, stride: s, mode: record.subblockMode(block))
+                addResidual(block, dst, record)
             }
         } else {
-            let mode = Self.edgeMode(header.lumaMode, mbX: mbX, mbY: mbY)
+            let mode = Self.edgeMode(record.lumaMode, mbX: mbX, mbY: mbY)
             IntraPrediction.predictBlock(y, stride: s, size: 16, mode: mode)
-            for block in 0 ..< 16 { addResidual(block, y + (block >> 2) * 4 * s + (block & 3) * 4) }
+            for block in 0 ..< 16 { addResidual(block, y + (block >> 2) * 4 * s + (block & 3) * 4, record) }
         }
-        let chromaMode = Self.edgeMode(header.chromaMode, mbX: mbX, mbY: mbY)
+        let chromaMode = Self.edgeMode(record.chromaMode, mbX: mbX, mbY: mbY)
         IntraPrediction.predictBlock(u, stride: s, size: 8, mode: chromaMode)
         IntraPrediction.predictBlock(v, stride: s, size: 8, mode: chromaMode)
         for block in 0 ..< 4 {
             let offset = (block >> 1) * 4 * s + (block & 1) * 4
-            addResidual(16 + block, u + offset)
-            addResidual(20 + block, v + offset)
+            addResidual(16 + block, u + offset, record)
+            addResidual(20 + block, v + offset, record)
         }
         // Into the cache's current half, and the bottom rows kept for the row below.
         let yOut = yCache.baseAddress + 16 * yStride + mbX * 16
-        for r in 0 ..< 16 { (yOut + r * yStride).update(from: y + r * s, count: 16) }
+        for r in 0 ..< 16 { Self.copy16(from: y + r * s, to: yOut + r * yStride) }
         let uOut = uCache.baseAddress + 8 * uvStride + mbX * 8
         let vOut = vCache.baseAddress + 8 * uvStride + mbX * 8
         for r in 0 ..< 8 {
-            (uOut + r * uvStride).update(from: u + r * s, count: 8)
-            (vOut + r * uvStride).update(from: v + r * s, count: 8)
+            Self.copy8(from: u + r * s, to: uOut + r * uvStride)
+            Self.copy8(from: v + r * s, to: vOut + r * uvStride)
         }
-        (topY.baseAddress + mbX * 16).update(from: y + 15 * s, count: 16)
-        (topU.baseAddress + mbX * 8).update(from: u + 7 * s, count: 8)
-        (topV.baseAddress + mbX * 8).update(from: v + 7 * s, count: 8)
+        Self.copy16(from: y + 15 * s, to: topY.baseAddress + mbX * 16)
+        Self.copy8(from: u + 7 * s, to: topU.baseAddress + mbX * 8)
+        Self.copy8(from: v + 7 * s, to: topV.baseAddress + mbX * 8)
+    }
+
+    /// A macroblock row's 16 luma or 8 chroma bytes moved as one vector, not a call to
+    /// `memmove` each.
+    @inline(__always)
+    static func copy16(from source: UnsafePointer<UInt8>, to target: UnsafeMutablePointer<UInt8>) {
+        UnsafeMutableRawPointer(target).storeBytes(of: UnsafeRawPointer(source).loadUnaligned(as: SIMD16<UInt8>.self),
+                                                   as: SIMD16<UInt8>.self)
     }
 
     @inline(__always)
-    func addResidual(_ block: Int, _ dst: UnsafeMutablePointer<UInt8>) {
-        switch kinds.baseAddress[block] {
+    static func copy8(from source: UnsafePointer<UInt8>, to target: UnsafeMutablePointer<UInt8>) {
+        UnsafeMutableRawPointer(target).storeBytes(of: UnsafeRawPointer(source).loadUnaligned(as: UInt64.self),
+                                                   as: UInt64.self)
+    }
+
+    @inline(__always)
+    func addResidual(_ block: Int, _ dst: UnsafeMutablePointer<UInt8>, _ record: MacroblockRecords) {
+        switch record.kinds[block] {
         case 0: return
-        case 1: InverseTransform.addDC(coefficients.baseAddress + block * 16, to: dst, stride: Self.workStride)
-        default: InverseTransform.add(coefficients.baseAddress + block * 16, to: dst, stride: Self.workStride)
+        case 1: InverseTransform.addDC(record.coefficients + block * 16, to: dst, stride: Self.workStride)
+        default: InverseTransform.add(record.coefficients + block * 16, to: dst, stride: Self.workStride)
         }
     }
 

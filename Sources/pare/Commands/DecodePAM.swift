@@ -9,7 +9,8 @@ func decodeToPAM(input: String, source: InputBytes, into file: OutputFile) -> In
     let ledger = MemoryLedger()
     var writer = PAMWriter(file: file)
     do {
-        let warnings = try ImageSource(input: source).decodeMainImage(ledger: ledger, into: &writer)
+        let warnings = try ImageSource(input: source).decodeMainImage(ledger: ledger, workers: ParallelJPEGDecoder.activeCores,
+                                                                      into: &writer)
         for warning in warnings { printError("pare: \(input): warning: \(warning)") }
     } catch {
         return reportInputError(input, error)

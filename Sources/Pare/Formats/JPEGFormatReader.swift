@@ -5,7 +5,7 @@ import PareEXIF
 /// JPEG (T.81): JFIF, Exif and Adobe files, with their EXIF thumbnail and MPF previews.
 enum JPEGFormatReader: FormatReader {
     static let format = ImageFormat.jpeg
-    static let hasReducedScales = true
+    static func reducedScales(of properties: ImageProperties) -> [JPEGScale] { [.eighth, .quarter, .half] }
 
     /// SOI, `FF D8` (T.81 B.1.1.2); the decoder, like libjpeg, finds the next marker itself.
     static func matches(_ prefix: [UInt8]) -> Bool {

@@ -7,7 +7,10 @@ import PareEXIF
 /// orientation from its EXIF chunk, the colour from its ICCP chunk.
 enum WebPFormatReader: FormatReader {
     static let format = ImageFormat.webp
-    static let hasReducedScales = false
+    /// A lossy still picture without alpha decodes at half size (`WebPDecoder.decode(halfScale:into:)`).
+    static func reducedScales(of properties: ImageProperties) -> [JPEGScale] {
+        properties.colorModel == .yCbCr && !properties.hasAlpha && (properties.frameCount ?? 1) <= 1 ? [.half] : []
+    }
 
     /// `RIFF`, a size, `WEBP` (RIFF container of the WebP specification).
     static func matches(_ prefix: [UInt8]) -> Bool {
@@ -44,10 +47,11 @@ enum WebPFormatReader: FormatReader {
         // colour conversion; four macroblock rows in the ring keep either from waiting long.
         try decodeMain(input, options: job.options.webp, job: job, error: PareError.init, warning: ThumbnailWarning.webp) {
             (decoder: inout WebPDecoder<InputBytes>) throws(WebPError) in
+            let half = scale == .half
             if job.workers > 1 {
-                try decoder.decodePipelined(handoff: DecodePipelineThreads(slots: 4), into: &sink)
+                try decoder.decodePipelined(handoff: DecodePipelineThreads(slots: 4), halfScale: half, into: &sink)
             } else {
-                try decoder.decode(into: &sink)
+                try decoder.decode(halfScale: half, into: &sink)
             }
         }
     }

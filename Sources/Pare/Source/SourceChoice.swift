@@ -9,9 +9,10 @@ public enum ThumbnailSource: Sendable, Equatable {
     case mpfPreview(index: Int)
     /// A camera RAW file's JPEG preview (`RawPreviews`, in the order found).
     case rawPreview(index: Int)
-    /// The main image decoded at DCT scale k/8 (T.81 A.3.3's 8×8 blocks reduced to k×k).
+    /// The main image decoded at scale k/8: a JPEG's DCT scale (T.81 A.3.3's 8×8 blocks
+    /// reduced to k×k), or a lossy WebP's half size.
     case mainImage(JPEGScale)
-    /// The main image of a PNG: it has only its full scale.
+    /// The main image of a format that has only its full scale (PNG, GIF, TIFF…).
     case fullImage
 
     /// The name the command line prints (`--json` field `source`).
@@ -85,11 +86,12 @@ enum SourceChooser {
 
     /// The smallest DCT scale at which a JPEG of this stored size still has a long side of
     /// `margin` times `target` (with `filterMargin` false, just `target`).
-    static func smallestScale(width: Int, height: Int, reaching target: Int, filterMargin: Bool = true) -> JPEGScale {
+    static func smallestScale(width: Int, height: Int, reaching target: Int, filterMargin: Bool = true,
+                              among scales: [JPEGScale] = [.eighth, .quarter, .half]) -> JPEGScale {
         // A picture less than a block across has every reduced sample mixed with the
         // encoder's padding beyond its edge (1000×1 at 1/2: 32.9 dB from the full decode).
         guard min(width, height) >= 8 else { return .full }
-        for scale in [JPEGScale.eighth, .quarter, .half] {
+        for scale in scales {
             let k = scale.rawValue
             let long = max((width * k + 7) / 8, (height * k + 7) / 8)
             let margin = filterMargin ? margin(scale) : (numerator: 1, denominator: 1)
@@ -142,11 +144,13 @@ enum SourceChooser {
         }
 
         let mainPlan: SourcePlan
+        let reduced = properties.format.reader.reducedScales(of: properties)
         if properties.isRaw {
             mainPlan = SourcePlan(source: .fullImage, embedded: nil, scale: .full, width: mainWidth, height: mainHeight,
                                   reason: "a RAW file without a JPEG preview")
-        } else if properties.format.reader.hasReducedScales {
-            let scale = options.forcedJPEGScale ?? smallestScale(width: mainWidth, height: mainHeight, reaching: target)
+        } else if !reduced.isEmpty {
+            let forced = options.forcedJPEGScale.flatMap { $0 == .full || reduced.contains($0) ? $0 : nil }
+            let scale = forced ?? smallestScale(width: mainWidth, height: mainHeight, reaching: target, among: reduced)
             let scaled = scale.rawValue
             mainPlan = SourcePlan(source: .mainImage(scale), embedded: nil, scale: scale, width: mainWidth, height: mainHeight,
                                   reason: "main image at \(scaled)/8 (\((mainWidth * scaled + 7) / 8)×\((mainHeight * scaled + 7) / 8)) reaches \(target) px")

@@ -136,46 +136,61 @@ public struct WebPDecoder<Source: ByteSource> {
 
     /// Decodes the image (the first frame of an animation) into `sink`. Call it once.
     public mutating func decode<Sink: RowSink>(into sink: inout Sink) throws(WebPError) {
-        try decodeImage(into: &sink, handoff: NoPipeline?.none)
+        try decodeImage(into: &sink, handoff: NoPipeline?.none, halfScale: false)
     }
 
-    /// `decode` with a lossy frame's work split between two threads (`LossyDecoder.decodePipelined`):
-    /// the same rows, warnings and errors. A lossless frame decodes as `decode` decodes it.
+    /// True when the image can be decoded at half size (`decode(halfScale:into:)`): a lossy
+    /// still picture without alpha.
+    public var decodesAtHalfScale: Bool { !info.isLossless && !info.isAnimated && !info.hasAlpha }
+
+    /// Decodes the image, at half size (rounded up; `YUVToRGB.halfRow`: each pixel a 2×2
+    /// block's mean luma with its one chroma sample) when `halfScale` is set and the picture
+    /// `decodesAtHalfScale`, else as `decode` does. For pictures that are to be made smaller:
+    /// the rows are not `dwebp`'s. The sink's header says the size.
+    public mutating func decode<Sink: RowSink>(halfScale: Bool, into sink: inout Sink) throws(WebPError) {
+        try decodeImage(into: &sink, handoff: NoPipeline?.none, halfScale: halfScale)
+    }
+
+    /// `decode(halfScale:into:)` with a lossy frame's work split between two threads
+    /// (`LossyDecoder.decodePipelined`): the same rows, warnings and errors. A lossless frame
+    /// decodes as `decode` decodes it.
     @_spi(Pipeline) public mutating func decodePipelined<Sink: RowSink, Handoff: DecodePipelineHandoff>(
-        handoff: Handoff, into sink: inout Sink
+        handoff: Handoff, halfScale: Bool = false, into sink: inout Sink
     ) throws(WebPError) {
-        try decodeImage(into: &sink, handoff: handoff)
+        try decodeImage(into: &sink, handoff: handoff, halfScale: halfScale)
     }
 
     mutating func decodeImage<Sink: RowSink, Handoff: DecodePipelineHandoff>(
-        into sink: inout Sink, handoff: Handoff?
+        into sink: inout Sink, handoff: Handoff?, halfScale: Bool
     ) throws(WebPError) {
         precondition(!decoded, "WebPDecoder.decode called twice")
         decoded = true
         let format = outputFormat
-        do { try sink.begin(RowStreamHeader(width: info.width, height: info.height, format: format)) } catch {
+        let half = halfScale && decodesAtHalfScale
+        let width = half ? (info.width + 1) / 2 : info.width, height = half ? (info.height + 1) / 2 : info.height
+        do { try sink.begin(RowStreamHeader(width: width, height: height, format: format)) } catch {
             throw .core(error)
         }
         if info.isAnimated {
             // The sink goes into the canvas and comes back out, also when the frame throws.
             var canvas = try CanvasPlacement(inner: sink, info: info, ledger: ledger)
             defer { sink = canvas.inner }
-            try decodeFrame(into: &canvas, format: format, handoff: handoff)
+            try decodeFrame(into: &canvas, format: format, handoff: handoff, halfScale: false)
             do { try canvas.finish() } catch { throw .core(error) }
         } else {
-            try decodeFrame(into: &sink, format: format, handoff: handoff)
+            try decodeFrame(into: &sink, format: format, handoff: handoff, halfScale: half)
         }
     }
 
     mutating func decodeFrame<Sink: RowSink, Handoff: DecodePipelineHandoff>(
-        into sink: inout Sink, format: PixelFormat, handoff: Handoff?
+        into sink: inout Sink, format: PixelFormat, handoff: Handoff?, halfScale: Bool
     ) throws(WebPError) {
         if cancellation.isCancelled { throw .core(.cancelled) }
         let image = container.image!
         if info.isLossless {
             try decodeLossless(image.bitstream, into: &sink, format: format)
         } else {
-            try decodeLossy(image, into: &sink, format: format, handoff: handoff)
+            try decodeLossy(image, into: &sink, format: format, handoff: handoff, halfScale: halfScale)
         }
     }
 
@@ -229,7 +244,7 @@ extension WebPDecoder {
     /// A lossy image: the alpha plane first (when there is an ALPH chunk), then the frame
     /// macroblock row by macroblock row.
     mutating func decodeLossy<Sink: RowSink, Handoff: DecodePipelineHandoff>(
-        _ image: ImageChunks, into sink: inout Sink, format: PixelFormat, handoff: Handoff?
+        _ image: ImageChunks, into sink: inout Sink, format: PixelFormat, handoff: Handoff?, halfScale: Bool
     ) throws(WebPError) {
         let frame = lossyHeader!
         var alpha: LedgerBuffer<UInt8>?
@@ -249,7 +264,7 @@ extension WebPDecoder {
                 try noteDamage(.alphaDamaged(row: 0, offset: chunk.payloadOffset))
             }
         }
-        var decoder = try LossyDecoder(frame: frame, channels: format.channels, ledger: ledger)
+        var decoder = try LossyDecoder(frame: frame, channels: format.channels, halfScale: halfScale, ledger: ledger)
         if let handoff {
             try decoder.decodePipelined(into: &sink, alpha: alpha, cancellation: cancellation, handoff: handoff,
                                         ledger: ledger)

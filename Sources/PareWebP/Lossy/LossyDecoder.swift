@@ -36,6 +36,9 @@ struct LossyDecoder {
     let probabilities: LedgerBuffer<UInt8>
     let leftModes: LedgerBuffer<UInt8>, leftFlags: LedgerBuffer<UInt8>
     let output: LedgerBuffer<UInt8>
+    /// Rows handed out at half size (`YUVToRGB.halfRow`), and its scratch row of luma means.
+    let halfScale: Bool
+    let halfLuma: LedgerBuffer<UInt8>
     /// The upsampled U and V of one output row.
     let chromaRow: LedgerBuffer<Int32>
     let channels: Int
@@ -49,8 +52,9 @@ struct LossyDecoder {
     var truncatedRow: Int?
     var truncatedOffset = 0
 
-    init(frame: VP8FrameHeader, channels: Int, ledger: MemoryLedger) throws(WebPError) {
+    init(frame: VP8FrameHeader, channels: Int, halfScale: Bool = false, ledger: MemoryLedger) throws(WebPError) {
         self.frame = frame
+        self.halfScale = halfScale
         width = frame.width
         height = frame.height
         mbWidth = (width + 15) >> 4
@@ -83,6 +87,7 @@ struct LossyDecoder {
             leftModes = try ledger.allocate(UInt8.self, count: 4, initialValue: 0)
             leftFlags = try ledger.allocate(UInt8.self, count: 9, initialValue: 0)
             output = try ledger.allocate(UInt8.self, count: width * channels, initialValue: 255)
+            halfLuma = try ledger.allocate(UInt8.self, count: halfScale ? (width + 1) / 2 : 0, initialValue: 0)
             chromaRow = try ledger.allocate(Int32.self, count: 2 * width, initialValue: 0)
         } catch { throw .core(error) }
     }
@@ -312,7 +317,12 @@ struct LossyDecoder {
                                            alpha: LedgerBuffer<UInt8>?) throws(WebPError) {
         if frame.filterType > 0 { filterRow(mbY) }
         let last = mbY == mbHeight - 1
-        try emitRows(upTo: last ? height : min(height, 16 * mbY + 8), currentRow: mbY, into: &sink, alpha: alpha)
+        let end = last ? height : min(height, 16 * mbY + 8)
+        if halfScale {
+            try emitHalfRows(upTo: end, currentRow: mbY, into: &sink)
+        } else {
+            try emitRows(upTo: end, currentRow: mbY, into: &sink, alpha: alpha)
+        }
         if !last { shiftCaches() }
     }
 
@@ -464,6 +474,31 @@ struct LossyDecoder {
                 for x in 0 ..< width { output[x * 4 + 3] = a[x] }
             }
             do { try sink.consume(UnsafeBufferPointer(output.buffer), at: RowPlacement(y: r, width: width)) } catch {
+                throw .core(error)
+            }
+            nextOutputRow += 1
+        }
+    }
+    /// Hands out the half-size rows (counted in `nextOutputRow`) whose two luma rows are
+    /// among the first `end`, which are final: row r from luma rows 2r and 2r + 1 and chroma
+    /// row r, which the loop filter has also left alone by then (it reaches three rows above
+    /// the macroblock row it filters). The caches hold macroblock rows `currentRow − 1` and
+    /// `currentRow`.
+    mutating func emitHalfRows<Sink: RowSink>(upTo end: Int, currentRow: Int, into sink: inout Sink) throws(WebPError) {
+        let halfWidth = (width + 1) / 2
+        let yBase = 16 * (currentRow - 1), uvBase = 8 * (currentRow - 1)
+        while 2 * nextOutputRow < end {
+            let r = nextOutputRow
+            let top = yCache.baseAddress + (2 * r - yBase) * yStride
+            let bottom = yCache.baseAddress + (min(2 * r + 1, height - 1) - yBase) * yStride
+            let chroma = (r - uvBase) * uvStride
+            YUVToRGB.halfRow(top: top, bottom: bottom, u: uCache.baseAddress + chroma, v: vCache.baseAddress + chroma,
+                             width: width, luma: halfLuma.baseAddress, out: output.baseAddress, channels: channels,
+                             scratch: chromaRow.baseAddress)
+            do {
+                try sink.consume(UnsafeBufferPointer(rebasing: output.buffer[0 ..< halfWidth * channels]),
+                                 at: RowPlacement(y: r, width: halfWidth))
+            } catch {
                 throw .core(error)
             }
             nextOutputRow += 1

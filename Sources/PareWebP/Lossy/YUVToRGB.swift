@@ -28,6 +28,29 @@ enum YUVToRGB {
     /// rows `near` (the one this row lies in) and `far` (the next one above or below; the
     /// same row at the picture's top and bottom). Alpha, when there is a fourth channel, is
     /// left alone. `scratch` holds 2 × `width` words for the upsampled chroma.
+    /// A row of the picture at half size: each pixel the rounded mean of a 2×2 block of luma
+    /// (`top` and `bottom` rows, `width` samples each, the last column alone when `width` is
+    /// odd) with the one chroma sample 4:2:0 stores for that block, converted as `convertRow`
+    /// converts. No chroma is interpolated, so this is also the cheapest way to a picture
+    /// that is to be made smaller still.
+    // SAFETY: `top`, `bottom` hold `width` samples, `u`, `v` (width + 1) / 2, `luma`
+    // (width + 1) / 2 bytes of scratch, `scratch` 2 × width Int32, `out` (width + 1) / 2 ×
+    // channels bytes.
+    static func halfRow(top: UnsafePointer<UInt8>, bottom: UnsafePointer<UInt8>, u: UnsafePointer<UInt8>,
+                        v: UnsafePointer<UInt8>, width: Int, luma: UnsafeMutablePointer<UInt8>,
+                        out: UnsafeMutablePointer<UInt8>, channels: Int, scratch: UnsafeMutablePointer<Int32>) {
+        let half = (width + 1) / 2
+        let us = scratch, vs = scratch + width
+        for x in 0 ..< half {
+            let x0 = 2 * x, x1 = min(2 * x + 1, width - 1)
+            let sum = Int(top[x0]) + Int(top[x1]) + Int(bottom[x0]) + Int(bottom[x1])
+            luma[x] = UInt8(truncatingIfNeeded: (sum + 2) >> 2)
+            us[x] = Int32(u[x])
+            vs[x] = Int32(v[x])
+        }
+        convertRow(y: luma, u: us, v: vs, width: half, out: out, channels: channels)
+    }
+
     static func upsampleRow(y: UnsafePointer<UInt8>, nearU: UnsafePointer<UInt8>, nearV: UnsafePointer<UInt8>,
                             farU: UnsafePointer<UInt8>, farV: UnsafePointer<UInt8>, width: Int,
                             out: UnsafeMutablePointer<UInt8>, channels: Int, scratch: UnsafeMutablePointer<Int32>) {

@@ -97,6 +97,9 @@ gif2webp -quiet -lossy "$tmp/anim.gif" -o "$out/gen-anim-gif-lossy.webp"
 # 7. A 12-megapixel photo for timing.
 convert "$tmp/photo1.png" -resize 4000x3000! -attenuate 0.3 +noise Gaussian "$tmp/big.png"
 cwebp -quiet -q 80 "$tmp/big.png" -o "$out/gen-12mp-q80.webp"
+# The same width, twice as tall (24 MP): a thumbnail's memory must not grow with height.
+convert "$tmp/photo1.png" -resize 4000x6000! -attenuate 0.3 +noise Gaussian "$tmp/tall.png"
+cwebp -quiet -q 80 "$tmp/tall.png" -o "$out/gen-24mp-tall-q80.webp"
 
 fi
 # 8. Digests.

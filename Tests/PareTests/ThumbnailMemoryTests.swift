@@ -42,6 +42,30 @@ import TestSupport
     }
 }
 
+/// A lossy WebP read through partition windows and decoded on two threads: its thumbnail's
+/// footprint grows with the width only, as JPEG's does, and the heap agrees with the ledger.
+@Suite struct WebPThumbnailMemoryTests {
+    @Test(.requiresMadeCorpus("webp", script: "Fixtures/webp/make-corpus.sh"))
+    func lossy12And24MegapixelTo256HoldTheSame() throws {
+        let folder = try #require(Corpus.made("webp"))
+        var peaks: [Int] = []
+        for name in ["gen-12mp-q80.webp", "gen-24mp-tall-q80.webp"] {
+            let bytes = try #require(FileSystem.read(folder + "/" + name))
+            let result = try ThumbnailProbe.run(bytes, size: 256)
+            #expect(result.thumbnail.source == .mainImage(.half))
+            let peak = result.thumbnail.ledgerPeakBytes
+            // Nothing near the file's size is held: the file is 0.9 and 1.8 MB.
+            #expect(peak <= 2 * 1024 * 1024, "\(name): \(peak)")
+            if let growth = result.heapPeakGrowth {
+                #expect(growth <= peak + peak / 10 + 64 * 1024, "\(name): heap grew \(growth) B, ledger peak \(peak) B")
+            }
+            print("WebP \(name) → \(result.thumbnail.image.width)×\(result.thumbnail.image.height): ledger peak \(peak) B, heap peak growth \(result.heapPeakGrowth.map(String.init) ?? "n/a") B")
+            peaks.append(peak)
+        }
+        #expect(peaks[1] <= peaks[0] + 64 * 1024, "peak grew with height: \(peaks)")
+    }
+}
+
 /// Makes a thumbnail with its own ledger while watching the process heap.
 enum ThumbnailProbe {
     struct Result {

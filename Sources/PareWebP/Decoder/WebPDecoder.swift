@@ -266,10 +266,10 @@ extension WebPDecoder {
         }
         var decoder = try LossyDecoder(frame: frame, channels: format.channels, halfScale: halfScale, ledger: ledger)
         if let handoff {
-            try decoder.decodePipelined(into: &sink, alpha: alpha, cancellation: cancellation, handoff: handoff,
-                                        ledger: ledger)
+            try decoder.decodePipelined(source: source, into: &sink, alpha: alpha, cancellation: cancellation,
+                                        handoff: handoff, ledger: ledger)
         } else {
-            try decoder.decode(into: &sink, alpha: alpha, cancellation: cancellation)
+            try decoder.decode(source: source, into: &sink, alpha: alpha, cancellation: cancellation, ledger: ledger)
         }
         if let row = decoder.truncatedRow {
             try noteDamage(.truncated(row: row, offset: decoder.truncatedOffset))

@@ -7,24 +7,27 @@ struct BooleanDecoder {
     var data: UnsafePointer<UInt8>
     var position: Int
     var end: Int
+    /// The payload offset of `data[0]` (a `PartitionWindow` moves it on as it slides).
+    var base = 0
     var value: UInt64 = 0
     var range: UInt32 = 254
     var bits = -8
     var exhausted = false
     var pastEnd = false
 
-    init(data: UnsafePointer<UInt8>, start: Int, end: Int) {
+    init(data: UnsafePointer<UInt8>, start: Int, end: Int, base: Int = 0) {
         self.data = data
         position = start
         self.end = end
+        self.base = base
         load()
     }
 
-    /// The offset (in `data`) of the byte being decoded, for error messages.
-    var offset: Int { position }
+    /// The payload offset of the byte being decoded, for error messages.
+    var offset: Int { base + position }
 
-    // SAFETY: `data[start..<end]` is the partition inside the chunk payload, which outlives
-    // the decoder; every read is at `position < end`.
+    // SAFETY: `data[start..<end]` is the partition's bytes (or a window on them) in a buffer
+    // that outlives the decoder; every read is at `position < end`.
     /// Refills `value` with up to seven bytes (§7.3's "shift in the next byte", batched).
     @inline(__always)
     mutating func load() {

@@ -20,17 +20,22 @@ struct FilterStrength {
 /// A lossy key frame's headers (RFC 6386 §9 and §19.2): the frame tag and start code, the
 /// dimensions, then from the first partition the colour space, segmentation, loop filter,
 /// token partitions, quantisers, coefficient probability updates and the skip probability.
-/// `init` reads the whole `VP8 ` chunk (counted by the ledger), which the decode then uses.
+/// `init` reads the frame tag and the first partition's header through a window
+/// (`PartitionWindow`), and the partition sizes: never the whole chunk.
 struct VP8FrameHeader {
-    var payload: LedgerBuffer<UInt8>
     /// The file offset of the payload's first byte.
     var fileOffset: Int
     var complete: Bool
     var width = 0, height = 0
     var info: VP8FrameInfo
-    /// The first partition's decoder, positioned after the header: the macroblock headers follow.
+    /// The first partition's decoder, positioned after the header (the macroblock headers
+    /// follow), with its window's buffer, the next payload offset to read into it and the
+    /// partition's end.
     var modes: BooleanDecoder
-    /// The token partitions: start and end offsets in `payload`.
+    var modesBuffer: LedgerBuffer<UInt8>
+    var modesNextRead: Int
+    var modesEnd: Int
+    /// The token partitions: start and end offsets in the payload.
     var partitions: [(start: Int, end: Int)] = []
     var segmentMapUpdated = false
     var segmentProbabilities: [UInt8] = [255, 255, 255]
@@ -46,12 +51,10 @@ struct VP8FrameHeader {
     init<Source: ByteSource>(source: Source, chunk: ChunkHeader, ledger: MemoryLedger) throws(WebPError) {
         fileOffset = chunk.payloadOffset
         complete = chunk.isComplete
-        let reader = RIFFReader(source: source, options: WebPOptions())
-        payload = try reader.payload(chunk, ledger: ledger)
-        // SAFETY: every read of `p` below is checked against `count` (the payload's length) first.
-        let p = payload.baseAddress
-        let count = payload.count
+        let count = chunk.available
         guard count >= 10 else { throw .truncated(what: "VP8 frame header", offset: fileOffset, needed: 10 - count) }
+        let p: [UInt8]
+        do { p = try source.bytes(at: fileOffset, count: 10) } catch { throw .core(error) }
         // §9.1: the frame tag.
         let tag = Int(p[0]) | Int(p[1]) << 8 | Int(p[2]) << 16
         guard tag & 1 == 0 else { throw .unsupported(feature: "VP8 inter frame", offset: fileOffset) }
@@ -80,7 +83,9 @@ struct VP8FrameHeader {
                             segmentMapUpdated: false, segmentDeltas: false, segmentQuantizers: [0, 0, 0, 0],
                             segmentFilterLevels: [0, 0, 0, 0], simpleFilter: false, filterLevel: 0, sharpness: 0,
                             baseQuantizer: 0, colorSpace: 0, clampingRequired: false)
-        var br = BooleanDecoder(data: p, start: 10, end: 10 + firstSize)
+        let (window, opened) = try PartitionWindow.open(source: source, payloadOffset: fileOffset, start: 10,
+                                                        end: 10 + firstSize, ledger: ledger)
+        var br = opened
         info.colorSpace = br.bit(128) ? 1 : 0
         info.clampingRequired = !br.bit(128)
         // §9.3 segmentation.
@@ -134,6 +139,9 @@ struct VP8FrameHeader {
             throw .truncated(what: "VP8 frame header", offset: fileOffset + 10 + firstSize, needed: 1)
         }
         modes = br
+        modesBuffer = window.buffer
+        modesNextRead = window.nextRead
+        modesEnd = window.end
         filterType = info.filterLevel == 0 ? 0 : info.simpleFilter ? 1 : 2
         quantizers = Self.quantizers(info: info, base: base, y1dc: y1dc, y2dc: y2dc, y2ac: y2ac, uvdc: uvdc, uvac: uvac)
         filterStrengths = Self.filterStrengths(info: info, useDeltas: useDeltas, referenceDelta: referenceDelta,
@@ -144,12 +152,14 @@ struct VP8FrameHeader {
         guard dataStart <= count else {
             throw .truncated(what: "VP8 partition sizes", offset: fileOffset + count, needed: dataStart - count)
         }
+        let sizes: [UInt8]
+        do { sizes = try source.bytes(at: fileOffset + sizesStart, count: dataStart - sizesStart) } catch { throw .core(error) }
         var start = dataStart
         for i in 0 ..< partitionCount {
             var end = count
             if i < partitionCount - 1 {
-                let s = sizesStart + 3 * i
-                end = min(count, start + (Int(p[s]) | Int(p[s + 1]) << 8 | Int(p[s + 2]) << 16))
+                let s = 3 * i
+                end = min(count, start + (Int(sizes[s]) | Int(sizes[s + 1]) << 8 | Int(sizes[s + 2]) << 16))
             }
             partitions.append((start, end))
             start = end

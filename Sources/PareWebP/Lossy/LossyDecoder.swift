@@ -9,7 +9,9 @@
 /// copied into a cache of two macroblock rows (`reconstruct`); after the whole row, the loop filter runs over it (touching the three rows above it), and
 /// the rows that are final are converted to RGB (`finishRow`). Memory: the caches (two
 /// macroblock rows of luma, two of chroma), one row of edge pixels and contexts, one output
-/// row: a few rows' worth. `decodePipelined` runs the two halves on two threads.
+/// row, and a window of each partition (`PartitionWindow`): a few rows' worth, whatever the
+/// height, and never the compressed frame whole. `decodePipelined` runs the two halves on
+/// two threads.
 struct LossyDecoder {
     let frame: VP8FrameHeader
     let width: Int, height: Int
@@ -95,9 +97,11 @@ struct LossyDecoder {
     /// Decodes every macroblock row, handing finished rows to `sink`; `alpha` (when not nil)
     /// gives each output row's alpha values. Stops early, setting `truncatedRow`, when a
     /// partition runs out of data.
-    mutating func decode<Sink: RowSink>(into sink: inout Sink, alpha: LedgerBuffer<UInt8>?,
-                                        cancellation: CancellationCheck) throws(WebPError) {
-        var reader = RowReader(frame: frame)
+    mutating func decode<Source: ByteSource, Sink: RowSink>(
+        source: Source, into sink: inout Sink, alpha: LedgerBuffer<UInt8>?, cancellation: CancellationCheck,
+        ledger: MemoryLedger
+    ) throws(WebPError) {
+        var reader = try RowReader(frame: frame, source: source, ledger: ledger)
         // One macroblock's record, read and reconstructed in turn.
         let record = MacroblockRecords(coefficients: coefficients.baseAddress, kinds: kinds.baseAddress,
                                        modes: modeRecord.baseAddress, strengths: strengthRecord.baseAddress)
@@ -107,6 +111,7 @@ struct LossyDecoder {
             leftFlags.fill(with: 0)
             reader.startRow(mbY)
             for mbX in 0 ..< mbWidth {
+                try reader.topUp()
                 readMacroblock(mbX, &reader, into: record)
                 filterInfo[mbX] = record.strengths[0]
                 reconstruct(mbX: mbX, mbY: mbY, record: record)
@@ -131,9 +136,9 @@ struct LossyDecoder {
     /// Memory: the ring (a record of 25 × 16 coefficients, 25 kinds, 19 modes and a filter
     /// strength a macroblock), allocated before the producer starts; where the ledger has no
     /// room for it, `decode` runs instead.
-    mutating func decodePipelined<Sink: RowSink, Handoff: DecodePipelineHandoff>(
-        into sink: inout Sink, alpha: LedgerBuffer<UInt8>?, cancellation: CancellationCheck, handoff: Handoff,
-        ledger: MemoryLedger
+    mutating func decodePipelined<Source: ByteSource, Sink: RowSink, Handoff: DecodePipelineHandoff>(
+        source: Source, into sink: inout Sink, alpha: LedgerBuffer<UInt8>?, cancellation: CancellationCheck,
+        handoff: Handoff, ledger: MemoryLedger
     ) throws(WebPError) {
         let slots = max(2, handoff.slots)
         let columns = mbWidth
@@ -148,7 +153,7 @@ struct LossyDecoder {
             ringEnds = try ledger.allocate(Int.self, count: slots, initialValue: -1)
         } catch {
             guard case .limitExceeded = error else { throw .core(error) }
-            return try decode(into: &sink, alpha: alpha, cancellation: cancellation)
+            return try decode(source: source, into: &sink, alpha: alpha, cancellation: cancellation, ledger: ledger)
         }
         // SAFETY: slot < slots, and each ring holds `slots` rows of `columns` records.
         func records(_ slot: Int) -> MacroblockRecords {
@@ -165,14 +170,23 @@ struct LossyDecoder {
         // `awaitRow`, before it gives the slot back.
         let producerSide = self
         var consumerSide = self
-        var reader = RowReader(frame: frame)
-        var stopError: WebPError?
+        var reader = try RowReader(frame: frame, source: source, ledger: ledger)
+        var stopError: WebPError?, readError: WebPError?
         let rows = mbHeight
         handoff.run(producer: {
             for mbY in 0 ..< rows {
                 handoff.acquireSlot()
                 if handoff.stopRequested { break }
-                let end = producerSide.readRow(mbY, &reader, into: records(mbY % slots))
+                let end: Int?
+                do throws(WebPError) {
+                    end = try producerSide.readRow(mbY, &reader, into: records(mbY % slots))
+                } catch {
+                    // A failed read: the end, marked apart from running out of data.
+                    readError = error
+                    ringEnds[mbY % slots] = Self.readFailed
+                    handoff.publishRow()
+                    break
+                }
                 ringEnds[mbY % slots] = end ?? -1
                 handoff.publishRow()
                 if end != nil { break }
@@ -185,6 +199,7 @@ struct LossyDecoder {
             }
             for mbY in 0 ..< rows {
                 handoff.awaitRow()
+                if ringEnds[mbY % slots] == Self.readFailed { break }
                 if ringEnds[mbY % slots] >= 0 {
                     consumerSide.truncatedRow = consumerSide.nextOutputRow
                     consumerSide.truncatedOffset = ringEnds[mbY % slots]
@@ -208,24 +223,47 @@ struct LossyDecoder {
         truncatedRow = consumerSide.truncatedRow
         truncatedOffset = consumerSide.truncatedOffset
         if let stopError { throw stopError }
+        if let readError { throw readError }
     }
+
+    /// A ring slot's end mark for a read that failed (the others are −1 for none, or the
+    /// file offset where the data ran out).
+    static let readFailed = -2
 
     /// The parsing state carried from one macroblock to the next: the first partition (the
     /// modes), the token partitions (§9.5), the partition the current row reads, and the
     /// macroblock header read last.
-    struct RowReader {
+    struct RowReader<Source: ByteSource> {
         var modes: BooleanDecoder
-        var tokens: [BooleanDecoder]
+        var modesWindow: PartitionWindow<Source>
+        var tokens: [BooleanDecoder] = []
+        var tokenWindows: [PartitionWindow<Source>] = []
         /// The token partition of the current row (rows take the partitions in turn, §9.5),
         /// out of `tokens` while the row is read.
         var current: BooleanDecoder
         var part = 0
         var header = MacroblockHeader()
 
-        init(frame: VP8FrameHeader) {
+        /// The frame's partitions, each through a window on `source` (`PartitionWindow`),
+        /// the first one's taken over from the frame header, which read its start.
+        init(frame: VP8FrameHeader, source: Source, ledger: MemoryLedger) throws(WebPError) {
             modes = frame.modes
-            tokens = frame.partitions.map { BooleanDecoder(data: frame.payload.baseAddress, start: $0.start, end: $0.end) }
+            modesWindow = PartitionWindow(source: source, buffer: frame.modesBuffer, payloadOffset: frame.fileOffset,
+                                          nextRead: frame.modesNextRead, end: frame.modesEnd)
+            for partition in frame.partitions {
+                let (window, decoder) = try PartitionWindow.open(source: source, payloadOffset: frame.fileOffset,
+                                                                 start: partition.start, end: partition.end, ledger: ledger)
+                tokenWindows.append(window)
+                tokens.append(decoder)
+            }
             current = tokens[0]
+        }
+
+        /// Before each macroblock: enough of both partitions it reads in their windows.
+        @inline(__always)
+        mutating func topUp() throws(WebPError) {
+            try modesWindow.topUp(&modes)
+            try tokenWindows[part].topUp(&current)
         }
 
         mutating func startRow(_ mbY: Int) {
@@ -269,11 +307,15 @@ struct LossyDecoder {
 
     /// Reads macroblock row `mbY` into `records`, one record a macroblock. Returns the file
     /// offset where a partition ran out of data, or nil.
-    func readRow(_ mbY: Int, _ reader: inout RowReader, into records: MacroblockRecords) -> Int? {
+    func readRow<Source: ByteSource>(_ mbY: Int, _ reader: inout RowReader<Source>,
+                                     into records: MacroblockRecords) throws(WebPError) -> Int? {
         leftModes.fill(with: 0)
         leftFlags.fill(with: 0)
         reader.startRow(mbY)
-        for mbX in 0 ..< mbWidth { readMacroblock(mbX, &reader, into: records.at(mbX)) }
+        for mbX in 0 ..< mbWidth {
+            try reader.topUp()
+            readMacroblock(mbX, &reader, into: records.at(mbX))
+        }
         return reader.endRow(frame: frame)
     }
 
@@ -288,7 +330,7 @@ struct LossyDecoder {
 
     /// Reads macroblock `mbX`'s header and coefficients (of the row `reader` is in) into
     /// `record`, updating the contexts above and to the left.
-    func readMacroblock(_ mbX: Int, _ reader: inout RowReader, into record: MacroblockRecords) {
+    func readMacroblock<Source: ByteSource>(_ mbX: Int, _ reader: inout RowReader<Source>, into record: MacroblockRecords) {
         reader.header.read(&reader.modes, frame: frame, top: topModes.baseAddress + mbX * 4, left: leftModes.baseAddress)
         let header = reader.header
         let residuals = Residuals(coefficients: record.coefficients, kinds: record.kinds, positions: positions.baseAddress)

@@ -21,20 +21,36 @@ struct LZWDecoder {
     private var start = [Int](repeating: 0, count: maxCodes)
     private var length = [Int](repeating: 0, count: maxCodes)
 
+    /// Decodes a strip: new-style data through `decodeFast`, old-style through `decodePlain`.
     mutating func decode(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Decompressed {
-        start.withUnsafeMutableBufferPointer { start in
+        let oldStyle = Self.isOldStyle(input)
+        return start.withUnsafeMutableBufferPointer { start in
             length.withUnsafeMutableBufferPointer { length in
-                Self.decode(input, into: output, start: start, length: length)
+                oldStyle ? Self.decodePlain(input, into: output, start: start, length: length)
+                    : Self.decodeFast(input, into: output, start: start, length: length)
             }
         }
     }
 
+    /// The plain decoder alone, for either style: the oracle `decodeFast` is tested against.
+    mutating func decodePlain(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Decompressed {
+        start.withUnsafeMutableBufferPointer { start in
+            length.withUnsafeMutableBufferPointer { length in
+                Self.decodePlain(input, into: output, start: start, length: length)
+            }
+        }
+    }
+
+    static func isOldStyle(_ input: UnsafeRawBufferPointer) -> Bool {
+        input.count >= 2 && input[0] == 0 && input[1] & 1 == 1
+    }
+
     /// The decoding loop, its state in locals (kept in registers, where a closure's
-    /// captured variables would not be).
-    private static func decode(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
-                               start: UnsafeMutableBufferPointer<Int>,
-                               length: UnsafeMutableBufferPointer<Int>) -> Decompressed {
-        let oldStyle = input.count >= 2 && input[0] == 0 && input[1] & 1 == 1
+    /// captured variables would not be): a code at a time, a byte at a time.
+    private static func decodePlain(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
+                                    start: UnsafeMutableBufferPointer<Int>,
+                                    length: UnsafeMutableBufferPointer<Int>) -> Decompressed {
+        let oldStyle = isOldStyle(input)
         // Bits not yet used: `bitCount` of them, the next code's at the top (new style) or
         // at the bottom (old style).
         var bits: UInt64 = 0, bitCount = 0, next = 0
@@ -105,6 +121,102 @@ struct LZWDecoder {
             if nextCode + early >= 1 << width && width < 12 { width += 1 }
         }
         return Decompressed(produced: o, damage: o < end ? .ended : nil)
+    }
+
+    /// `decodePlain` for new-style data, with the same codes, table and output, done
+    /// faster: the input is taken four bytes at a time while four remain, and strings are
+    /// copied in 8-byte pieces wherever the output has room for the last piece's overrun.
+    /// A piece may read past its string's end into bytes not yet final, and write them past
+    /// the new string's end, where the next strings overwrite them: each string lies wholly
+    /// before the place it is copied to, so every byte a piece needs is final before it is read.
+    private static func decodeFast(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
+                                   start: UnsafeMutableBufferPointer<Int>,
+                                   length: UnsafeMutableBufferPointer<Int>) -> Decompressed {
+        guard let source = input.baseAddress, let target = output.baseAddress, !output.isEmpty else {
+            return Decompressed(produced: 0, damage: output.isEmpty ? nil : .ended)
+        }
+        let count = input.count, end = output.count
+        var bits: UInt64 = 0, bitCount = 0, next = 0
+        var width = 9
+        var nextCode = Self.firstFreeCode
+        var previousStart = -1, previousLength = 0
+        var o = 0
+        // SAFETY: input loads at next + 4 ≤ count or next < count (checked); table indices
+        // are codes below nextCode ≤ maxCodes; a copy to o writes below end (`copyPieces`
+        // only where o + n + 8 ≤ end, else byte by byte up to end); its source is earlier output.
+        while o < end {
+            if bitCount < width {
+                if next + 4 <= count {
+                    // At most 11 bits are left, so 43 fit in the 64.
+                    bits = bits << 32 | UInt64(UInt32(bigEndian: (source + next).loadUnaligned(as: UInt32.self)))
+                    next += 4
+                    bitCount += 32
+                } else {
+                    while bitCount < width {
+                        guard next < count else { return Decompressed(produced: o, damage: .ended) }
+                        bits = bits << 8 | UInt64(source.load(fromByteOffset: next, as: UInt8.self))
+                        next += 1
+                        bitCount += 8
+                    }
+                }
+            }
+            let code = Int(truncatingIfNeeded: (bits >> UInt64(bitCount - width)) & ((1 << UInt64(width)) - 1))
+            bitCount -= width
+            if code == Self.endCode { break }
+            if code == Self.clearCode {
+                width = 9
+                nextCode = Self.firstFreeCode
+                previousStart = -1
+                continue
+            }
+            let stringStart = o
+            var stringLength: Int
+            if code < 256 {
+                target.storeBytes(of: UInt8(truncatingIfNeeded: code), toByteOffset: o, as: UInt8.self)
+                stringLength = 1
+            } else if code < nextCode {
+                stringLength = length[code]
+                copyPieces(target, from: start[code], to: o, count: stringLength, end: end)
+            } else if code == nextCode && previousStart >= 0 {
+                // KwKwK: the previous string and its own first byte.
+                stringLength = previousLength + 1
+                copyPieces(target, from: previousStart, to: o, count: previousLength, end: end)
+                if o + previousLength < end {
+                    target.storeBytes(of: target.load(fromByteOffset: previousStart, as: UInt8.self),
+                                      toByteOffset: o + previousLength, as: UInt8.self)
+                }
+            } else {
+                return Decompressed(produced: o, damage: .refused("LZW code \(code) beyond the table (\(nextCode))"))
+            }
+            if previousStart >= 0 && nextCode < Self.maxCodes {
+                start[nextCode] = previousStart
+                length[nextCode] = previousLength + 1
+                nextCode += 1
+            }
+            o = min(o + stringLength, end)
+            previousStart = stringStart
+            previousLength = stringLength
+            if nextCode + 1 >= 1 << width && width < 12 { width += 1 }
+        }
+        return Decompressed(produced: o, damage: o < end ? .ended : nil)
+    }
+
+    /// Copies `count` bytes of earlier output (`from + count ≤ to`) to `to`: in 8-byte
+    /// pieces where the output has room for the overrun, else byte by byte up to `end`.
+    @inline(__always)
+    private static func copyPieces(_ output: UnsafeMutableRawPointer, from: Int, to: Int, count: Int, end: Int) {
+        if to + count + 8 <= end {
+            var i = 0
+            repeat {
+                output.storeBytes(of: output.loadUnaligned(fromByteOffset: from + i, as: UInt64.self),
+                                  toByteOffset: to + i, as: UInt64.self)
+                i += 8
+            } while i < count
+        } else {
+            for i in 0 ..< min(count, end - to) {
+                output.storeBytes(of: output.load(fromByteOffset: from + i, as: UInt8.self), toByteOffset: to + i, as: UInt8.self)
+            }
+        }
     }
 
     /// Copies `count` bytes from earlier in the output; short strings byte by byte.

@@ -11,15 +11,12 @@
 # inputs), given back that camera's EXIF; the screen's 60 photos are the corpus camera photos, copied under new names
 # where there are fewer than 60.
 #
-#   Benchmarks/grid.sh [PARE]     (default: a release build of this checkout)
-#   RUNS=21 Benchmarks/grid.sh
+#   Benchmarks/grid.sh               (a release build of this checkout)
+#   PARE=/path/to/pare RUNS=21 Benchmarks/grid.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-pare=${1:-}
-if [ -z "$pare" ]; then
-    swift build -c release --product pare >/dev/null
-    pare="$(swift build -c release --show-bin-path)/pare"
-fi
+. Benchmarks/pare-binary.sh
+pare=$PARE
 cameras=../shared/corpus/exif/cameras
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

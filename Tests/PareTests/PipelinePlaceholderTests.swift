@@ -9,26 +9,10 @@ import TestSupport
 @Suite struct PipelinePlaceholderTests {
     /// At a full gate a placeholder's waiter goes before every thumbnail's, whatever came first.
     @Test func gateServesPlaceholdersBeforeThumbnails() async throws {
-        let gate = PriorityGate(capacity: 1) { _, _ in .cancelled }
-        #expect(gate.tryAcquire(1))
-        let order = OrderRecorder()
-        let arrivals: [(String, PriorityGate.GateRank)] = [("v1", .thumbnail(.visible)), ("p1", .thumbnail(.prefetch)),
-                                                           ("h1", .placeholder), ("v2", .thumbnail(.visible)),
-                                                           ("h2", .placeholder)]
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for (index, (name, rank)) in arrivals.enumerated() {
-                let waiter = gate.makeWaiter(amount: 1, rank: rank)
-                group.addTask {
-                    try await gate.acquire(waiter)
-                    order.append(name)
-                    gate.release(1)
-                }
-                #expect(await PipelineFixtures.eventually { gate.waiting == index + 1 })
-            }
-            gate.release(1)
-            try await group.waitForAll()
-        }
-        #expect(order.names == ["h1", "h2", "v1", "v2", "p1"])
+        let order = try await PipelinePriorityTests.grantOrder([("v1", .thumbnail(.visible)), ("p1", .thumbnail(.prefetch)),
+                                                                ("h1", .placeholder), ("v2", .thumbnail(.visible)),
+                                                                ("h2", .placeholder)])
+        #expect(order == ["h1", "h2", "v1", "v2", "p1"])
     }
 
     /// The pipeline's placeholder is `ImageSource.placeholder`'s; asked again it is a hit,

@@ -168,6 +168,27 @@ public struct TIFFDecoder<Source: ByteSource> {
             throw .limitExceeded(what: "strip/tile bytes", value: available, limit: options.maxSegmentBytes,
                                  offset: s.countsAt)
         }
+        if s.compression == TIFFCompression.none {
+            // The bytes are the samples: read straight into the region, not through a copy.
+            let wanted = min(available, region.count)
+            var copied = 0
+            do {
+                // SAFETY: each read fills region[copied ..< wanted], inside the region.
+                while copied < wanted {
+                    let n = try source.read(into: UnsafeMutableRawBufferPointer(start: region.baseAddress! + copied,
+                                                                                count: wanted - copied),
+                                            at: start + copied)
+                    if n <= 0 { break }
+                    copied += n
+                }
+            } catch {
+                throw .core(error)
+            }
+            let filled = UnsafeMutableRawBufferPointer(rebasing: region[0 ..< copied])
+            if s.fillOrderReversed { FillOrder.reverse(filled) }
+            return finishSegment(index, region: region, decompressed: Decompressed(produced: copied,
+                                 damage: copied < region.count ? .ended : nil), y0: y0, start: start, available: available)
+        }
         let input: LedgerBuffer<UInt8>
         do {
             input = try ledger.allocate(UInt8.self, count: available, initialValue: 0)
@@ -200,6 +221,14 @@ public struct TIFFDecoder<Source: ByteSource> {
             result = CCITTFax.decode(data, compression: s.compression, t4Options: s.t4Options, width: s.segmentWidth,
                                      rowBytes: s.segmentRowBytes, into: region)
         }
+        return finishSegment(index, region: region, decompressed: result, y0: y0, start: start, available: available)
+    }
+
+    /// After a segment's decompression: the predictor undone over the whole rows produced,
+    /// and those rows with the damage, if any.
+    func finishSegment(_ index: Int, region: UnsafeMutableRawBufferPointer, decompressed result: Decompressed, y0: Int,
+                       start: Int, available: Int) -> (rows: Int, damage: TIFFError?) {
+        let s = structure
         let rows = result.produced / max(1, s.segmentRowBytes)
         if s.predictor == 2 {
             HorizontalPredictor.undo(region, rows: rows, rowBytes: s.segmentRowBytes, samples: s.samplesPerSegmentPixel,

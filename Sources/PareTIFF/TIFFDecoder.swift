@@ -1,5 +1,5 @@
 @_spi(TIFF) import PareEXIF
-import PareCore
+@_spi(Pipeline) import PareCore
 
 /// A streaming TIFF decoder (TIFF 6.0; BigTIFF): the first image of the file, from strips
 /// or tiles, uncompressed, PackBits, LZW, Deflate, JPEG or CCITT fax; min-is-white,
@@ -17,7 +17,7 @@ import PareCore
 public struct TIFFDecoder<Source: ByteSource> {
     let source: Source
     /// Counts what the decoder holds, and a whole decoded image (`decodeImage`).
-    public let ledger: MemoryLedger
+    public private(set) var ledger: MemoryLedger
     let options: TIFFOptions
     let structure: ImageStructure
     /// What IFD0 says, known once `init` returns.
@@ -81,6 +81,20 @@ public struct TIFFDecoder<Source: ByteSource> {
 
     /// Decodes the first image into `sink`, top to bottom. Call it once.
     public mutating func decode<Sink: RowSink>(into sink: inout Sink) throws(TIFFError) {
+        try decodeImage(into: &sink, handoff: NoPipeline?.none)
+    }
+
+    /// `decode` with the bands shared between two threads (`decodeBandsPipelined`) where the
+    /// compression allows: the same rows, warnings and errors.
+    @_spi(Pipeline) public mutating func decodePipelined<Sink: RowSink, Handoff: DecodePipelineHandoff>(
+        handoff: Handoff, into sink: inout Sink
+    ) throws(TIFFError) {
+        try decodeImage(into: &sink, handoff: handoff)
+    }
+
+    mutating func decodeImage<Sink: RowSink, Handoff: DecodePipelineHandoff>(
+        into sink: inout Sink, handoff: Handoff?
+    ) throws(TIFFError) {
         let s = structure
         let format = s.outputFormat
         do { try sink.begin(RowStreamHeader(width: s.width, height: s.height, format: format)) } catch { throw .core(error) }
@@ -97,57 +111,209 @@ public struct TIFFDecoder<Source: ByteSource> {
         } catch {
             throw .core(error)
         }
-        let lzwBytes = 2 * MemoryLayout<Int>.stride * LZWDecoder.maxCodes
         if s.compression == TIFFCompression.lzw {
-            do { try ledger.reserve(bytes: lzwBytes) } catch { throw .core(error) }
+            do { try ledger.reserve(bytes: Self.lzwBytes) } catch { throw .core(error) }
             lzw = LZWDecoder()
         }
         defer {
             if lzw != nil {
                 lzw = nil
-                ledger.release(bytes: lzwBytes)
+                ledger.release(bytes: Self.lzwBytes)
             }
         }
-        let assembler = RowAssembler(s, byteOrder: info.byteOrder)
+        let output = BandOutput(assembler: RowAssembler(s, byteOrder: info.byteOrder), samples: samples.baseAddress,
+                                row: row.baseAddress, rowBytes: row.count, width: s.width)
+        if let handoff, try decodeBandsPipelined(handoff: handoff, band: band.baseAddress, bandBytes: bandBytes,
+                                                 output: output, into: &sink) {
+            return
+        }
         for bandIndex in 0 ..< s.down {
             if cancellation.isCancelled { throw .core(.cancelled) }
-            let y0 = bandIndex * s.segmentHeight
-            let bandRows = min(s.segmentHeight, s.height - y0)
-            // Tiles are always whole (TIFF 6.0 §15); the last strip holds only the rows left.
-            let segmentRows = s.tiled ? s.segmentHeight : bandRows
-            var goodRows = bandRows
-            var damage: TIFFError?
-            for plane in 0 ..< s.planes {
-                for column in 0 ..< s.across {
-                    let index = plane * s.segmentsPerPlane + bandIndex * s.across + column
-                    // SAFETY: the band holds planes × across segments of segmentBytes; this one is
-                    // segment plane × across + column, segmentRows × segmentRowBytes ≤ segmentBytes long.
-                    let region = UnsafeMutableRawBufferPointer(
-                        start: band.baseAddress + (plane * s.across + column) * s.segmentBytes,
-                        count: segmentRows * s.segmentRowBytes)
-                    let (rows, problem) = try decodeSegment(index, into: region, y0: y0)
-                    goodRows = min(goodRows, rows)
-                    if damage == nil, let problem { damage = problem }
-                }
-            }
-            // SAFETY: goodRows ≤ the rows every segment of the band decoded; `samples` and `row`
-            // are sized for one image row (see RowAssembler.assemble).
-            for r in 0 ..< goodRows {
-                assembler.assemble(row: r, band: UnsafeRawPointer(band.baseAddress), samples: samples.baseAddress,
-                                   output: row.baseAddress)
-                do {
-                    try sink.consume(UnsafeBufferPointer(start: row.baseAddress, count: row.count),
-                                     at: RowPlacement(y: y0 + r, width: s.width))
-                } catch {
-                    throw .core(error)
-                }
-            }
+            let (goodRows, damage) = try decodeBand(bandIndex, into: band.baseAddress)
+            try output.emit(band: band.baseAddress, rows: goodRows, from: bandIndex * s.segmentHeight, into: &sink)
             if let damage {
                 if options.strict { throw damage }
                 if warnings.count < options.maxWarnings { warnings.append(damage) }
                 return
             }
         }
+    }
+
+    /// The LZW decoder's tables, as the ledger counts them.
+    static var lzwBytes: Int { 2 * MemoryLayout<Int>.stride * LZWDecoder.maxCodes }
+
+    /// What turns a decoded band into the sink's rows: the assembler and its one-row buffers.
+    struct BandOutput {
+        let assembler: RowAssembler
+        let samples: UnsafeMutablePointer<UInt16>
+        let row: UnsafeMutablePointer<UInt8>
+        let rowBytes: Int
+        let width: Int
+
+        /// Hands out the first `rows` rows of `band`, image rows from `y0`.
+        // SAFETY: rows ≤ the rows every segment of the band decoded; `samples` and `row` are
+        // sized for one image row (see RowAssembler.assemble).
+        func emit<Sink: RowSink>(band: UnsafeMutablePointer<UInt8>, rows: Int, from y0: Int,
+                                 into sink: inout Sink) throws(TIFFError) {
+            for r in 0 ..< rows {
+                assembler.assemble(row: r, band: UnsafeRawPointer(band), samples: samples, output: row)
+                do {
+                    try sink.consume(UnsafeBufferPointer(start: row, count: rowBytes), at: RowPlacement(y: y0 + r, width: width))
+                } catch {
+                    throw .core(error)
+                }
+            }
+        }
+    }
+
+    /// Decodes every segment of band `bandIndex` (a strip, or a row of tiles, in each plane)
+    /// into `band`. Returns the rows every segment decoded and the first damage.
+    mutating func decodeBand(_ bandIndex: Int, into band: UnsafeMutablePointer<UInt8>) throws(TIFFError) -> (rows: Int, damage: TIFFError?) {
+        let s = structure
+        let y0 = bandIndex * s.segmentHeight
+        let bandRows = min(s.segmentHeight, s.height - y0)
+        // Tiles are always whole (TIFF 6.0 §15); the last strip holds only the rows left.
+        let segmentRows = s.tiled ? s.segmentHeight : bandRows
+        var goodRows = bandRows
+        var damage: TIFFError?
+        for plane in 0 ..< s.planes {
+            for column in 0 ..< s.across {
+                let index = plane * s.segmentsPerPlane + bandIndex * s.across + column
+                // SAFETY: the band holds planes × across segments of segmentBytes; this one is
+                // segment plane × across + column, segmentRows × segmentRowBytes ≤ segmentBytes long.
+                let region = UnsafeMutableRawBufferPointer(start: band + (plane * s.across + column) * s.segmentBytes,
+                                                           count: segmentRows * s.segmentRowBytes)
+                let (rows, problem) = try decodeSegment(index, into: region, y0: y0)
+                goodRows = min(goodRows, rows)
+                if damage == nil, let problem { damage = problem }
+            }
+        }
+        return (goodRows, damage)
+    }
+
+    /// How a band decoded on the handoff's thread ended.
+    enum BandOutcome {
+        case decoded(rows: Int, damage: TIFFError?)
+        case failed(TIFFError)
+    }
+
+    /// The bands on two threads, with exactly the serial loop's rows, warnings and errors:
+    /// the handoff's thread (the producer) decodes the odd bands into a ring of
+    /// `handoff.slots` bands, while the caller's thread (the consumer) decodes the even ones
+    /// itself and hands out every band in order. Decompression is most of a compressed
+    /// TIFF's work and its segments are independent (TIFF 6.0 §3: each strip is compressed
+    /// on its own), so the two threads share it. The producer works under a ledger of its
+    /// own, for its compressed input and its decompressor, whose size this decoder's ledger
+    /// reserves first; the ring is this one's. Returns false, having decoded nothing, where
+    /// the compression is not one of the byte-stream ones (uncompressed, PackBits, LZW,
+    /// Deflate), the image has fewer than four bands, or the ledger has no room.
+    mutating func decodeBandsPipelined<Sink: RowSink, Handoff: DecodePipelineHandoff>(
+        handoff: Handoff, band: UnsafeMutablePointer<UInt8>, bandBytes: Int, output: BandOutput, into sink: inout Sink
+    ) throws(TIFFError) -> Bool {
+        let s = structure
+        let streams = [TIFFCompression.none, TIFFCompression.packBits, TIFFCompression.lzw, TIFFCompression.adobeDeflate,
+                       TIFFCompression.deflate]
+        guard streams.contains(s.compression), s.down >= 4 else { return false }
+        // The producer's ledger: the largest compressed segment it may read, its LZW tables
+        // or inflater (zlib's state and window, with room), all reserved here first.
+        var largest = 0
+        for i in 0 ..< s.counts.count where s.offsets[i] < UInt64(source.count) {
+            largest = max(largest, Int(min(s.counts[i], UInt64(source.count) - s.offsets[i])))
+        }
+        guard largest <= options.maxSegmentBytes else { return false }
+        let producerBytes = largest + Self.lzwBytes + 256 * 1024
+        let slots = max(2, handoff.slots)
+        let ring: LedgerBuffer<UInt8>
+        do {
+            ring = try ledger.allocate(UInt8.self, count: slots * bandBytes, initialValue: 0)
+            try ledger.reserve(bytes: producerBytes)
+        } catch {
+            guard case .limitExceeded = error else { throw .core(error) }
+            return false
+        }
+        defer { ledger.release(bytes: producerBytes) }
+        var producerSide = self
+        producerSide.ledger = MemoryLedger(limit: producerBytes)
+        producerSide.lzw = s.compression == TIFFCompression.lzw ? LZWDecoder() : nil
+        // The consumer's copy takes over the LZW tables, so that they are not copied on write.
+        var consumerSide = self
+        lzw = nil
+        let outcomes = UnsafeMutablePointer<BandOutcome>.allocate(capacity: slots)
+        outcomes.initialize(repeating: .decoded(rows: 0, damage: nil), count: slots)
+        defer {
+            outcomes.deinitialize(count: slots)
+            outcomes.deallocate()
+        }
+        let bands = s.down, cancellation = self.cancellation, strict = options.strict
+        var failure: TIFFError?, damages: [TIFFError] = []
+        // A slot's band and outcome are written by the producer while it holds the slot,
+        // before `publishRow`, and read by the consumer after the matching `awaitRow`,
+        // before it gives the slot back; `failure` and `damages` are the consumer's.
+        handoff.run(producer: {
+            var bandIndex = 1
+            while bandIndex < bands {
+                handoff.acquireSlot()
+                if handoff.stopRequested { break }
+                let slot = (bandIndex / 2) % slots
+                // SAFETY: slot < slots; the ring holds `slots` bands of bandBytes.
+                let target = ring.baseAddress + slot * bandBytes
+                do throws(TIFFError) {
+                    let (rows, damage) = try producerSide.decodeBand(bandIndex, into: target)
+                    outcomes[slot] = .decoded(rows: rows, damage: damage)
+                } catch {
+                    outcomes[slot] = .failed(error)
+                }
+                handoff.publishRow()
+                if case let .decoded(_, damage) = outcomes[slot], damage == nil {
+                    bandIndex += 2
+                } else {
+                    break
+                }
+            }
+        }, consumer: {
+            func stop(_ error: TIFFError?) {
+                failure = error
+                handoff.requestStop()
+                for _ in 0 ..< slots { handoff.releaseSlot() }
+            }
+            for bandIndex in 0 ..< bands {
+                if cancellation.isCancelled { return stop(.core(.cancelled)) }
+                let outcome: BandOutcome, source: UnsafeMutablePointer<UInt8>
+                if bandIndex % 2 == 0 {
+                    do throws(TIFFError) {
+                        let (rows, damage) = try consumerSide.decodeBand(bandIndex, into: band)
+                        outcome = .decoded(rows: rows, damage: damage)
+                    } catch {
+                        return stop(error)
+                    }
+                    source = band
+                } else {
+                    handoff.awaitRow()
+                    let slot = (bandIndex / 2) % slots
+                    outcome = outcomes[slot]
+                    source = ring.baseAddress + slot * bandBytes
+                }
+                guard case let .decoded(rows, damage) = outcome else {
+                    if case let .failed(error) = outcome { stop(error) }
+                    return
+                }
+                do throws(TIFFError) {
+                    try output.emit(band: source, rows: rows, from: bandIndex * s.segmentHeight, into: &sink)
+                } catch {
+                    return stop(error)
+                }
+                if bandIndex % 2 == 1 { handoff.releaseSlot() }
+                if let damage {
+                    if strict { return stop(damage) }
+                    damages.append(damage)
+                    return stop(nil)
+                }
+            }
+        })
+        lzw = consumerSide.lzw
+        if let failure { throw failure }
+        for damage in damages where warnings.count < options.maxWarnings { warnings.append(damage) }
+        return true
     }
 
     /// Reads and decompresses strip or tile `index` into `region`, then undoes the

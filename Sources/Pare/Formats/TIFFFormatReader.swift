@@ -1,7 +1,7 @@
 import PareCore
 import PareJPEG
 import PareEXIF
-import PareTIFF
+@_spi(Pipeline) import PareTIFF
 import ParePNG
 
 /// TIFF (TIFF 6.0; BigTIFF): the first page's image (PareTIFF), its EXIF thumbnail, and in a
@@ -77,14 +77,22 @@ enum TIFFFormatReader: FormatReader {
         }
         return try decodeMain(input, options: job.options.tiff, job: job, error: PareError.init,
                               warning: ThumbnailWarning.tiff) { (decoder: inout TIFFDecoder<InputBytes>) throws(TIFFError) in
+            // With a second core, the strips' decompression is shared between two threads.
+            func decode<Target: RowSink>(into target: inout Target) throws(TIFFError) {
+                if job.workers > 1 {
+                    try decoder.decodePipelined(handoff: DecodePipelineThreads(slots: 4), into: &target)
+                } else {
+                    try decoder.decode(into: &target)
+                }
+            }
             if decoder.outputFormat == .cmyk8 && !job.options.jpeg.cmykSamples {
                 // No CMYK profile to convert with (the colour stage asks for ink samples only
                 // when it has one): the inks become RGB as tiff2rgba makes them.
                 var inks = InkToRGBSink(ledger: job.ledger, downstream: sink)
-                try decoder.decode(into: &inks)
+                try decode(into: &inks)
                 sink = inks.downstream
             } else {
-                try decoder.decode(into: &sink)
+                try decode(into: &sink)
             }
         }
     }

@@ -6,12 +6,15 @@ import PareJPEG
 @Suite struct SourceChoiceTests {
     func properties(width: Int, height: Int, thumbnail: (Int, Int)? = nil, previews: [(Int, Int)] = [],
                     orientation: Orientation = .up) -> ImageProperties {
-        ImageProperties(
+        var made = ImageProperties(
             format: .jpeg, pixelWidth: width, pixelHeight: height, orientation: orientation,
             exifThumbnail: thumbnail.map { EmbeddedImageInfo(kind: .exifThumbnail, offset: 100, length: 8_000, width: $0.0, height: $0.1) },
             previews: previews.enumerated().map {
                 EmbeddedImageInfo(kind: .mpfPreview(index: $0.offset + 2), offset: 1_000_000, length: 300_000, width: $0.element.0, height: $0.element.1)
             })
+        // What the JPEG reader says of every JPEG.
+        made.reducedScales = [.eighth, .quarter, .half]
+        return made
     }
 
     func plan(_ p: ImageProperties, size: Int, policy: EmbeddedPolicy = .auto) -> SourcePlan {

@@ -29,12 +29,7 @@ protocol FormatReader: SendableMetatype {
     static func properties(of input: InputBytes, options: ThumbnailOptions,
                            ledger: MemoryLedger) throws(PareError) -> ImageProperties
 
-    /// The reduced scales the main image described by `properties` decodes at, smallest
-    /// first (JPEG's DCT scales; a lossy WebP's half size), or none: the source choice picks
-    /// among them.
-    static func reducedScales(of properties: ImageProperties) -> [JPEGScale]
-
-    /// Decodes the main image at `scale` (`.full`, or one of `reducedScales`) into `sink`,
+    /// Decodes the main image at `scale` (`.full`, or one of `ImageProperties.reducedScales`) into `sink`,
     /// returning the repairs made on the way.
     static func decodeMainImage<Sink: RowSink>(_ input: InputBytes, scale: JPEGScale, job: DecodeJob,
                                                into sink: inout Sink) throws(PareError) -> [ThumbnailWarning]

@@ -6,7 +6,6 @@ import PareGIF
 /// the first frame only, so that a long animation costs what its first frame costs.
 enum GIFFormatReader: FormatReader {
     static let format = ImageFormat.gif
-    static func reducedScales(of properties: ImageProperties) -> [JPEGScale] { [] }
 
     /// `GIF87a` or `GIF89a` (GIF89a §17, the Header).
     static func matches(_ prefix: [UInt8]) -> Bool {

@@ -5,7 +5,6 @@ import PareEXIF
 /// JPEG (T.81): JFIF, Exif and Adobe files, with their EXIF thumbnail and MPF previews.
 enum JPEGFormatReader: FormatReader {
     static let format = ImageFormat.jpeg
-    static func reducedScales(of properties: ImageProperties) -> [JPEGScale] { [.eighth, .quarter, .half] }
 
     /// SOI, `FF D8` (T.81 B.1.1.2); the decoder, like libjpeg, finds the next marker itself.
     static func matches(_ prefix: [UInt8]) -> Bool {
@@ -24,6 +23,7 @@ enum JPEGFormatReader: FormatReader {
                                          pixelHeight: decoder.info.height, bitDepth: decoder.info.precision,
                                          isProgressive: decoder.info.process == .progressive,
                                          colorModel: ColorModel(decoder.info.colorSpace))
+        properties.reducedScales = [.eighth, .quarter, .half]
         do {
             let metadata = try EXIFReader.readJPEG(input, options: options.exif)
             properties.metadataWarnings = metadata.warnings + (metadata.exif?.warnings ?? [])

@@ -4,7 +4,6 @@ import PareJPEG
 /// The binary Netpbm formats (P5, P6, P7), the raw pictures that tools pass between them.
 enum NetpbmFormatReader: FormatReader {
     static let format = ImageFormat.netpbm
-    static func reducedScales(of properties: ImageProperties) -> [JPEGScale] { [] }
 
     /// `P5`, `P6` or `P7` and the whitespace after it (pgm(5), ppm(5), pam(5)): two letters
     /// alone would take a text file beginning "P5" for a picture.

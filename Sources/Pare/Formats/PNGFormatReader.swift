@@ -6,7 +6,6 @@ import ParePNG
 /// PNG (PNG 3rd edition), with its eXIf orientation and colour chunks.
 enum PNGFormatReader: FormatReader {
     static let format = ImageFormat.png
-    static func reducedScales(of properties: ImageProperties) -> [JPEGScale] { [] }
 
     /// The `89 'PNG'` that opens the signature; the decoder checks the other four bytes,
     /// which catch line-ending damage (PNG 3rd ed. §5.2).

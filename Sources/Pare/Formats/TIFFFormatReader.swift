@@ -9,7 +9,6 @@ import ParePNG
 /// previews, which are then the only sources: raw sensor data is never decoded.
 enum TIFFFormatReader: FormatReader {
     static let format = ImageFormat.tiff
-    static func reducedScales(of properties: ImageProperties) -> [JPEGScale] { [] }
 
     /// A header's byte order and version, 42 or BigTIFF's 43 (TIFF 6.0 §2), or the magic
     /// numbers RAW formats put there instead: Olympus's "RO" and "RS", Panasonic's 0x55.

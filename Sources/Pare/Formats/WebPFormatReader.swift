@@ -7,10 +7,6 @@ import PareEXIF
 /// orientation from its EXIF chunk, the colour from its ICCP chunk.
 enum WebPFormatReader: FormatReader {
     static let format = ImageFormat.webp
-    /// A lossy still picture without alpha decodes at half size (`WebPDecoder.decode(halfScale:into:)`).
-    static func reducedScales(of properties: ImageProperties) -> [JPEGScale] {
-        properties.colorModel == .yCbCr && !properties.hasAlpha && (properties.frameCount ?? 1) <= 1 ? [.half] : []
-    }
 
     /// `RIFF`, a size, `WEBP` (RIFF container of the WebP specification).
     static func matches(_ prefix: [UInt8]) -> Bool {
@@ -29,6 +25,8 @@ enum WebPFormatReader: FormatReader {
             properties.describeEXIF($0.payload, baseOffset: $0.offset, options: options.exif)
         }
         properties.colour = SourceColour.embedded(info.iccProfile, exif: exif, options: options.icc)
+        // A lossy still picture without alpha decodes at half size.
+        properties.reducedScales = decoder.decodesAtHalfScale ? [.half] : []
         return properties
     }
 

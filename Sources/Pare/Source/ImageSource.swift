@@ -123,6 +123,10 @@ public struct ImageProperties: Sendable {
     public var pixelHeight: Int
     /// The EXIF orientation (`.up` when there is none).
     public var orientation: Orientation = .up
+    /// The reduced scales the main image decodes at, smallest first (a JPEG's DCT scales, a
+    /// lossy WebP's half size), as its format's reader finds them; the source choice picks
+    /// among them.
+    var reducedScales: [JPEGScale] = []
     /// Width once turned upright.
     public var orientedWidth: Int { orientation.orientedSize(width: pixelWidth, height: pixelHeight).width }
     /// Height once turned upright.

@@ -144,7 +144,7 @@ enum SourceChooser {
         }
 
         let mainPlan: SourcePlan
-        let reduced = properties.format.reader.reducedScales(of: properties)
+        let reduced = properties.reducedScales
         if properties.isRaw {
             mainPlan = SourcePlan(source: .fullImage, embedded: nil, scale: .full, width: mainWidth, height: mainHeight,
                                   reason: "a RAW file without a JPEG preview")

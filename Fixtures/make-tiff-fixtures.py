@@ -114,6 +114,76 @@ def one_strip_gray_tiff(path, image, compression, data):
         f.write(out + struct.pack("<I", 0) + data)
 
 
+def ycbcr_blocks(ycc, horizontal, vertical):
+    """TIFF 6.0 section 21's data units of subsampled YCbCr: for each block of horizontal x
+    vertical pixels (the edges padded by repeating the last row and column), its Y samples
+    row by row, then the block's mean Cb and Cr, rounded. Returns one bytes object per row of
+    blocks."""
+    h, w = ycc.shape[:2]
+    bw, bh = -(-w // horizontal), -(-h // vertical)
+    pad = np.pad(ycc, ((0, bh * vertical - h), (0, bw * horizontal - w), (0, 0)), mode="edge")
+    blocks = pad.reshape(bh, vertical, bw, horizontal, 3).transpose(0, 2, 1, 3, 4).astype(np.float64)
+    luma = blocks[..., 0].reshape(bh, bw, vertical * horizontal)
+    chroma = np.floor(blocks[..., 1:].mean(axis=(2, 3)) + 0.5)
+    units = np.concatenate([luma, chroma], axis=-1).astype(np.uint8)
+    return [units[r].tobytes() for r in range(bh)]
+
+
+def subsampled_ycbcr_tiff(path, ycc, horizontal, vertical, compression, rows_per_strip=None, tile=None):
+    """A little-endian TIFF of YCbCr with subsampled chroma and no JPEG, in strips or tiles:
+    tifffile refuses to write one (it subsamples only for JPEG), tiffcp refuses to copy one
+    and ImageMagick writes YCbCrSubsampling 1, 1, so the structure is written here; the
+    samples are ycbcr_blocks' and libtiff (tiff2rgba) is the oracle. compression: 1 none,
+    5 LZW, 8 Deflate, 32773 PackBits (imagecodecs' encoders)."""
+    import imagecodecs
+    encode = {1: bytes, 5: imagecodecs.lzw_encode, 8: imagecodecs.zlib_encode,
+              32773: imagecodecs.packbits_encode}[compression]
+    h, w = ycc.shape[:2]
+    segments = []
+    if tile is None:
+        for y in range(0, h, rows_per_strip):
+            segments.append(encode(b"".join(ycbcr_blocks(ycc[y:y + rows_per_strip], horizontal, vertical))))
+    else:
+        th, tw = tile
+        for y in range(0, h, th):
+            for x in range(0, w, tw):
+                part = ycc[y:y + th, x:x + tw]
+                # Tiles are whole (section 15): the picture's edge repeated into the margin.
+                part = np.pad(part, ((0, th - part.shape[0]), (0, tw - part.shape[1]), (0, 0)), mode="edge")
+                segments.append(encode(b"".join(ycbcr_blocks(part, horizontal, vertical))))
+    count = len(segments)
+    layout = [(273, 4, count, None), (278, 4, 1, [rows_per_strip]), (279, 4, count, [len(x) for x in segments])] \
+        if tile is None else [(322, 4, 1, [tile[1]]), (323, 4, 1, [tile[0]]), (324, 4, count, None),
+                              (325, 4, count, [len(x) for x in segments])]
+    entries = sorted([(256, 4, 1, [w]), (257, 4, 1, [h]), (258, 3, 3, [8, 8, 8]), (259, 3, 1, [compression]),
+                      (262, 3, 1, [6]), (277, 3, 1, [3]), (284, 3, 1, [1]), (530, 3, 2, [horizontal, vertical])] + layout)
+    ifd_size = 2 + 12 * len(entries) + 4
+    extra = bytearray()
+    data_start = 8 + ifd_size
+    # Values longer than 4 bytes after the IFD, then the segments.
+    sizes = {3: 2, 4: 4}
+    out_values = 0
+    for tag, typ, n, values in entries:
+        if n * sizes[typ] > 4:
+            out_values += n * sizes[typ]
+    segments_start = data_start + out_values
+    offsets, at = [], segments_start
+    for x in segments:
+        offsets.append(at)
+        at += len(x)
+    ifd = struct.pack("<H", len(entries))
+    for tag, typ, n, values in entries:
+        values = offsets if values is None else values
+        raw = b"".join(struct.pack("<H" if typ == 3 else "<I", v) for v in values)
+        if len(raw) > 4:
+            ifd += struct.pack("<HHII", tag, typ, n, data_start + len(extra))
+            extra += raw
+        else:
+            ifd += struct.pack("<HHI", tag, typ, n) + raw.ljust(4, b"\0")
+    with open(path, "wb") as f:
+        f.write(b"II*\0" + struct.pack("<I", 8) + ifd + struct.pack("<I", 0) + bytes(extra) + b"".join(segments))
+
+
 def packed(out, name, data, tiffcp_args, **kwargs):
     """Bit depths below 8 with compression: tifffile writes them uncompressed, tiffcp compresses."""
     tmp = os.path.join(out, name + ".tmp.tif")
@@ -209,6 +279,20 @@ def make(out, rgb, seed=1):
     ycc = np.clip(np.rint(rgb.astype(np.float64) @ m.T + [0, 128, 128]), 0, 255).astype(np.uint8)
     write(out, "ycbcr-none-strips", ycc, photometric="ycbcr", rowsperstrip=10)
     write(out, "ycbcr-lzw-tiles", ycc, photometric="ycbcr", compression="lzw", tile=(16, 16))
+    # Subsampled chroma (see subsampled_ycbcr_tiff): the factors a TIFF may hold, in strips
+    # whose rows are and are not a multiple of the block height, and in tiles.
+    for name, horizontal, vertical, compression, kwargs in [
+        ("ycbcr22-none-strips", 2, 2, 1, {"rows_per_strip": 8}),
+        ("ycbcr21-lzw-strips", 2, 1, 5, {"rows_per_strip": 5}),
+        ("ycbcr42-deflate-strips", 4, 2, 8, {"rows_per_strip": 7}),
+        ("ycbcr41-packbits-strips", 4, 1, 32773, {"rows_per_strip": 16}),
+        ("ycbcr44-none-strips", 4, 4, 1, {"rows_per_strip": 12}),
+        ("ycbcr12-none-strips", 1, 2, 1, {"rows_per_strip": 6}),
+        ("ycbcr22-lzw-tiles", 2, 2, 5, {"tile": (16, 16)}),
+    ]:
+        path = os.path.join(out, name + ".tif")
+        subsampled_ycbcr_tiff(path, ycc, horizontal, vertical, compression, **kwargs)
+        oracle(path)
     # An ICC profile (tag 34675): Pillow's sRGB.
     from PIL import ImageCms
     icc = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()

@@ -32,9 +32,14 @@ struct ImageStructure {
     /// 256 RGB entries, already 8 bits (TIFF 6.0 §5: 16-bit; see `readColorMap`).
     var colorMap: [UInt8] = []
     var jpegTables: [UInt8]?
-    var ycbcrSubsampling = (horizontal: 2, vertical: 2)
-    /// YCbCr stored without JPEG (full-resolution chroma only), converted by the row stage.
+    /// YCbCr stored without JPEG, converted by the row stage.
     var ycbcr: YCbCrConversion?
+    /// The chroma block of YCbCr stored without JPEG with subsampled chroma (TIFF 6.0 §21
+    /// YCbCrSubsampling): each stored unit is `horizontal × vertical` Y samples, row by
+    /// row, then one Cb and one Cr; a segment's stored rows are rows of such units, each
+    /// covering `vertical` image rows. Nil for every other layout (JPEG strips carry their
+    /// sampling inside).
+    var chromaBlock: (horizontal: Int, vertical: Int)?
     var t4Options = 0, t6Options = 0
     var orientation = Orientation.up
     var icc: [UInt8]?
@@ -44,10 +49,21 @@ struct ImageStructure {
     /// Samples in one plane's pixel: all of them interleaved, or one.
     var samplesPerSegmentPixel: Int { planar == 1 ? samplesPerPixel : 1 }
     var segmentsPerPlane: Int { across * down }
-    /// Bytes of one row of a segment (rows start on a byte, TIFF 6.0 §8 StripOffsets).
-    var segmentRowBytes: Int { (segmentWidth * samplesPerSegmentPixel * bitsPerSample + 7) / 8 }
+    /// Bytes of one stored row of a segment (rows start on a byte, TIFF 6.0 §8
+    /// StripOffsets): a row of pixels or, with subsampled YCbCr, a row of chroma blocks
+    /// (the last block padded to a whole one, §21).
+    var segmentRowBytes: Int {
+        if let block = chromaBlock {
+            return (segmentWidth + block.horizontal - 1) / block.horizontal * (block.horizontal * block.vertical + 2)
+        }
+        return (segmentWidth * samplesPerSegmentPixel * bitsPerSample + 7) / 8
+    }
+    /// Image rows one stored row covers: the vertical subsampling, or 1.
+    var rowsPerStoredRow: Int { chromaBlock?.vertical ?? 1 }
+    /// Stored rows that hold `rows` image rows of a segment (a partial block row is stored whole).
+    func storedRows(_ rows: Int) -> Int { (rows + rowsPerStoredRow - 1) / rowsPerStoredRow }
     /// Bytes one segment decompresses to (a strip at the bottom may hold fewer rows).
-    var segmentBytes: Int { segmentRowBytes * segmentHeight }
+    var segmentBytes: Int { segmentRowBytes * storedRows(segmentHeight) }
 
     /// The pixel layout handed out: 8 bits a sample, gray or RGB with alpha when there is
     /// alpha, CMYK ink amounts for separated images.
@@ -227,19 +243,37 @@ struct ImageStructure {
     }
 
     /// TIFF 6.0 §21: YCbCrCoefficients, YCbCrSubsampling and ReferenceBlackWhite of YCbCr
-    /// stored without JPEG. Subsampled chroma (the default, 2×2) is refused: only 1×1 is read.
+    /// stored without JPEG. Subsampling (default 2×2) is 1, 2 or 4 each way; subsampled
+    /// chroma is read interleaved (PlanarConfiguration 1), three samples, no predictor, as
+    /// libtiff's RGBA interface reads it.
     private mutating func readYCbCr(_ ifd: IFD, photometricAt: Int) throws(TIFFError) {
         var horizontal = 2, vertical = 2
+        let subsamplingAt = ifd.entry(TIFFTag.ycbcrSubsampling)?.valueOffset ?? photometricAt
         if let e = ifd.entry(TIFFTag.ycbcrSubsampling), let h = e.unsignedInteger(at: 0), let v = e.unsignedInteger(at: 1) {
             horizontal = Int(clamping: h)
             vertical = Int(clamping: v)
         }
-        guard horizontal == 1 && vertical == 1 else {
-            throw .unsupported(what: "YCbCr subsampling without JPEG compression (horizontal factor)", value: horizontal,
-                               offset: ifd.entry(TIFFTag.ycbcrSubsampling)?.valueOffset ?? photometricAt)
-        }
         guard bitsPerSample == 8 else {
             throw .unsupported(what: "YCbCr BitsPerSample", value: bitsPerSample, offset: photometricAt)
+        }
+        for factor in [horizontal, vertical] where ![1, 2, 4].contains(factor) {
+            throw .invalidTag(tag: TIFFTag.ycbcrSubsampling, name: "YCbCrSubsampling", offset: subsamplingAt,
+                              reason: "\(factor), not 1, 2 or 4")
+        }
+        if horizontal != 1 || vertical != 1 {
+            if planar != 1 && samplesPerPixel > 1 {
+                throw .unsupported(what: "subsampled YCbCr in separate planes (PlanarConfiguration)", value: planar,
+                                   offset: ifd.entry(TIFFTag.planarConfiguration)?.valueOffset ?? photometricAt)
+            }
+            guard samplesPerPixel == 3 else {
+                throw .unsupported(what: "subsampled YCbCr with extra samples (SamplesPerPixel)", value: samplesPerPixel,
+                                   offset: ifd.entry(TIFFTag.samplesPerPixel)?.valueOffset ?? photometricAt)
+            }
+            guard predictor == 1 else {
+                throw .unsupported(what: "subsampled YCbCr with a predictor", value: predictor,
+                                   offset: ifd.entry(TIFFTag.predictor)?.valueOffset ?? photometricAt)
+            }
+            chromaBlock = (horizontal, vertical)
         }
         func floats(_ tag: UInt16, _ defaults: [Float]) -> [Float] {
             guard let e = ifd.entry(tag), e.valueCount >= defaults.count else { return defaults }
@@ -292,7 +326,7 @@ struct ImageStructure {
             offsetsName = "TileOffsets"; countsName = "TileByteCounts"
             for (tag, name) in [(TIFFTag.tileWidth, "TileWidth" as MessageText), (TIFFTag.tileLength, "TileLength")] {
                 guard let e = ifd.entry(tag) else { throw .missingTag(tag: tag, name: name, offset: ifd.offset) }
-                guard let v = e.unsignedInteger(at: 0), v > 0, v <= UInt64(options.maxWidth) else {
+                guard let v = e.unsignedInteger(at: 0), v > 0, v <= UInt64(options.maxWidth), v <= UInt64(Int32.max) else {
                     throw .invalidTag(tag: tag, name: name, offset: e.valueOffset,
                                       reason: "zero or above the width limit \(options.maxWidth)")
                 }
@@ -311,11 +345,6 @@ struct ImageStructure {
             }
             segmentHeight = rows
         }
-        if compression == TIFFCompression.jpeg && photometric == TIFFPhotometric.ycbcr {
-            if let e = ifd.entry(TIFFTag.ycbcrSubsampling), let h = e.unsignedInteger(at: 0), let v = e.unsignedInteger(at: 1) {
-                ycbcrSubsampling = (Int(clamping: h), Int(clamping: v))
-            }
-        }
         across = (width + segmentWidth - 1) / segmentWidth
         down = (height + segmentHeight - 1) / segmentHeight
         planes = planar == 2 ? samplesPerPixel : 1
@@ -325,8 +354,10 @@ struct ImageStructure {
         guard !o1, !o2, total <= options.maxSegments else {
             throw .limitExceeded(what: "strip/tile count", value: o1 || o2 ? Int.max : total, limit: options.maxSegments, offset: at)
         }
+        // Segment sides are at most the width limit (tiles) or the image's (strips), and
+        // below 2^31: a row of blocks is at most 18 bytes a pixel.
         let (rowBits, o3) = (segmentWidth * samplesPerSegmentPixel).multipliedReportingOverflow(by: bitsPerSample)
-        let (bytes, o4) = ((rowBits + 7) / 8).multipliedReportingOverflow(by: segmentHeight)
+        let (bytes, o4) = max((rowBits + 7) / 8, segmentRowBytes).multipliedReportingOverflow(by: segmentHeight)
         guard !o3, !o4, bytes <= options.maxSegmentBytes else {
             throw .limitExceeded(what: "strip/tile bytes", value: o3 || o4 ? Int.max : bytes,
                                  limit: options.maxSegmentBytes, offset: at)

@@ -51,6 +51,10 @@ struct RowAssembler {
 
     /// Every sample of the row, interleaved, as stored (not yet scaled).
     private func unpack(row: Int, band: UnsafeRawPointer, samples: UnsafeMutablePointer<UInt16>) {
+        if let block = image.chromaBlock {
+            unpackBlocks(row: row, band: band, samples: samples, block: block)
+            return
+        }
         let perPixel = image.planar == 1 ? image.samplesPerPixel : 1
         for plane in 0 ..< image.planes {
             for column in 0 ..< image.across {
@@ -80,6 +84,31 @@ struct RowAssembler {
                         destination[k * step] = UInt16((Int(source[bit >> 3]) >> (8 - bits - bit & 7)) & mask)
                     }
                 }
+            }
+        }
+    }
+
+    /// TIFF 6.0 §21: Y, Cb, Cr of each pixel of the row from the chroma blocks of its
+    /// stored row, every pixel of a block taking the block's Cb and Cr (as libtiff's RGBA
+    /// interface does: no chroma interpolation).
+    private func unpackBlocks(row: Int, band: UnsafeRawPointer, samples: UnsafeMutablePointer<UInt16>,
+                              block: (horizontal: Int, vertical: Int)) {
+        let h = block.horizontal, unitBytes = h * block.vertical + 2
+        let line = row % block.vertical
+        for column in 0 ..< image.across {
+            let x0 = column * image.segmentWidth
+            let pixels = min(image.segmentWidth, image.width - x0)
+            let source = (band + column * image.segmentBytes + row / block.vertical * image.segmentRowBytes)
+                .assumingMemoryBound(to: UInt8.self)
+            // SAFETY: the stored row holds ⌈segmentWidth / h⌉ units of unitBytes (segmentRowBytes)
+            // and pixel k < pixels ≤ segmentWidth reads unit k / h; the scratch holds width × 3
+            // values and x0 + pixels ≤ width.
+            let destination = samples + 3 * x0
+            for k in 0 ..< pixels {
+                let unit = source + k / h * unitBytes
+                destination[3 * k] = UInt16(unit[line * h + k % h])
+                destination[3 * k + 1] = UInt16(unit[unitBytes - 2])
+                destination[3 * k + 2] = UInt16(unit[unitBytes - 1])
             }
         }
     }

@@ -3,7 +3,7 @@
 
 /// A streaming TIFF decoder (TIFF 6.0; BigTIFF): the first image of the file, from strips
 /// or tiles, uncompressed, PackBits, LZW, Deflate, JPEG or CCITT fax; min-is-white,
-/// min-is-black, RGB, palette, CMYK and YCbCr (subsampled only inside JPEG); 1 to 16 bits a
+/// min-is-black, RGB, palette, CMYK and YCbCr (chroma full or subsampled); 1 to 16 bits a
 /// sample, either planar configuration, the horizontal predictor, alpha.
 ///
 /// `init` reads the header and IFD0 through PareEXIF's IFD reader (one IFD reader in Pare),
@@ -180,9 +180,10 @@ public struct TIFFDecoder<Source: ByteSource> {
             for column in 0 ..< s.across {
                 let index = plane * s.segmentsPerPlane + bandIndex * s.across + column
                 // SAFETY: the band holds planes × across segments of segmentBytes; this one is
-                // segment plane × across + column, segmentRows × segmentRowBytes ≤ segmentBytes long.
+                // segment plane × across + column, storedRows(segmentRows) × segmentRowBytes ≤
+                // segmentBytes long.
                 let region = UnsafeMutableRawBufferPointer(start: band + (plane * s.across + column) * s.segmentBytes,
-                                                           count: segmentRows * s.segmentRowBytes)
+                                                           count: s.storedRows(segmentRows) * s.segmentRowBytes)
                 let (rows, problem) = try decodeSegment(index, into: region, y0: y0)
                 goodRows = min(goodRows, rows)
                 if damage == nil, let problem { damage = problem }
@@ -395,9 +396,10 @@ public struct TIFFDecoder<Source: ByteSource> {
     func finishSegment(_ index: Int, region: UnsafeMutableRawBufferPointer, decompressed result: Decompressed, y0: Int,
                        start: Int, available: Int) -> (rows: Int, damage: TIFFError?) {
         let s = structure
-        let rows = result.produced / max(1, s.segmentRowBytes)
+        let storedRows = result.produced / max(1, s.segmentRowBytes)
+        let rows = storedRows * s.rowsPerStoredRow
         if s.predictor == 2 {
-            HorizontalPredictor.undo(region, rows: rows, rowBytes: s.segmentRowBytes, samples: s.samplesPerSegmentPixel,
+            HorizontalPredictor.undo(region, rows: storedRows, rowBytes: s.segmentRowBytes, samples: s.samplesPerSegmentPixel,
                                      bitsPerSample: s.bitsPerSample, byteOrder: info.byteOrder)
         }
         let rowsInImage = min(y0 + rows, s.height)

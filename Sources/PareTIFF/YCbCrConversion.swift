@@ -3,8 +3,8 @@ import PareCore
 /// YCbCr samples stored without JPEG (TIFF 6.0 §21) turned into RGB: the stored codes
 /// scaled by ReferenceBlackWhite to Y in 0…255 and Cb, Cr in −127…127, then
 /// R = Y + (2 − 2·LumaRed)·Cr, B = Y + (2 − 2·LumaBlue)·Cb,
-/// G = (Y − LumaBlue·B − LumaRed·R) / LumaGreen, rounded and clamped. Only full-resolution
-/// chroma (YCbCrSubsampling 1, 1) is read this way; subsampled blocks are refused.
+/// G = (Y − LumaBlue·B − LumaRed·R) / LumaGreen, rounded and clamped. Subsampled chroma
+/// reaches it already spread over its block's pixels (RowAssembler).
 struct YCbCrConversion {
     let lumaRed: Float, lumaGreen: Float, lumaBlue: Float
     /// ReferenceBlackWhite: black and white codes of Y, Cb, Cr.

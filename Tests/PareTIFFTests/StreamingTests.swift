@@ -67,17 +67,39 @@ import TestSupport
         #expect(try TIFFDecoder(source: MemoryByteSource(plain), ledger: MemoryLedger()).info.iccProfile == nil)
     }
 
-    @Test func subsampledYCbCrWithoutJPEGIsUnsupported() throws {
+    /// TIFF 6.0 §21's subsampled YCbCr without JPEG is read (the fixtures ycbcr22-…
+    /// against tiff2rgba); what libtiff's RGBA interface does not read either is refused:
+    /// a factor other than 1, 2 or 4, and subsampled chroma in separate planes.
+    @Test func subsampledYCbCrLimits() throws {
         var t = TinyTIFF.gray(width: 8, height: 8, rowsPerStrip: 8)
         t.set(262, .short, [6])
         t.set(277, .short, [3])
         t.set(258, .short, [8, 8, 8])
+        t.set(530, .short, [3, 1])
+        #expect {
+            _ = try TIFFDecoder(source: MemoryByteSource(t.bytes), ledger: MemoryLedger())
+        } throws: { error in
+            guard let error = error as? TIFFError, case let .invalidTag(tag, _, _, reason) = error else { return false }
+            return tag == 530 && "\(reason)".contains("3, not 1, 2 or 4")
+        }
+        t.set(530, .short, [2, 2])
+        t.set(284, .short, [2])
         #expect {
             _ = try TIFFDecoder(source: MemoryByteSource(t.bytes), ledger: MemoryLedger())
         } throws: { error in
             guard let error = error as? TIFFError, case let .unsupported(what, value, _) = error else { return false }
-            return value == 2 && "\(what)".contains("YCbCr subsampling")
+            return value == 2 && "\(what)".contains("separate planes")
         }
+    }
+
+    /// A stored row of 2×2 blocks covers two image rows: a 45×37 picture in strips of 8 rows
+    /// has 23 blocks of 6 bytes a stored row, 4 stored rows a strip.
+    @Test func subsampledYCbCrLayout() throws {
+        let bytes = try #require(FileSystem.read(Corpus.fixtures + "/tiff/ycbcr22-none-strips.tif"))
+        let decoder = try TIFFDecoder(source: MemoryByteSource(bytes), ledger: MemoryLedger())
+        #expect(decoder.outputFormat == .rgb8)
+        #expect(decoder.info.segments.count == 5)
+        #expect(decoder.info.segments.map(\.count) == [552, 552, 552, 552, 414])
     }
 
     @Test func outputFormats() throws {

@@ -63,6 +63,19 @@ struct NewFormatThumbnailTests {
         #expect([PixelFormat.gray8, .grayAlpha8, .rgb8, .rgba8].contains(thumbnail.image.format))
     }
 
+    /// A plain TIFF's IFD1 is its second page, uncompressed: listed as the EXIF thumbnail,
+    /// never chosen as a source (embedded sources are JPEGs), even where it is as large as
+    /// the first page and large enough for the thumbnail.
+    @Test func uncompressedIFD1IsNotASource() throws {
+        let source = try ImageSource(path: Corpus.fixtures + "/tiff/pages2-orientation6.tif")
+        let properties = try source.properties()
+        #expect(properties.exifThumbnail == nil)
+        let thumbnail = try source.thumbnail(options: ThumbnailOptions(maxPixelSize: 40))
+        #expect(thumbnail.source == .fullImage)
+        // Orientation 6: the 45×37 page turned a quarter, 40 on its long side.
+        #expect(thumbnail.image.width == 33 && thumbnail.image.height == 40)
+    }
+
     /// A CMYK TIFF without a profile decodes to the RGB libtiff's RGBA interface makes.
     @Test func cmykTIFFBecomesRGB() throws {
         var builder = ImageBuilder(ledger: MemoryLedger())

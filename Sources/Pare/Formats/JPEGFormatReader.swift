@@ -71,10 +71,12 @@ enum JPEGFormatReader: FormatReader {
 }
 
 extension EmbeddedImageInfo {
-    /// The EXIF IFD1 thumbnail, when it is a JPEG whose size could be read.
+    /// The EXIF IFD1 thumbnail, when it is a JPEG whose size could be read. Uncompressed
+    /// IFD1 strips (Exif 2.32 §4.5.8; in a plain TIFF, the second page) are listed by
+    /// `inspect` but are not a source: embedded sources are decoded as JPEG.
     init?(exifThumbnailOf exif: EXIFMetadata) {
-        guard let thumbnail = exif.thumbnail, let width = thumbnail.width, let height = thumbnail.height,
-              width > 0, height > 0 else { return nil }
+        guard let thumbnail = exif.thumbnail, thumbnail.encoding == .jpeg, let width = thumbnail.width,
+              let height = thumbnail.height, width > 0, height > 0 else { return nil }
         self.init(kind: .exifThumbnail, offset: thumbnail.offset, length: thumbnail.length, width: width, height: height)
     }
 }

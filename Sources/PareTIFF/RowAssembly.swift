@@ -34,19 +34,19 @@ struct RowAssembler {
                 || photometric == TIFFPhotometric.separated)
     }
 
-    /// Writes band row `row` into `output` (`width` pixels of `format`), using `samples`
-    /// (`width × samplesPerPixel` values) as scratch.
+    /// Band row `row` as `width` pixels of `format`: the band's own bytes where they already
+    /// are that (`copiesRows`: no copy), else written into `output` using `samples`
+    /// (`width × samplesPerPixel` values) as scratch. Valid until the band is decoded over.
     func assemble(row: Int, band: UnsafeRawPointer, samples: UnsafeMutablePointer<UInt16>,
-                  output: UnsafeMutablePointer<UInt8>) {
+                  output: UnsafeMutablePointer<UInt8>) -> UnsafePointer<UInt8> {
         if copiesRows {
-            // SAFETY: the band row holds segmentRowBytes = width × samplesPerPixel bytes (one
-            // 8-bit strip as wide as the image), the output row as many.
-            output.update(from: (band + row * image.segmentRowBytes).assumingMemoryBound(to: UInt8.self),
-                          count: image.width * image.samplesPerPixel)
-            return
+            // The band row holds segmentRowBytes = width × samplesPerPixel bytes (one 8-bit
+            // strip as wide as the image), the output row's.
+            return (band + row * image.segmentRowBytes).assumingMemoryBound(to: UInt8.self)
         }
         unpack(row: row, band: band, samples: samples)
         convert(samples, output)
+        return UnsafePointer(output)
     }
 
     /// Every sample of the row, interleaved, as stored (not yet scaled).

@@ -156,9 +156,9 @@ public struct TIFFDecoder<Source: ByteSource> {
         func emit<Sink: RowSink>(band: UnsafeMutablePointer<UInt8>, rows: Int, from y0: Int,
                                  into sink: inout Sink) throws(TIFFError) {
             for r in 0 ..< rows {
-                assembler.assemble(row: r, band: UnsafeRawPointer(band), samples: samples, output: row)
+                let assembled = assembler.assemble(row: r, band: UnsafeRawPointer(band), samples: samples, output: row)
                 do {
-                    try sink.consume(UnsafeBufferPointer(start: row, count: rowBytes), at: RowPlacement(y: y0 + r, width: width))
+                    try sink.consume(UnsafeBufferPointer(start: assembled, count: rowBytes), at: RowPlacement(y: y0 + r, width: width))
                 } catch {
                     throw .core(error)
                 }

@@ -47,8 +47,13 @@ public struct Resampler<Downstream: RowSink>: RowSink {
     private let filter: ResamplingFilter
     private let ledger: MemoryLedger
     private var mode: Mode = .idle
+    /// The box that first shrinks a large reduction's sequential input (`BoxShrink`), if any.
+    private var box: BoxShrink?
     /// Use `PlainSeparableResampler` for all sequential input (the oracle in tests).
     var usesPlainEngine = false
+    /// Box-shrink large reductions first (`BoxShrink`); false filters every input pixel, the
+    /// box's oracle in tests.
+    var usesBoxShrink = true
     /// Where output pixels sit in the input beyond the centre-to-centre placement (a gain
     /// map's renderer samples at corner-aligned positions). Set before `begin`.
     public var shift = ResamplingShift.none
@@ -81,6 +86,17 @@ public struct Resampler<Downstream: RowSink>: RowSink {
             throw .sizeOverflow
         }
         mode = .idle
+        box = nil
+        // A large reduction is first box-shrunk; the engine then filters the shrunk rows.
+        var engineInput = header
+        var span: BoxShrink.Span?
+        if usesBoxShrink, shift == .none, let factors = BoxShrink.factors(for: header, outputWidth: outputWidth,
+                                                           outputHeight: outputHeight, filter: filter) {
+            let shrink = try BoxShrink(input: header, factorX: factors.x, factorY: factors.y, ledger: ledger)
+            engineInput = shrink.outputHeader
+            span = shrink.span
+            box = shrink
+        }
         if !header.interlaced, header.format.bytesPerSample == 1, shift == .none,
            header.width == outputWidth, header.height == outputHeight {
             mode = .passthrough
@@ -88,28 +104,42 @@ public struct Resampler<Downstream: RowSink>: RowSink {
             mode = .interlaced(try AreaAccumulator(input: header, outputWidth: outputWidth,
                                                    outputHeight: outputHeight, shift: shift, ledger: ledger))
         } else if !usesPlainEngine, FixedPointResampler.fits(ResamplingGeometry(
-            input: header, outputWidth: outputWidth, outputHeight: outputHeight, filter: filter, shift: shift)) {
-            mode = .sequential(try FixedPointResampler(input: header, outputWidth: outputWidth, outputHeight: outputHeight,
-                                                       filter: filter, shift: shift, ledger: ledger))
+            input: engineInput, outputWidth: outputWidth, outputHeight: outputHeight, filter: filter, shift: shift,
+            span: span)) {
+            mode = .sequential(try FixedPointResampler(input: engineInput, outputWidth: outputWidth,
+                                                       outputHeight: outputHeight, filter: filter, shift: shift,
+                                                       span: span, ledger: ledger))
         } else {
-            mode = .plain(try PlainSeparableResampler(input: header, outputWidth: outputWidth, outputHeight: outputHeight,
-                                                      filter: filter, shift: shift, ledger: ledger))
+            mode = .plain(try PlainSeparableResampler(input: engineInput, outputWidth: outputWidth,
+                                                      outputHeight: outputHeight, filter: filter, shift: shift,
+                                                      span: span, ledger: ledger))
         }
         try downstream.begin(RowStreamHeader(width: outputWidth, height: outputHeight,
                                              format: header.format.eightBit))
     }
 
     public mutating func consume(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
+        if var shrink = box {
+            let width = shrink.outputWidth
+            try shrink.add(row, at: placement) { (y, shrunk) throws(CoreError) in
+                try feed(shrunk, at: RowPlacement(y: y, width: width))
+            }
+            box = shrink
+            return
+        }
+        try feed(row, at: placement)
+    }
+
+    /// Hands a row (the input's, or the box's) to the engine.
+    private mutating func feed(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) throws(CoreError) {
         switch mode {
         case .passthrough:
             try downstream.consume(row, at: placement)
         case .sequential(var engine):
-            engine.push(row, at: placement)
-            try emitReady(&engine)
+            try push(row, at: placement, into: &engine)
             mode = .sequential(engine)
         case .plain(var engine):
-            engine.push(row, at: placement)
-            try emitReady(&engine)
+            try push(row, at: placement, into: &engine)
             mode = .plain(engine)
         case .interlaced(var accumulator):
             accumulator.add(row, at: placement)
@@ -121,13 +151,18 @@ public struct Resampler<Downstream: RowSink>: RowSink {
 
     /// Ends the stream: emits every output row not yet emitted. Harmless when called twice.
     public mutating func finish() throws(CoreError) {
+        if var shrink = box {
+            box = nil
+            let width = shrink.outputWidth
+            try shrink.finish { (y, shrunk) throws(CoreError) in
+                try feed(shrunk, at: RowPlacement(y: y, width: width))
+            }
+        }
         switch mode {
         case .sequential(var engine):
-            engine.fillMissingRows()
-            try emitReady(&engine)
+            try fillMissingRows(&engine)
         case .plain(var engine):
-            engine.fillMissingRows()
-            try emitReady(&engine)
+            try fillMissingRows(&engine)
         case .interlaced(let accumulator):
             for y in 0 ..< outputHeight {
                 try downstream.consume(accumulator.outputRow(y), at: RowPlacement(y: y, width: outputWidth))
@@ -136,6 +171,32 @@ public struct Resampler<Downstream: RowSink>: RowSink {
             break
         }
         mode = .finished
+    }
+
+    /// Gives the engine the next input row and emits what it completes. Rows must come top to
+    /// bottom: a row already seen, a short row or a misplaced one is ignored; a gap is filled
+    /// by repeating the row before it, emitting as it goes (see `fillMissingRows`).
+    private mutating func push<Engine: SequentialResampling>(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement,
+                                                             into engine: inout Engine) throws(CoreError) {
+        guard engine.geometry.isNextSequentialRow(row, at: placement, expecting: engine.nextInputRow),
+              let base = row.baseAddress else { return }
+        while engine.nextInputRow < placement.y {
+            engine.repeatPreviousRow()
+            try emitReady(&engine)
+        }
+        engine.take(base)
+        try emitReady(&engine)
+    }
+
+    /// Feeds the rows a truncated stream never sent, as copies of the last one that came (or
+    /// of a zero row), emitting each output row as it completes: the engine keeps only a few
+    /// output rows open, and opens no more until those are emitted.
+    private mutating func fillMissingRows<Engine: SequentialResampling>(_ engine: inout Engine) throws(CoreError) {
+        while engine.nextInputRow < engine.geometry.inputHeight {
+            engine.repeatPreviousRow()
+            try emitReady(&engine)
+        }
+        try emitReady(&engine)
     }
 
     private mutating func emitReady<Engine: SequentialResampling>(_ engine: inout Engine) throws(CoreError) {
@@ -148,7 +209,7 @@ public struct Resampler<Downstream: RowSink>: RowSink {
 /// The steps `Resampler` drives on a sequential stream, whichever engine does the sums.
 protocol SequentialResampling {
     init(input header: RowStreamHeader, outputWidth: Int, outputHeight: Int, filter: ResamplingFilter,
-         shift: ResamplingShift, ledger: MemoryLedger) throws(CoreError)
+         shift: ResamplingShift, span: BoxShrink.Span?, ledger: MemoryLedger) throws(CoreError)
     var geometry: ResamplingGeometry { get }
     /// The input row the engine expects next.
     var nextInputRow: Int { get }
@@ -161,22 +222,6 @@ protocol SequentialResampling {
     mutating func nextReadyRow() -> (Int, UnsafeBufferPointer<UInt8>)?
 }
 
-extension SequentialResampling {
-    /// Takes the next input row. Rows must come top to bottom: a row already seen, a short
-    /// row or a misplaced one is ignored; a gap is filled by repeating the row before it.
-    mutating func push(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement) {
-        guard geometry.isNextSequentialRow(row, at: placement, expecting: nextInputRow),
-              let base = row.baseAddress else { return }
-        while nextInputRow < placement.y { repeatPreviousRow() }
-        take(base)
-    }
-
-    /// Feeds the rows a truncated stream never sent, as copies of the last one that came
-    /// (or of a zero row), so that every output row is completed.
-    mutating func fillMissingRows() {
-        while nextInputRow < geometry.inputHeight { repeatPreviousRow() }
-    }
-}
 
 /// a × b for buffer sizes, or `sizeOverflow`.
 func checkedProduct(_ a: Int, _ b: Int) throws(CoreError) -> Int {

@@ -102,9 +102,9 @@ struct FixedPointResampler: SequentialResampling {
     }
 
     init(input header: RowStreamHeader, outputWidth: Int, outputHeight: Int, filter: ResamplingFilter,
-         shift: ResamplingShift = .none, ledger: MemoryLedger) throws(CoreError) {
+         shift: ResamplingShift = .none, span: BoxShrink.Span? = nil, ledger: MemoryLedger) throws(CoreError) {
         let geometry = ResamplingGeometry(input: header, outputWidth: outputWidth, outputHeight: outputHeight, filter: filter,
-                                          shift: shift)
+                                          shift: shift, span: span)
         try self.init(geometry: geometry, horizontal: try TapTable(geometry.horizontal, lanes: 8, ledger: ledger),
                       ledger: ledger)
     }

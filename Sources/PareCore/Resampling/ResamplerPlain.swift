@@ -19,9 +19,9 @@ struct PlainSeparableResampler: SequentialResampling {
     private(set) var nextInputRow = 0
 
     init(input header: RowStreamHeader, outputWidth: Int, outputHeight: Int, filter: ResamplingFilter,
-         shift: ResamplingShift = .none, ledger: MemoryLedger) throws(CoreError) {
+         shift: ResamplingShift = .none, span: BoxShrink.Span? = nil, ledger: MemoryLedger) throws(CoreError) {
         geometry = ResamplingGeometry(input: header, outputWidth: outputWidth, outputHeight: outputHeight, filter: filter,
-                                      shift: shift)
+                                      shift: shift, span: span)
         rows = OpenOutputRows(vertical: geometry.vertical, limit: geometry.vertical.maxOutputsPerInput)
         horizontal = try TapTable(geometry.horizontal, lanes: 1, ledger: ledger)
         let rowFloats = try checkedProduct(outputWidth, geometry.channels)

@@ -84,12 +84,14 @@ struct ResamplingAxis {
     /// Input pixels every output's placement is moved by.
     let shift: Double
 
-    init(inputCount: Int, outputCount: Int, filter: ResamplingFilter, shift: Double = 0) {
+    /// `span`: the length the input's pixels stand for, in its pixels, when it is not
+    /// `inputCount` (a box-shrunk input whose last box is partial, `BoxShrink`).
+    init(inputCount: Int, outputCount: Int, filter: ResamplingFilter, shift: Double = 0, span: Double? = nil) {
         self.inputCount = inputCount
         self.outputCount = outputCount
         self.filter = filter
         self.shift = shift
-        scale = Double(inputCount) / Double(outputCount)
+        scale = (span ?? Double(inputCount)) / Double(outputCount)
         radius = filter.support * max(1, scale)
     }
 

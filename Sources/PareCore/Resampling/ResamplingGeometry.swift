@@ -29,15 +29,17 @@ struct ResamplingGeometry {
     let vertical: ResamplingAxis
 
     init(input header: RowStreamHeader, outputWidth: Int, outputHeight: Int, filter: ResamplingFilter,
-         shift: ResamplingShift = .none) {
+         shift: ResamplingShift = .none, span: BoxShrink.Span? = nil) {
         inputWidth = header.width
         inputHeight = header.height
         self.outputWidth = outputWidth
         self.outputHeight = outputHeight
         inputFormat = header.format
         channels = header.format.channels
-        horizontal = ResamplingAxis(inputCount: header.width, outputCount: outputWidth, filter: filter, shift: shift.x)
-        vertical = ResamplingAxis(inputCount: header.height, outputCount: outputHeight, filter: filter, shift: shift.y)
+        horizontal = ResamplingAxis(inputCount: header.width, outputCount: outputWidth, filter: filter, shift: shift.x,
+                                    span: span?.width)
+        vertical = ResamplingAxis(inputCount: header.height, outputCount: outputHeight, filter: filter, shift: shift.y,
+                                  span: span?.height)
     }
 
     /// Whether a sequential engine takes `row` as input row `placement.y`, the next expected

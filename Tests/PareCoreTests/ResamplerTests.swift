@@ -514,6 +514,8 @@ private func resampleInterlaced(_ pixels: [UInt8], width: Int, height: Int, form
         #expect(factors(4000, 3000, 1024, 768) == nil)
         #expect(factors(4000, 3000, 1000, 750) == [2, 2])
         #expect(factors(4000, 300, 256, 192) == [7, 1])
+        // At most 257 rows a box, so that 16-bit column sums hold them.
+        #expect(factors(100, 100_000, 10, 10) == [5, 257])
         #expect(factors(4000, 3000, 256, 192, .rgba8) == nil)
         #expect(factors(4000, 3000, 256, 192, .rgb16) == nil)
         #expect(factors(4000, 3000, 256, 192, .rgb8, .area) == nil)

@@ -23,6 +23,11 @@
 /// + outputWidth·c₈, c₈ being the output's bytes per pixel, T the taps unrounded and K one row
 /// input less (⌊(2·support·max(1, s) + 1)/s⌋ + 2).
 ///
+/// A reduction by s ≥ 4 along an axis of 8-bit input without alpha first averages boxes of
+/// ⌊s/2⌋ pixels along it (`BoxShrink`), so that the engine filters a picture about twice the
+/// output's size instead of every input pixel; the engine's sizes above are then the
+/// shrunk picture's, plus the box's 2·inputWidth·c bytes of column sums and one shrunk row.
+///
 /// Interlaced input (Adam7, `header.interlaced`) arrives in passes, rows out of order and
 /// pixels `xStep` apart, so it cannot be filtered row by row. Every pixel is instead added,
 /// with its exact coverage, into the output cells it overlaps (`AreaAccumulator`): the `area`

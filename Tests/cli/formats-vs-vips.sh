@@ -76,7 +76,7 @@ PY
         size*) ok=1 ;;
         *) ok=$(python3 -c "print(0 if float('${verdict%% *}') >= 35 else 1)") ;;
     esac
-    check "$base: $verdict dB" "$ok"
+    check "$base: ${verdict%% *} dB${verdict#"${verdict%% *}"}" "$ok"
 done < "$list"
 [ -f "$work/results" ] && sort -g "$work/results" | head -5 | sed 's/^/lowest: /'
 echo "$name: $refused refused by one of the tools"

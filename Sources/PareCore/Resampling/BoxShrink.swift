@@ -81,9 +81,10 @@ struct BoxShrink {
     /// after a gap, with the box row the gap left partial).
     mutating func add(_ input: UnsafeBufferPointer<UInt8>, at placement: RowPlacement,
                       emit: (Int, UnsafeBufferPointer<UInt8>) throws(CoreError) -> Void) throws(CoreError) {
+        guard ResamplingGeometry.isNextSequentialRow(input, at: placement, expecting: nextInputRow, width: inputWidth,
+                                                     height: inputHeight, format: format),
+              let base = input.baseAddress else { return }
         let samples = inputWidth * channels
-        guard placement.y >= nextInputRow, placement.y < inputHeight, placement.xOrigin == 0, placement.xStep == 1,
-              placement.width >= inputWidth, input.count >= samples, let base = input.baseAddress else { return }
         let target = placement.y / factorY
         if target != boxRow {
             if rowsInBox > 0 { try emitBox(emit) }

@@ -185,22 +185,26 @@ public struct Resampler<Downstream: RowSink>: RowSink {
                                                              into engine: inout Engine) throws(CoreError) {
         guard engine.geometry.isNextSequentialRow(row, at: placement, expecting: engine.nextInputRow),
               let base = row.baseAddress else { return }
-        while engine.nextInputRow < placement.y {
+        try repeatPreviousRow(until: placement.y, &engine)
+        engine.take(base)
+        try emitReady(&engine)
+    }
+
+    /// Repeats the last row the engine took (or a zero row) as its input rows up to `end`,
+    /// emitting each output row as it completes.
+    private mutating func repeatPreviousRow<Engine: SequentialResampling>(until end: Int,
+                                                                          _ engine: inout Engine) throws(CoreError) {
+        while engine.nextInputRow < end {
             engine.repeatPreviousRow()
             try emitReady(&engine)
         }
-        engine.take(base)
-        try emitReady(&engine)
     }
 
     /// Feeds the rows a truncated stream never sent, as copies of the last one that came (or
     /// of a zero row), emitting each output row as it completes: the engine keeps only a few
     /// output rows open, and opens no more until those are emitted.
     private mutating func fillMissingRows<Engine: SequentialResampling>(_ engine: inout Engine) throws(CoreError) {
-        while engine.nextInputRow < engine.geometry.inputHeight {
-            engine.repeatPreviousRow()
-            try emitReady(&engine)
-        }
+        try repeatPreviousRow(until: engine.geometry.inputHeight, &engine)
         try emitReady(&engine)
     }
 

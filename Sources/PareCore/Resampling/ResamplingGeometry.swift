@@ -46,9 +46,16 @@ struct ResamplingGeometry {
     /// being `nextRow`: rows come top to bottom, whole and unstrided; a row already seen, a
     /// short row or a misplaced one is ignored.
     func isNextSequentialRow(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement, expecting nextRow: Int) -> Bool {
-        placement.y >= nextRow && placement.y < inputHeight && placement.xOrigin == 0 && placement.xStep == 1
-            && placement.width >= inputWidth && row.baseAddress != nil
-            && row.count / inputFormat.bytesPerPixel >= inputWidth
+        Self.isNextSequentialRow(row, at: placement, expecting: nextRow, width: inputWidth, height: inputHeight,
+                                 format: inputFormat)
+    }
+
+    /// The same test for any stage that takes whole rows top to bottom (`BoxShrink` too).
+    static func isNextSequentialRow(_ row: UnsafeBufferPointer<UInt8>, at placement: RowPlacement, expecting nextRow: Int,
+                                    width: Int, height: Int, format: PixelFormat) -> Bool {
+        placement.y >= nextRow && placement.y < height && placement.xOrigin == 0 && placement.xStep == 1
+            && placement.width >= width && row.baseAddress != nil
+            && row.count / format.bytesPerPixel >= width
     }
 }
 

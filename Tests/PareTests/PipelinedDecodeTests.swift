@@ -7,19 +7,21 @@ import Testing
 /// `JPEGDecoder.decodePipelined` (entropy decoding on a second thread, the transforms and the
 /// output on the caller's; for a progressive file, the transforms on the second thread once
 /// the scans are read): the serial decode's rows, warnings and errors, byte for byte, at
-/// every scale, with rings of 2 and 5 MCU rows, on the corpus, on cut and damaged files, and
-/// when cancelled.
+/// every scale, with rings of 2, 5 and 8 MCU rows and the sequential files' transforms on
+/// either thread, on the corpus, on cut and damaged files, and when cancelled.
 @Suite struct PipelinedDecodeTests {
     typealias Result = ParallelDecodeTests.Result
 
     static func pipelined(_ bytes: [UInt8], scale: JPEGScale, slots: Int,
+                          share: DecodePipelineThreads.Share = .adaptive,
                           cancellation: CancellationCheck = CancellationCheck()) -> Result {
         var rows = ParallelDecodeTests.RowCollector()
         do {
             var decoder = try JPEGDecoder(source: MemoryByteSource(bytes), ledger: MemoryLedger(), options: JPEGOptions())
             decoder.cancellation = cancellation
             do {
-                try decoder.decodePipelined(scale: scale, handoff: DecodePipelineThreads(slots: slots), into: &rows)
+                try decoder.decodePipelined(scale: scale, handoff: DecodePipelineThreads(slots: slots, share: share),
+                                             into: &rows)
             } catch {
                 return Result(rows: rows, warnings: decoder.warnings.map { "\($0)" }, error: "\(error)")
             }
@@ -35,12 +37,14 @@ import Testing
         }
     }
 
+    /// Rings of 2, 5 and 8 rows, with the transforms on the consumer's thread, on the
+    /// producer's, and shared as the threads' pace says.
     static func expectSame(_ bytes: [UInt8], _ what: String) {
         for scale in JPEGScale.allCases {
             let serial = ParallelDecodeTests.serial(bytes, scale: scale)
-            for slots in [2, 5] {
-                let piped = pipelined(bytes, scale: scale, slots: slots)
-                let label = "\(what) at \(scale.blockSize)/8, \(slots) slots"
+            for (slots, share) in [(2, DecodePipelineThreads.Share.consumer), (5, .producer), (8, .adaptive)] {
+                let piped = pipelined(bytes, scale: scale, slots: slots, share: share)
+                let label = "\(what) at \(scale.blockSize)/8, \(slots) slots, transforms: \(share)"
                 ParallelDecodeTests.expectSame(serial, piped, label)
                 #expect(serial.warnings == piped.warnings, "\(label)")
             }

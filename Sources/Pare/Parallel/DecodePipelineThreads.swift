@@ -8,19 +8,33 @@ import Synchronization
 /// consumer on the caller's.
 struct DecodePipelineThreads: DecodePipelineHandoff {
     let slots: Int
+    let share: Share
     private let free: DispatchSemaphore
     private let rows = DispatchSemaphore(value: 0)
-    private let stop = StopFlag()
+    private let state = SharedState()
 
-    private final class StopFlag: Sendable {
-        let value = Atomic<Bool>(false)
+    private final class SharedState: Sendable {
+        let stop = Atomic<Bool>(false)
+        /// Rows published and not yet awaited.
+        let waiting = Atomic<Int>(0)
+    }
+
+    /// Who does the work that either thread can do (`consumerIsBehind`).
+    enum Share {
+        /// The producer, whenever half the ring or more waits for the consumer: the threads
+        /// balance themselves whichever half is longer.
+        case adaptive
+        /// Always the producer, or always the consumer: for the tests that both give the
+        /// serial decode's rows.
+        case producer, consumer
     }
 
     /// A ring of `slots` rows: enough that the two threads seldom wait for each other
     /// (a wait for a semaphore that must wake the other thread costs tens of microseconds
     /// here, against an MCU row's few hundred).
-    init(slots: Int) {
+    init(slots: Int, share: Share = .adaptive) {
         self.slots = slots
+        self.share = share
         free = DispatchSemaphore.pool(of: slots)
     }
 
@@ -46,8 +60,24 @@ struct DecodePipelineThreads: DecodePipelineHandoff {
 
     func acquireSlot() { free.wait() }
     func releaseSlot() { free.signal() }
-    func publishRow() { rows.signal() }
-    func awaitRow() { rows.wait() }
-    func requestStop() { stop.value.store(true, ordering: .releasing) }
-    var stopRequested: Bool { stop.value.load(ordering: .acquiring) }
+    func publishRow() {
+        state.waiting.add(1, ordering: .relaxed)
+        rows.signal()
+    }
+
+    func awaitRow() {
+        rows.wait()
+        state.waiting.subtract(1, ordering: .relaxed)
+    }
+
+    func requestStop() { state.stop.store(true, ordering: .releasing) }
+    var stopRequested: Bool { state.stop.load(ordering: .acquiring) }
+
+    var consumerIsBehind: Bool {
+        switch share {
+        case .adaptive: return state.waiting.load(ordering: .relaxed) >= max(1, slots - 1)
+        case .producer: return true
+        case .consumer: return false
+        }
+    }
 }

@@ -24,6 +24,10 @@
     /// Safe to call and read from both threads at any time.
     func requestStop()
     var stopRequested: Bool { get }
+    /// Asked by the producer between rows: whether it should take over work of the
+    /// consumer's for the next row (JPEG's inverse DCTs), because the consumer is the slower
+    /// half. A hint only: the rows are the same either way.
+    var consumerIsBehind: Bool { get }
 }
 
 /// The handoff type of a decode that runs on one thread: it has no values, so a decoder
@@ -37,4 +41,5 @@
     public func awaitRow() { switch self {} }
     public func requestStop() { switch self {} }
     public var stopRequested: Bool { switch self {} }
+    public var consumerIsBehind: Bool { switch self {} }
 }

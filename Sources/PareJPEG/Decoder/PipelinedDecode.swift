@@ -7,7 +7,10 @@ extension JPEGDecoder {
     /// (`DeferredBlocks`), and the caller's thread (the consumer) transforms them, upsamples,
     /// converts colour and feeds `sink`. Huffman decoding cannot be split without restart
     /// markers (each code starts where the one before ended), but everything after it can run
-    /// beside it; on photographs at 1/2 scale the two halves take about as long.
+    /// beside it. Which half is longer depends on the scale and on the sink (a full-scale
+    /// decode into a resampler loads the consumer most), so the producer also transforms the
+    /// blocks of a row while half the ring or more waits for the consumer
+    /// (`handoff.consumerIsBehind`); the samples are the same whoever transforms them.
     ///
     /// The two follow the serial decode step for step. An error of the producer's ends the
     /// rows at the MCU row that failed, as in `decode`; the consumer asks `cancellation`
@@ -17,8 +20,8 @@ extension JPEGDecoder {
     /// decision on that row before it decodes another, so that neither reads nor warns
     /// beyond where `decode` would.
     ///
-    /// Memory: the records of `handoff.slots` MCU rows (66 Int16 a block, 2 at 1/8) and a
-    /// second `ScanScratch` on top of `decode`'s buffers, all allocated on the caller's thread
+    /// Memory: the records of `handoff.slots` MCU rows (66 Int16 a block, 2 at 1/8), a block
+    /// of samples and a second `ScanScratch` on top of `decode`'s buffers, all allocated on the caller's thread
     /// before the producer starts (the producer allocates nothing); where the ledger's limit
     /// leaves no room for them, `decode` runs instead.
     ///
@@ -48,11 +51,13 @@ extension JPEGDecoder {
         let scratch: ScanScratch, replayScratch: ScanScratch
         var output: OutputStage
         let ring: LedgerBuffer<Int16>, candidates: LedgerBuffer<Bool>, decodedFlags: LedgerBuffer<Bool>
+        let sampleBlock: LedgerBuffer<UInt8>
         do throws(JPEGError) {
-            (ring, candidates, decodedFlags) = try core { () throws(CoreError) in
+            (ring, candidates, decodedFlags, sampleBlock) = try core { () throws(CoreError) in
                 (try ledger.allocate(Int16.self, count: ringCount, initialValue: 0),
                  try ledger.allocate(Bool.self, count: slots, initialValue: false),
-                 try ledger.allocate(Bool.self, count: slots, initialValue: false))
+                 try ledger.allocate(Bool.self, count: slots, initialValue: false),
+                 try ledger.allocate(UInt8.self, count: 64, initialValue: 0))
             }
             replayScratch = try ScanScratch(ledger: ledger)
             buffers = try Self.makeBuffers(plan: plan, streaming: true, ledger: ledger)
@@ -74,7 +79,7 @@ extension JPEGDecoder {
         scan.deferral = cursor
         let cancellation = self.cancellation
         let rows = plan.mcuRows, columns = plan.mcusPerLine
-        let records = ring.baseAddress
+        let records = ring.baseAddress, samples = sampleBlock.baseAddress
 
         // Shared state. A slot's entries are written by the producer while it holds the slot,
         // before `publishRow`, and read by the consumer after the matching `awaitRow`, before
@@ -96,6 +101,10 @@ extension JPEGDecoder {
                 cursor.next = records + (mcuRow % slots) * recordsPerRow
                 do throws(JPEGError) {
                     try scan.decodeRow(columns: columns, from: 0, log: &log)
+                    if handoff.consumerIsBehind {
+                        DeferredBlocks.transform(records + (mcuRow % slots) * recordsPerRow, mcusPerLine: columns,
+                                                 units: units, scratch: scratch, samples: samples)
+                    }
                 } catch {
                     failure = error
                     // The end, in the slot this row would have used (the producer holds it).

@@ -9,6 +9,14 @@
 /// the DC value; the AC entries written only when the block has some), then the flags. A
 /// block transformed 1×1 (1/8 scale) needs only its DC value: its record is `dcRecordSize`,
 /// the DC value and the flags.
+///
+/// Where the transforms are the longer half (a full-scale decode resampled to a thumbnail:
+/// the consumer also upsamples, converts colour and resamples), the entropy decoding's
+/// thread takes some of them back: `transform` turns a row's records of blocks with AC
+/// coefficients into records of samples (`samplesFlag`: rows of `sampleStride` bytes from
+/// the record's start, 64 bytes at most, inside the record's 132), which `replay` only copies
+/// into place. Which thread transforms a block changes nothing in its samples: the same
+/// transform of the same coefficients.
 enum DeferredBlocks {
     static let recordSize = 66
     static let flagsIndex = 64
@@ -24,6 +32,11 @@ enum DeferredBlocks {
     static let belowFirstRowFlag: Int16 = 2
     /// A block of an interval whose data ran out: mid-gray (`ScanDecoder.fillMCU`).
     static let flatFlag: Int16 = 4
+    /// A block already transformed (`transform`): the record holds its samples.
+    static let samplesFlag: Int16 = 8
+    /// The distance between the rows of a record's samples: the largest block's row, at
+    /// every block size.
+    static let sampleStride = 8
 
     /// Where the next record goes, advanced by each block the scan decoder records.
     final class Cursor {
@@ -64,6 +77,60 @@ enum DeferredBlocks {
         record[flagsIndex(blockSize: blockSize)] = flatFlag
     }
 
+    /// Transforms the blocks with AC coefficients of one MCU row of records, each into its
+    /// own record (`samplesFlag`), on the producer's thread; blocks with a DC value only,
+    /// flat blocks and 1×1 blocks cost `replay` no more than a copy would, and stay as they are.
+    /// `samples` holds 64 bytes.
+    static func transform(_ records: UnsafeMutablePointer<Int16>, mcusPerLine: Int, units: [ScanUnit],
+                          scratch: ScanScratch, samples: UnsafeMutablePointer<UInt8>) {
+        var record = records
+        let lanes = scratch.lanes.baseAddress, workspace = scratch.workspace.baseAddress
+        for _ in 0 ..< mcusPerLine {
+            for unit in units {
+                let size = unit.blockSize
+                for _ in 0 ..< unit.horizontal * unit.vertical {
+                    let flags = record[flagsIndex(blockSize: size)]
+                    if size != 1 && flags & (flatFlag | storedFlag) == storedFlag {
+                        let decoded = ScanDecoder.DecodedBlock(stored: true,
+                                                               belowFirstRow: flags & belowFirstRowFlag != 0)
+                        // The transform reads the record's coefficients; its samples go to
+                        // `samples` first, and then over the coefficients they came from.
+                        var unit = unit
+                        unit.stride = sampleStride
+                        ScanDecoder.reconstruct(dc: record[0], decoded, unit, coefficients: record, lanes: lanes,
+                                                workspace: workspace, into: samples)
+                        // SAFETY: `size` rows of `sampleStride` bytes, at most 64 bytes, inside
+                        // the record's 132.
+                        UnsafeMutableRawPointer(record).copyMemory(from: samples, byteCount: size * sampleStride)
+                        record[flagsIndex] = samplesFlag
+                    }
+                    record += recordSize(blockSize: size)
+                }
+            }
+        }
+    }
+
+    /// Copies a record's samples into the block's place: a row is one load and one store
+    /// (8, 4 or 2 bytes).
+    @inline(__always)
+    static func copySamples(_ record: UnsafeMutablePointer<Int16>, size: Int, to block: UnsafeMutablePointer<UInt8>,
+                            stride: Int) {
+        let samples = UnsafeRawPointer(record), target = UnsafeMutableRawPointer(block)
+        // SAFETY: `size` rows of `sampleStride` bytes lie in the record (`transform`); the
+        // block's `size` rows of `size` samples lie in the plane.
+        @inline(__always) func rows<T: FixedWidthInteger>(_: T.Type) {
+            for row in 0 ..< size {
+                target.storeBytes(of: samples.loadUnaligned(fromByteOffset: row * sampleStride, as: T.self),
+                                  toByteOffset: row * stride, as: T.self)
+            }
+        }
+        switch size {
+        case 8: rows(UInt64.self)
+        case 4: rows(UInt32.self)
+        default: rows(UInt16.self)
+        }
+    }
+
     /// Transforms one MCU row of records into the units' planes (at each unit's `rowStart`),
     /// walking the blocks in `ScanDecoder.decodeRow`'s order (T.81 A.2.3).
     static func replay(_ records: UnsafeMutablePointer<Int16>, mcusPerLine: Int, units: [ScanUnit],
@@ -74,13 +141,15 @@ enum DeferredBlocks {
             ScanDecoder.forEachBlock(ofMCU: column, units: units) { unit, block in
                 let size = unit.blockSize
                 let flags = record[flagsIndex(blockSize: size)]
-                if flags & flatFlag != 0 {
-                    InverseDCT.fill(128, size: size, output: block, stride: unit.stride)
-                } else {
+                if flags & (flatFlag | samplesFlag) == 0 {
                     let decoded = ScanDecoder.DecodedBlock(stored: flags & storedFlag != 0,
                                                            belowFirstRow: flags & belowFirstRowFlag != 0)
                     ScanDecoder.reconstruct(dc: record[0], decoded, unit, coefficients: record, lanes: lanes,
                                             workspace: workspace, into: block)
+                } else if flags & flatFlag != 0 {
+                    InverseDCT.fill(128, size: size, output: block, stride: unit.stride)
+                } else {
+                    copySamples(record, size: size, to: block, stride: unit.stride)
                 }
                 record += recordSize(blockSize: size)
             }

@@ -22,7 +22,7 @@ let commandUsage: [(command: String, text: String)] = [
             centres it on a box-sized canvas of --background, fill stretches it.
             IN may be files or directories, or - for paths read from standard input, one a
             line; with --out-dir, outputs keep their relative paths. --jobs N decodes N
-            files at once (default: the usable cores).
+            files at once, at most the usable cores (the default).
             The format is --format's, else OUT's extension; with --out-dir, JPEG for opaque
             thumbnails and PNG for those with alpha. JPEGs are written at --quality (default 85),
             PNGs with --png-compression's effort (default: default; small tries zlib too).

@@ -35,7 +35,8 @@ import PareCore
 /// naming it; `--strict` makes it a failure instead (`ThumbnailOptions.strict`).
 ///
 /// Inputs may be files or directories (their image files; `--recursive` descends). Each
-/// input is handled on its own (its own `ImageSource` and ledger), `--jobs` at once. A
+/// input is handled on its own (its own `ImageSource` and ledger), `--jobs` at once (at
+/// most the usable cores). A
 /// failure is reported on stderr and the rest go on; the exit status is 1 if any failed.
 /// Outputs are written under a temporary name and renamed, and Ctrl-C (or SIGTERM) removes
 /// the temporary files of the jobs in flight, so no half-written thumbnail is ever left.
@@ -168,7 +169,11 @@ func runThumbnail(_ raw: [String]) async -> Int32 {
     // disk cache, and the files are one batch of requests at normal priority, each decoded
     // and encoded in a ledger limited as a single thumbnail's is (the budget is --jobs times
     // that limit).
-    let concurrent = min(jobs, work.count)
+    // At most the usable cores: a decode reads its file as it goes and keeps a core busy
+    // from its first byte to its last row, so decodes beyond the cores only take turns on
+    // them, with more threads, memory and cache misses, and a batch takes longer
+    // (Benchmarks/README.md, "Batch").
+    let concurrent = min(jobs, work.count, POSIX.processorCount)
     var configuration = ThumbnailPipeline.Configuration()
     configuration.maxConcurrentDecodes = concurrent
     let perImage = options.memoryLimit ?? Int.max / 4

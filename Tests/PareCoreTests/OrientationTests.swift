@@ -29,7 +29,8 @@ import PareCore
         return image
     }
 
-    @Test(arguments: [PixelFormat.gray8, .rgb8, .rgba8, .grayAlpha16])
+    /// Every pixel size (1, 2, 3, 4, 6 and 8 bytes), each copied its own way.
+    @Test(arguments: [PixelFormat.gray8, .grayAlpha8, .rgb8, .rgba8, .gray16, .grayAlpha16, .rgb16, .rgba16, .cmyk8])
     func everyOrientationGivesTheUprightPixels(format: PixelFormat) throws {
         let ledger = MemoryLedger()
         let stored = try image([1, 2, 3, 4, 5, 6], format: format, ledger: ledger)

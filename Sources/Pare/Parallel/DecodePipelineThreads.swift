@@ -19,10 +19,11 @@ struct DecodePipelineThreads: DecodePipelineHandoff {
         let waiting = Atomic<Int>(0)
     }
 
-    /// Who does the work that either thread can do (`consumerIsBehind`).
+    /// Who does the work that either thread can do (`forcedShare`).
     enum Share {
-        /// The producer, whenever half the ring or more waits for the consumer: the threads
-        /// balance themselves whichever half is longer.
+        /// As the decoder decides: JPEG's producer transforms a row whenever all the other
+        /// rows of the ring wait for the consumer, so that the threads balance themselves
+        /// whichever half is longer.
         case adaptive
         /// Always the producer, or always the consumer: for the tests that both give the
         /// serial decode's rows.
@@ -73,9 +74,12 @@ struct DecodePipelineThreads: DecodePipelineHandoff {
     func requestStop() { state.stop.store(true, ordering: .releasing) }
     var stopRequested: Bool { state.stop.load(ordering: .acquiring) }
 
-    var consumerIsBehind: Bool {
+    /// All the other rows of the ring wait for the consumer.
+    var consumerIsBehind: Bool { state.waiting.load(ordering: .relaxed) >= max(1, slots - 1) }
+
+    var forcedShare: Bool? {
         switch share {
-        case .adaptive: return state.waiting.load(ordering: .relaxed) >= max(1, slots - 1)
+        case .adaptive: return nil
         case .producer: return true
         case .consumer: return false
         }

@@ -24,10 +24,14 @@
     /// Safe to call and read from both threads at any time.
     func requestStop()
     var stopRequested: Bool { get }
-    /// Asked by the producer between rows: whether it should take over work of the
-    /// consumer's for the next row (JPEG's inverse DCTs), because the consumer is the slower
-    /// half. A hint only: the rows are the same either way.
+    /// Asked by the producer between rows: whether the consumer is the slower half (rows
+    /// wait for it), so that the producer may take over some of its work for the next row
+    /// (JPEG's inverse DCTs). A hint only: the rows are the same either way.
     var consumerIsBehind: Bool { get }
+    /// Which thread does the work either could do, where the handoff decides it rather than
+    /// the decoder: true for the producer, false for the consumer, nil to leave it to the
+    /// decoder (its own rule, or `consumerIsBehind`). For tests that run both.
+    var forcedShare: Bool? { get }
 }
 
 /// The handoff type of a decode that runs on one thread: it has no values, so a decoder
@@ -42,4 +46,5 @@
     public func requestStop() { switch self {} }
     public var stopRequested: Bool { switch self {} }
     public var consumerIsBehind: Bool { switch self {} }
+    public var forcedShare: Bool? { switch self {} }
 }

@@ -9,7 +9,7 @@ extension JPEGDecoder {
     /// markers (each code starts where the one before ended), but everything after it can run
     /// beside it. Which half is longer depends on the scale and on the sink (a full-scale
     /// decode into a resampler loads the consumer most), so the producer also transforms the
-    /// blocks of a row while half the ring or more waits for the consumer
+    /// blocks of a row while all the other rows of the ring wait for the consumer
     /// (`handoff.consumerIsBehind`); the samples are the same whoever transforms them.
     ///
     /// The two follow the serial decode step for step. An error of the producer's ends the
@@ -101,7 +101,7 @@ extension JPEGDecoder {
                 cursor.next = records + (mcuRow % slots) * recordsPerRow
                 do throws(JPEGError) {
                     try scan.decodeRow(columns: columns, from: 0, log: &log)
-                    if handoff.consumerIsBehind {
+                    if handoff.forcedShare ?? handoff.consumerIsBehind {
                         DeferredBlocks.transform(records + (mcuRow % slots) * recordsPerRow, mcusPerLine: columns,
                                                  units: units, scratch: scratch, samples: samples)
                     }

@@ -36,54 +36,11 @@ extension Orientation {
                 result.withMutableRow(v) { row in
                     // SAFETY: the steps above walk the stored picture's w × h pixels only, and
                     // the upright row holds size.width pixels.
-                    Self.copyPixels(size.width, from: UnsafeRawPointer(source + origin + v * stepV), step: stepU,
-                                    to: UnsafeMutableRawPointer(row.baseAddress!), pixelBytes: pixelBytes)
+                    StridedCopy.copy(size.width, bytes: pixelBytes, from: UnsafeRawPointer(source + origin + v * stepV),
+                                     step: stepU, to: UnsafeMutableRawPointer(row.baseAddress!), step: pixelBytes)
                 }
             }
         }
         return result.image
-    }
-
-    /// Copies `count` pixels of `pixelBytes` bytes, `step` bytes apart in the source, to
-    /// consecutive pixels: each in one load and store of its size (two for 3 and 6 bytes),
-    /// not a call to copy a few bytes.
-    @inline(__always)
-    static func copyPixels(_ count: Int, from source: UnsafeRawPointer, step: Int, to target: UnsafeMutableRawPointer,
-                           pixelBytes: Int) {
-        // SAFETY: the caller's `count` pixels lie at `source + k·step` and at
-        // `target + k·pixelBytes`, k < count, each `pixelBytes` long.
-        @inline(__always) func copy<A: FixedWidthInteger>(_: A.Type) {
-            var from = source, to = target
-            for _ in 0 ..< count {
-                to.storeBytes(of: from.loadUnaligned(as: A.self), as: A.self)
-                from += step
-                to += pixelBytes
-            }
-        }
-        @inline(__always) func copy<A: FixedWidthInteger, B: FixedWidthInteger>(_: A.Type, then _: B.Type) {
-            let second = MemoryLayout<A>.size
-            var from = source, to = target
-            for _ in 0 ..< count {
-                to.storeBytes(of: from.loadUnaligned(as: A.self), as: A.self)
-                to.storeBytes(of: from.loadUnaligned(fromByteOffset: second, as: B.self), toByteOffset: second, as: B.self)
-                from += step
-                to += pixelBytes
-            }
-        }
-        switch pixelBytes {
-        case 1: copy(UInt8.self)
-        case 2: copy(UInt16.self)
-        case 3: copy(UInt16.self, then: UInt8.self)
-        case 4: copy(UInt32.self)
-        case 6: copy(UInt32.self, then: UInt16.self)
-        case 8: copy(UInt64.self)
-        default:
-            var from = source, to = target
-            for _ in 0 ..< count {
-                to.copyMemory(from: from, byteCount: pixelBytes)
-                from += step
-                to += pixelBytes
-            }
-        }
     }
 }

@@ -110,27 +110,6 @@ enum DeferredBlocks {
         }
     }
 
-    /// Copies a record's samples into the block's place: a row is one load and one store
-    /// (8, 4 or 2 bytes).
-    @inline(__always)
-    static func copySamples(_ record: UnsafeMutablePointer<Int16>, size: Int, to block: UnsafeMutablePointer<UInt8>,
-                            stride: Int) {
-        let samples = UnsafeRawPointer(record), target = UnsafeMutableRawPointer(block)
-        // SAFETY: `size` rows of `sampleStride` bytes lie in the record (`transform`); the
-        // block's `size` rows of `size` samples lie in the plane.
-        @inline(__always) func rows<T: FixedWidthInteger>(_: T.Type) {
-            for row in 0 ..< size {
-                target.storeBytes(of: samples.loadUnaligned(fromByteOffset: row * sampleStride, as: T.self),
-                                  toByteOffset: row * stride, as: T.self)
-            }
-        }
-        switch size {
-        case 8: rows(UInt64.self)
-        case 4: rows(UInt32.self)
-        default: rows(UInt16.self)
-        }
-    }
-
     /// Transforms one MCU row of records into the units' planes (at each unit's `rowStart`),
     /// walking the blocks in `ScanDecoder.decodeRow`'s order (T.81 A.2.3).
     static func replay(_ records: UnsafeMutablePointer<Int16>, mcusPerLine: Int, units: [ScanUnit],
@@ -149,7 +128,10 @@ enum DeferredBlocks {
                 } else if flags & flatFlag != 0 {
                     InverseDCT.fill(128, size: size, output: block, stride: unit.stride)
                 } else {
-                    copySamples(record, size: size, to: block, stride: unit.stride)
+                    // SAFETY: `size` rows of `sampleStride` bytes lie in the record (`transform`);
+                    // the block's `size` rows of `size` samples lie in the plane.
+                    StridedCopy.copy(size, bytes: size, from: UnsafeRawPointer(record), step: sampleStride,
+                                     to: UnsafeMutableRawPointer(block), step: unit.stride)
                 }
                 record += recordSize(blockSize: size)
             }

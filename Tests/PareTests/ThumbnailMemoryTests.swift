@@ -1,22 +1,27 @@
 import Testing
 @testable import Pare
 import TestSupport
+import PareJPEG
 
 /// The thumbnail path's footprint, from the ledger and checked against glibc's heap: it
 /// depends on the input's width and the output's size, never on the input's height.
 @Suite struct ThumbnailMemoryTests {
-    @Test func jpeg24MegapixelTo256FitsInOneMebibyte() throws {
+    /// On one core; on two, the second thread's half of the scan adds up to
+    /// `JPEGOptions.maxSplitScanBytes` (a constant, not a share of the height).
+    @Test(arguments: [1, 2])
+    func jpeg24MegapixelTo256FitsInOneMebibyte(workers: Int) throws {
         var peaks: [Int] = []
+        let limit = 1024 * 1024 + (workers > 1 ? JPEGOptions().maxSplitScanBytes : 0)
         for height in [4000, 8000] {
             let bytes = SyntheticJPEG.make(width: 6000, height: height)
-            let result = try ThumbnailProbe.run(bytes, size: 256)
+            let result = try ThumbnailProbe.run(bytes, size: 256, workers: workers)
             #expect(result.thumbnail.source == .mainImage(.eighth))
-            #expect(result.thumbnail.ledgerPeakBytes <= 1024 * 1024, "6000×\(height): \(result.thumbnail.ledgerPeakBytes)")
+            #expect(result.thumbnail.ledgerPeakBytes <= limit, "6000×\(height): \(result.thumbnail.ledgerPeakBytes)")
             if let growth = result.heapPeakGrowth {
                 let peak = result.thumbnail.ledgerPeakBytes
                 #expect(growth <= peak + peak / 10 + 64 * 1024, "heap grew \(growth) B, ledger peak \(peak) B")
             }
-            print("JPEG 6000×\(height) 4:2:0 → \(result.thumbnail.image.width)×\(result.thumbnail.image.height): ledger peak \(result.thumbnail.ledgerPeakBytes) B, heap peak growth \(result.heapPeakGrowth.map(String.init) ?? "n/a") B")
+            print("JPEG 6000×\(height) 4:2:0 on \(workers) thread(s) → \(result.thumbnail.image.width)×\(result.thumbnail.image.height): ledger peak \(result.thumbnail.ledgerPeakBytes) B, heap peak growth \(result.heapPeakGrowth.map(String.init) ?? "n/a") B")
             peaks.append(result.thumbnail.ledgerPeakBytes)
         }
         #expect(peaks[1] <= peaks[0] + 64 * 1024, "peak grew with height: \(peaks)")
@@ -73,10 +78,11 @@ enum ThumbnailProbe {
         var heapPeakGrowth: Int?
     }
 
-    static func run(_ bytes: [UInt8], size: Int) throws -> Result {
+    static func run(_ bytes: [UInt8], size: Int, workers: Int? = nil) throws -> Result {
         let source = try ImageSource(bytes: bytes)
         var options = ThumbnailOptions(maxPixelSize: size)
         options.embedded = .never
+        options.decodeWorkers = workers
         let ledger = MemoryLedger(limit: options.memoryLimit)
         let (thumbnail, growth) = try HeapMeter.peakGrowth(ledger: ledger) {
             try source.thumbnail(options: options, ledger: ledger)

@@ -71,6 +71,8 @@ struct DecodePipelineThreads: DecodePipelineHandoff {
         state.waiting.subtract(1, ordering: .relaxed)
     }
 
+    var rowIsWaiting: Bool { state.waiting.load(ordering: .relaxed) > 0 }
+
     func requestStop() { state.stop.store(true, ordering: .releasing) }
     var stopRequested: Bool { state.stop.load(ordering: .acquiring) }
 

@@ -4,8 +4,10 @@ import PareCore
 
 /// Decodes a sequential JPEG with restart markers on several cores and streams its rows, in
 /// order, into one sink; one without them, at 1/2 or full scale, on two
-/// (`JPEGDecoder.decodePipelined`: entropy decoding on one, the rest on the caller's); any
-/// other JPEG is decoded serially by `JPEGDecoder`.
+/// (`JPEGDecoder.decodePipelined`: entropy decoding on one, the rest on the caller's), and
+/// at 1/8 on two as well, with the entropy decoding itself split in the middle of the scan
+/// (`SplitScan`), where the image has at least `minimumSplitPixels`; any other JPEG is
+/// decoded serially by `JPEGDecoder`.
 ///
 /// T.81 E.1.4 / F.2.2.5 make each restart interval independent: it starts byte-aligned after
 /// an RSTm marker with the DC predictors at zero. `JPEGDecoder.restartIndex()` finds those
@@ -72,6 +74,10 @@ public enum ParallelJPEGDecoder {
     /// Cores this process may run on now.
     public static var activeCores: Int { UsableCores.count }
 
+    /// The smallest image whose entropy decoding at 1/8 is split between two threads: below
+    /// it, starting the second thread costs about what it would save.
+    public static let minimumSplitPixels = 1 << 20
+
     /// The largest band buffer, in output bytes, unless two MCU rows are larger.
     public static let defaultMaxBandBytes = 2 * 1024 * 1024
 
@@ -89,8 +95,12 @@ public enum ParallelJPEGDecoder {
         func serial(into sink: inout Sink) throws(JPEGError) -> Outcome {
             // Without restart markers, two threads still share the work at 1/2 and full scale,
             // where the transforms and the output stage weigh as much as the entropy decoding;
-            // at 1/4 and 1/8 they are too light to pay for the handoffs (Benchmarks/notes/history.md).
-            if workers > 1 && (scale == .full || scale == .half) {
+            // at 1/4 they are too light to pay for the handoffs (Benchmarks/notes/history.md).
+            // At 1/8 the two threads split the entropy decoding itself (`SplitScan`), where the
+            // image is large enough to pay for starting a thread.
+            let splits = scale == .eighth && decoder.info.width * decoder.info.height >= minimumSplitPixels
+                && decoder.splitsScan(at: scale)
+            if workers > 1 && (scale == .full || scale == .half || splits) {
                 try decoder.decodePipelined(scale: scale, handoff: DecodePipelineThreads(slots: 8), into: &sink)
             } else {
                 try decoder.decode(scale: scale, into: &sink)

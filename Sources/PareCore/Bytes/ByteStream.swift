@@ -44,6 +44,19 @@ public struct ByteStream {
         base = window.baseAddress
     }
 
+    /// A second reader of `other`'s input, with a window of its own: for a decoder that reads
+    /// two places of one file at once, on two threads (the source must allow reads from both;
+    /// every `ByteSource` Pare passes to a parallel decode does).
+    public init(sharingSourceOf other: ByteStream, ledger: MemoryLedger,
+                windowSize: Int = defaultWindowSize) throws(CoreError) {
+        fetch = other.fetch
+        count = other.count
+        let size = max(windowSize, Self.minimumWindowSize)
+        capacity = size
+        window = try ledger.allocate(UInt8.self, count: size, initialValue: 0)
+        base = window.baseAddress
+    }
+
     /// The input offset of the next byte.
     @inlinable @inline(__always) public var position: Int { windowOffset + cursor }
     /// Bytes left before the end of the input.

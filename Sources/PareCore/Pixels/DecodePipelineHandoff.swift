@@ -20,6 +20,9 @@
     /// waited for by one `awaitRow`.
     func publishRow()
     func awaitRow()
+    /// Whether a published row waits for `awaitRow`, so that it would not block: for a
+    /// consumer that has work of its own until the producer is done.
+    var rowIsWaiting: Bool { get }
     /// The consumer's word to the producer, which asks for it between rows: make no more.
     /// Safe to call and read from both threads at any time.
     func requestStop()
@@ -43,6 +46,7 @@
     public func releaseSlot() { switch self {} }
     public func publishRow() { switch self {} }
     public func awaitRow() { switch self {} }
+    public var rowIsWaiting: Bool { switch self {} }
     public func requestStop() { switch self {} }
     public var stopRequested: Bool { switch self {} }
     public var consumerIsBehind: Bool { switch self {} }

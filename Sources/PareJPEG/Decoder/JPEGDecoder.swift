@@ -120,6 +120,14 @@ public struct JPEGDecoder<Source: ByteSource> {
     var entropyPath = EntropyPath.automatic
     /// With a forced `entropyPath`: a digest of every block the last `decode` entropy decoded.
     var coefficientDigest: UInt64 = 0
+    /// How far into the scan's data the second thread of a split decode starts, in percent
+    /// (`SplitScan`); tests move it.
+    var splitPercent = 50
+    /// MCUs between the second thread's snapshots (`SplitScan.snapshotInterval`); tests that
+    /// measure where the decodes meet set 1.
+    var splitSnapshotInterval = SplitScan.snapshotInterval
+    /// What the last split decode did, or nil when none ran (`SplitScan`).
+    @_spi(Pipeline) public internal(set) var lastSplit: SplitScanReport?
     /// Progressive scans through the one loop the Embedded build runs for both kinds of scan
     /// (`ProgressiveScanDecoder.run`): tests set it on the host and compare the pixels.
     var sharedProgressiveLoop = false

@@ -76,6 +76,12 @@ public struct JPEGOptions: Sendable, Equatable {
     /// RGB here. Adobe's inverted storage (APP14, every CMYK JPEG Photoshop and libjpeg
     /// write) is undone either way. Default: false.
     public var cmykSamples = false
+    /// The most a decode at 1/8 on two threads holds for the second thread's half of the
+    /// scan (`JPEGDecoder.decodePipelined`: its blocks' DC values and few coefficients, about
+    /// 40 bytes an MCU of a 4:2:0 photo): a choice, not a refusal. Above it the second thread
+    /// takes a smaller share, down to none (then the decode is `decode`'s, on one thread).
+    /// Default: 2 MiB, half of a 24-megapixel photo.
+    public var maxSplitScanBytes = 2 << 20
 
     public init() {}
 }

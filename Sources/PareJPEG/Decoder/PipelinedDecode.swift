@@ -37,12 +37,15 @@ extension JPEGDecoder {
             return try decode(scale: scale, into: &sink)
         }
         let plan = try ScalePlan(frame: frame, scale: scale, offset: firstScan.offset)
+        // Where the transforms are next to nothing (1/8 scale), the two threads share the
+        // entropy decoding instead.
+        if canSplitScan(plan) { return try decodeSplit(plan: plan, scale: scale, handoff: handoff, into: &sink) }
         let slots = max(2, handoff.slots)
         // What the pipeline holds beyond `decode`'s buffers: the ring and a second scratch.
         // Where the ledger has no room for it, the image is decoded serially, as it would
         // have been without a second core.
         let recordsPerMCU = plan.components.reduce(0) {
-            $0 + $1.horizontal * $1.vertical * DeferredBlocks.recordSize(blockSize: $1.blockSize)
+            $0 + $1.horizontal * $1.vertical * DeferredBlocks.largestRecord(blockSize: $1.blockSize)
         }
         let (recordsPerRow, o1) = plan.mcusPerLine.multipliedReportingOverflow(by: recordsPerMCU)
         let (ringCount, o2) = recordsPerRow.multipliedReportingOverflow(by: slots)
@@ -51,13 +54,16 @@ extension JPEGDecoder {
         let scratch: ScanScratch, replayScratch: ScanScratch
         var output: OutputStage
         let ring: LedgerBuffer<Int16>, candidates: LedgerBuffer<Bool>, decodedFlags: LedgerBuffer<Bool>
-        let sampleBlock: LedgerBuffer<UInt8>
+        let sampleBlock: LedgerBuffer<UInt8>, cursorCell: LedgerBuffer<UnsafeMutablePointer<Int16>>
         do throws(JPEGError) {
             (ring, candidates, decodedFlags, sampleBlock) = try core { () throws(CoreError) in
                 (try ledger.allocate(Int16.self, count: ringCount, initialValue: 0),
                  try ledger.allocate(Bool.self, count: slots, initialValue: false),
                  try ledger.allocate(Bool.self, count: slots, initialValue: false),
                  try ledger.allocate(UInt8.self, count: 64, initialValue: 0))
+            }
+            cursorCell = try core { () throws(CoreError) in
+                try ledger.allocate(UnsafeMutablePointer<Int16>.self, count: 1, initialValue: ring.baseAddress)
             }
             replayScratch = try ScanScratch(ledger: ledger)
             buffers = try Self.makeBuffers(plan: plan, streaming: true, ledger: ledger)
@@ -75,7 +81,7 @@ extension JPEGDecoder {
         var scan = try makeScan(firstScan, number: 1, tables: tables, restartInterval: info.restartInterval,
                                 plan: plan, buffers: buffers, scratch: scratch)
         let units = scan.units
-        let cursor = DeferredBlocks.Cursor(ring.baseAddress)
+        let cursor = DeferredBlocks.Cursor(cursorCell.baseAddress)
         scan.deferral = cursor
         let cancellation = self.cancellation
         let rows = plan.mcuRows, columns = plan.mcusPerLine
@@ -137,7 +143,7 @@ extension JPEGDecoder {
                     for _ in 0 ..< slots { handoff.releaseSlot() }
                     break
                 }
-                DeferredBlocks.replay(records + (mcuRow % slots) * recordsPerRow, mcusPerLine: columns, units: units,
+                DeferredBlocks.replay(records + (mcuRow % slots) * recordsPerRow, columns: 0 ..< columns, units: units,
                                       scratch: replayScratch)
                 let candidate = mayStop[mcuRow % slots]
                 if !candidate { handoff.releaseSlot() }

@@ -7,8 +7,13 @@
 ///
 /// A record is `recordSize` Int16: the natural-order coefficients in entries 0–63 (entry 0
 /// the DC value; the AC entries written only when the block has some), then the flags. A
-/// block transformed 1×1 (1/8 scale) needs only its DC value: its record is `dcRecordSize`,
-/// the DC value and the flags.
+/// block transformed 1×1 (1/8 scale) needs only its DC value: its record is that alone
+/// (`dcRecordSize`; a flat block, whose data ran out, is DC 0, mid-gray as well). One
+/// transformed 2×2 (chroma at 1/8, luma at 1/4) reads 25 coefficients (rows and columns 0,
+/// 1, 3, 5 and 7: `InverseDCT.transform2`), few of them nonzero: its record is the DC value,
+/// the flags with the count n of nonzero others in the high byte (`pairsShift`), then n
+/// pairs of natural index and value, at most `largestCornerRecord` entries. Records are
+/// therefore walked in order (`length`), and a buffer for them is sized by `largestRecord`.
 ///
 /// Where the transforms are the longer half (a full-scale decode resampled to a thumbnail:
 /// the consumer also upsamples, converts colour and resamples), the entropy decoding's
@@ -20,14 +25,30 @@
 enum DeferredBlocks {
     static let recordSize = 66
     static let flagsIndex = 64
-    static let dcRecordSize = 2
+    static let dcRecordSize = 1
+    /// A 2×2 block's DC value and flags, before its pairs.
+    static let cornerHeaderSize = 2
+    /// A 2×2 block's record with all 24 of its AC coefficients nonzero.
+    static let largestCornerRecord = cornerHeaderSize + 2 * 24
+    /// Where a 2×2 block's record keeps its count of pairs, in its flags entry.
+    static let pairsShift: Int16 = 8
 
-    /// The record size of a block transformed at `blockSize`.
-    static func recordSize(blockSize: Int) -> Int { blockSize == 1 ? dcRecordSize : recordSize }
+    /// The most entries a block transformed at `blockSize` records.
+    static func largestRecord(blockSize: Int) -> Int {
+        blockSize == 1 ? dcRecordSize : blockSize == 2 ? largestCornerRecord : recordSize
+    }
 
-    /// Where a record's flags are.
+    /// The entries of the record at `record`, of a block transformed at `blockSize`.
     @inline(__always)
-    static func flagsIndex(blockSize: Int) -> Int { blockSize == 1 ? 1 : flagsIndex }
+    static func length(of record: UnsafePointer<Int16>, blockSize: Int) -> Int {
+        if blockSize == 1 { return dcRecordSize }
+        if blockSize == 2 { return cornerHeaderSize + 2 * Int(record[1] &>> pairsShift) }
+        return recordSize
+    }
+
+    /// Where a record's flags are (a 1×1 block's record has none).
+    @inline(__always)
+    static func flagsIndex(blockSize: Int) -> Int { blockSize == 2 ? 1 : flagsIndex }
     static let storedFlag: Int16 = 1
     static let belowFirstRowFlag: Int16 = 2
     /// A block of an interval whose data ran out: mid-gray (`ScanDecoder.fillMCU`).
@@ -38,23 +59,30 @@ enum DeferredBlocks {
     /// every block size.
     static let sampleStride = 8
 
-    /// Where the next record goes, advanced by each block the scan decoder records.
-    final class Cursor {
-        var next: UnsafeMutablePointer<Int16>
+    /// Where the next record goes, advanced by each block the scan decoder records: a
+    /// pointer kept in a cell the decode allocates (`cell`), so that the scan decoder holds
+    /// it without reference counting and records without being mutating.
+    struct Cursor {
+        let cell: UnsafeMutablePointer<UnsafeMutablePointer<Int16>>
 
-        init(_ start: UnsafeMutablePointer<Int16>) { next = start }
+        init(_ cell: UnsafeMutablePointer<UnsafeMutablePointer<Int16>>) { self.cell = cell }
+
+        var next: UnsafeMutablePointer<Int16> {
+            get { cell.pointee }
+            nonmutating set { cell.pointee = newValue }
+        }
 
         /// Out of line: the serial decode's blocks never come here, and its loop stays small.
         @inline(never)
         func record(dc: Int16, _ decoded: ScanDecoder.DecodedBlock, coefficients: UnsafeMutablePointer<Int16>,
                     blockSize: Int) {
             DeferredBlocks.store(dc: dc, decoded, coefficients: coefficients, blockSize: blockSize, into: next)
-            next += DeferredBlocks.recordSize(blockSize: blockSize)
+            next += DeferredBlocks.length(of: next, blockSize: blockSize)
         }
 
         func recordFlat(blockSize: Int) {
             DeferredBlocks.storeFlat(blockSize: blockSize, into: next)
-            next += DeferredBlocks.recordSize(blockSize: blockSize)
+            next += DeferredBlocks.length(of: next, blockSize: blockSize)
         }
     }
 
@@ -63,23 +91,50 @@ enum DeferredBlocks {
     @inline(__always)
     static func store(dc: Int16, _ decoded: ScanDecoder.DecodedBlock, coefficients: UnsafeMutablePointer<Int16>,
                       blockSize: Int, into record: UnsafeMutablePointer<Int16>) {
-        if decoded.stored && blockSize != 1 {
+        if blockSize == 1 {
+            record[0] = dc
+            return
+        }
+        var pairs: Int16 = 0
+        if decoded.stored && blockSize == 2 {
+            // The coefficients the 2×2 transform reads (`InverseDCT.frequencyMask`), the only
+            // ones the scan's `keep` map stored: rows and columns 0, 1, 3, 5 and 7. A row at a
+            // time, skipping the rows that are all zero (most of them).
+            for row in 0 ..< 8 where row == 0 || row & 1 == 1 {
+                // SAFETY: row < 8: the row's 16 bytes lie in the 65 coefficients.
+                let bytes = UnsafeRawPointer(coefficients + row &* 8)
+                guard bytes.loadUnaligned(as: UInt64.self) | bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self) != 0
+                else { continue }
+                for column in 0 ..< 8 where (column == 0 || column & 1 == 1) && row | column != 0 {
+                    let index = row &* 8 &+ column
+                    let value = coefficients[index]
+                    if value != 0 {
+                        // SAFETY: at most 24 pairs after the header: `largestCornerRecord`.
+                        record[cornerHeaderSize &+ 2 &* Int(pairs)] = Int16(index)
+                        record[cornerHeaderSize &+ 1 &+ 2 &* Int(pairs)] = value
+                        pairs &+= 1
+                        coefficients[index] = 0
+                    }
+                }
+            }
+        } else if decoded.stored && blockSize != 1 {
             record.update(from: coefficients, count: 64)
             coefficients.update(repeating: 0, count: 64)
         }
         record[0] = dc
         record[flagsIndex(blockSize: blockSize)] = (decoded.stored ? storedFlag : 0)
-            | (decoded.belowFirstRow ? belowFirstRowFlag : 0)
+            | (decoded.belowFirstRow ? belowFirstRowFlag : 0) | pairs &<< pairsShift
     }
 
     static func storeFlat(blockSize: Int, into record: UnsafeMutablePointer<Int16>) {
         record[0] = 0
-        record[flagsIndex(blockSize: blockSize)] = flatFlag
+        if blockSize != 1 { record[flagsIndex(blockSize: blockSize)] = flatFlag }
     }
 
     /// Transforms the blocks with AC coefficients of one MCU row of records, each into its
     /// own record (`samplesFlag`), on the producer's thread; blocks with a DC value only,
-    /// flat blocks and 1×1 blocks cost `replay` no more than a copy would, and stay as they are.
+    /// flat blocks and 1×1 and 2×2 blocks cost `replay` little more than a copy would (and a
+    /// 2×2 block's samples need not fit in its record), and stay as they are.
     /// `samples` holds 64 bytes.
     static func transform(_ records: UnsafeMutablePointer<Int16>, mcusPerLine: Int, units: [ScanUnit],
                           scratch: ScanScratch, samples: UnsafeMutablePointer<UInt8>) {
@@ -89,8 +144,8 @@ enum DeferredBlocks {
             for unit in units {
                 let size = unit.blockSize
                 for _ in 0 ..< unit.horizontal * unit.vertical {
-                    let flags = record[flagsIndex(blockSize: size)]
-                    if size != 1 && flags & (flatFlag | storedFlag) == storedFlag {
+                    if size >= 4 && record[flagsIndex] & (flatFlag | storedFlag) == storedFlag {
+                        let flags = record[flagsIndex]
                         let decoded = ScanDecoder.DecodedBlock(stored: true,
                                                                belowFirstRow: flags & belowFirstRowFlag != 0)
                         // The transform reads the record's coefficients; its samples go to
@@ -104,23 +159,44 @@ enum DeferredBlocks {
                         UnsafeMutableRawPointer(record).copyMemory(from: samples, byteCount: size * sampleStride)
                         record[flagsIndex] = samplesFlag
                     }
-                    record += recordSize(blockSize: size)
+                    record += length(of: record, blockSize: size)
                 }
             }
         }
     }
 
-    /// Transforms one MCU row of records into the units' planes (at each unit's `rowStart`),
-    /// walking the blocks in `ScanDecoder.decodeRow`'s order (T.81 A.2.3).
-    static func replay(_ records: UnsafeMutablePointer<Int16>, mcusPerLine: Int, units: [ScanUnit],
-                       scratch: ScanScratch) {
+    /// Transforms the records of the MCUs `columns` of one MCU row (`records` holds the
+    /// first one's) into the units' planes (at each unit's `rowStart`), walking the blocks in
+    /// `ScanDecoder.decodeRow`'s order (T.81 A.2.3). Returns where the next record starts.
+    @discardableResult
+    static func replay(_ records: UnsafeMutablePointer<Int16>, columns: Range<Int>, units: [ScanUnit],
+                       scratch: ScanScratch) -> UnsafeMutablePointer<Int16> {
         var record = records
         let lanes = scratch.lanes.baseAddress, workspace = scratch.workspace.baseAddress
-        for column in 0 ..< mcusPerLine {
+        // All zero between blocks, as the scan decoder's own coefficients.
+        let corner = scratch.coefficients.baseAddress
+        for column in columns {
             ScanDecoder.forEachBlock(ofMCU: column, units: units) { unit, block in
                 let size = unit.blockSize
+                if size == 1 {
+                    ScanDecoder.reconstruct(dc: record[0], ScanDecoder.DecodedBlock(), unit, coefficients: corner,
+                                            lanes: lanes, workspace: workspace, into: block)
+                    record += dcRecordSize
+                    return
+                }
                 let flags = record[flagsIndex(blockSize: size)]
-                if flags & (flatFlag | samplesFlag) == 0 {
+                if size == 2 && flags & (flatFlag | storedFlag) == storedFlag {
+                    // The 2×2 transform reads a block in natural order: the pairs into place.
+                    let pairs = Int(flags &>> pairsShift)
+                    for p in 0 ..< pairs {
+                        corner[Int(record[cornerHeaderSize &+ 2 &* p]) & 63] = record[cornerHeaderSize &+ 1 &+ 2 &* p]
+                    }
+                    let decoded = ScanDecoder.DecodedBlock(stored: true, belowFirstRow: flags & belowFirstRowFlag != 0)
+                    ScanDecoder.reconstruct(dc: record[0], decoded, unit, coefficients: corner, lanes: lanes,
+                                            workspace: workspace, into: block)
+                    corner[0] = 0
+                    for p in 0 ..< pairs { corner[Int(record[cornerHeaderSize &+ 2 &* p]) & 63] = 0 }
+                } else if flags & (flatFlag | samplesFlag) == 0 {
                     let decoded = ScanDecoder.DecodedBlock(stored: flags & storedFlag != 0,
                                                            belowFirstRow: flags & belowFirstRowFlag != 0)
                     ScanDecoder.reconstruct(dc: record[0], decoded, unit, coefficients: record, lanes: lanes,
@@ -133,7 +209,24 @@ enum DeferredBlocks {
                     StridedCopy.copy(size, bytes: size, from: UnsafeRawPointer(record), step: sampleStride,
                                      to: UnsafeMutableRawPointer(block), step: unit.stride)
                 }
-                record += recordSize(blockSize: size)
+                record += length(of: record, blockSize: size)
+            }
+        }
+        return record
+    }
+
+    /// Adds `offsets[i]` to the DC value of every block of unit i in the records of `mcus`
+    /// MCUs from `records`: blocks decoded from a point whose DC predictors (T.81
+    /// F.2.1.3.1) were not known get the true ones (`SplitScan`). Wrapping, as the
+    /// predictor itself.
+    static func addToDC(_ records: UnsafeMutablePointer<Int16>, mcus: Int, units: [ScanUnit], offsets: [Int16]) {
+        var record = records
+        for _ in 0 ..< mcus {
+            for (i, unit) in units.enumerated() {
+                for _ in 0 ..< unit.horizontal * unit.vertical {
+                    record[0] &+= offsets[i]
+                    record += length(of: record, blockSize: unit.blockSize)
+                }
             }
         }
     }

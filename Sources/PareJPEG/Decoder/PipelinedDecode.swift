@@ -54,16 +54,13 @@ extension JPEGDecoder {
         let scratch: ScanScratch, replayScratch: ScanScratch
         var output: OutputStage
         let ring: LedgerBuffer<Int16>, candidates: LedgerBuffer<Bool>, decodedFlags: LedgerBuffer<Bool>
-        let sampleBlock: LedgerBuffer<UInt8>, cursorCell: LedgerBuffer<UnsafeMutablePointer<Int16>>
+        let sampleBlock: LedgerBuffer<UInt8>
         do throws(JPEGError) {
             (ring, candidates, decodedFlags, sampleBlock) = try core { () throws(CoreError) in
                 (try ledger.allocate(Int16.self, count: ringCount, initialValue: 0),
                  try ledger.allocate(Bool.self, count: slots, initialValue: false),
                  try ledger.allocate(Bool.self, count: slots, initialValue: false),
                  try ledger.allocate(UInt8.self, count: 64, initialValue: 0))
-            }
-            cursorCell = try core { () throws(CoreError) in
-                try ledger.allocate(UnsafeMutablePointer<Int16>.self, count: 1, initialValue: ring.baseAddress)
             }
             replayScratch = try ScanScratch(ledger: ledger)
             buffers = try Self.makeBuffers(plan: plan, streaming: true, ledger: ledger)
@@ -81,7 +78,7 @@ extension JPEGDecoder {
         var scan = try makeScan(firstScan, number: 1, tables: tables, restartInterval: info.restartInterval,
                                 plan: plan, buffers: buffers, scratch: scratch)
         let units = scan.units
-        let cursor = DeferredBlocks.Cursor(cursorCell.baseAddress)
+        let cursor = DeferredBlocks.Cursor(ring.baseAddress)
         scan.deferral = cursor
         let cancellation = self.cancellation
         let rows = plan.mcuRows, columns = plan.mcusPerLine

@@ -210,7 +210,7 @@ extension JPEGDecoder {
         let scratch: ScanScratch, secondScratch: ScanScratch, replayScratch: ScanScratch
         var output: OutputStage
         let records: LedgerBuffer<Int16>, snapshotBuffer: LedgerBuffer<SplitScan.Snapshot>
-        let predictorBuffer: LedgerBuffer<Int32>, cursorCell: LedgerBuffer<UnsafeMutablePointer<Int16>>
+        let predictorBuffer: LedgerBuffer<Int32>
         let secondStream: ByteStream
         do throws(JPEGError) {
             buffers = try Self.makeBuffers(plan: plan, streaming: true, ledger: ledger)
@@ -226,9 +226,6 @@ extension JPEGDecoder {
                  try ByteStream(sharingSourceOf: reader.stream, ledger: ledger,
                                 windowSize: min(reader.stream.capacity, SplitScan.windowSize)))
             }
-            cursorCell = try core { () throws(CoreError) in
-                try ledger.allocate(UnsafeMutablePointer<Int16>.self, count: 1, initialValue: records.baseAddress)
-            }
         } catch {
             guard case .core(.limitExceeded) = error else { throw error }
             return try decode(scale: scale, into: &sink)
@@ -243,7 +240,7 @@ extension JPEGDecoder {
         var second = try makeScan(firstScan, number: 1, tables: tables, restartInterval: 0, plan: plan,
                                   buffers: buffers, scratch: secondScratch)
         second.reader = BitReader(stream: secondStream)
-        let cursor = DeferredBlocks.Cursor(cursorCell.baseAddress)
+        let cursor = DeferredBlocks.Cursor(records.baseAddress)
         second.deferral = cursor
         let part = SplitScan.SecondPart()
         let scanStart = self.scanStart

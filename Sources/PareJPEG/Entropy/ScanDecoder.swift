@@ -42,8 +42,8 @@ struct ScanDecoder {
     let lanes: UnsafeMutablePointer<InverseDCT.Lanes>
     /// Where the blocks' records go when the transforms are deferred to another thread
     /// (`JPEGDecoder.decodePipelined`); nil in a decode that transforms each block at once.
-    /// Through a pointer (`DeferredBlocks.Cursor`), so that `reconstruct` stays
-    /// non-mutating and the serial path pays one test a block for it.
+    /// A reference, so that `reconstruct` stays non-mutating and the serial path pays one
+    /// test a block for it.
     var deferral: DeferredBlocks.Cursor?
     /// MCUs whose blocks were entropy decoded (not filled flat), for the decoder's `decodedMCUs`.
     var decodedMCUs = 0

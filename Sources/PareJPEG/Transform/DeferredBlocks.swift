@@ -72,8 +72,10 @@ enum DeferredBlocks {
         @inline(never)
         func record(dc: Int16, _ decoded: ScanDecoder.DecodedBlock, coefficients: UnsafeMutablePointer<Int16>,
                     blockSize: Int) {
-            DeferredBlocks.store(dc: dc, decoded, coefficients: coefficients, blockSize: blockSize, into: next)
-            next += DeferredBlocks.length(of: next, blockSize: blockSize)
+            // One read and one write of `next`, each an instant: no access held across the store.
+            let start = next
+            DeferredBlocks.store(dc: dc, decoded, coefficients: coefficients, blockSize: blockSize, into: start)
+            next = start + DeferredBlocks.length(of: start, blockSize: blockSize)
         }
 
         func recordFlat(blockSize: Int) {

@@ -145,11 +145,17 @@ public struct JPEGDecoder<Source: ByteSource> {
         let scratch = try ScanScratch(ledger: ledger)
         var output = try OutputStage(plan: plan, colorSpace: info.colorSpace, format: outputFormat, ledger: ledger)
         let store = progressive ? try CoefficientStore(frame: frame, plan: plan, options: options, ledger: ledger) : nil
+        try beginRows(plan, into: &sink)
+        try decodeFrame(store: store, streaming: streaming, plan: plan, buffers: &buffers, scratch: scratch,
+                        output: &output, into: &sink, log: &log)
+    }
+
+    /// Hands `sink` the output's size and puts the reader at the scan's first byte: what
+    /// every decode of the whole frame does once its buffers are allocated.
+    mutating func beginRows<Sink: RowSink>(_ plan: ScalePlan, into sink: inout Sink) throws(JPEGError) {
         let header = RowStreamHeader(width: plan.outputWidth, height: plan.outputHeight, format: outputFormat)
         try core { () throws(CoreError) in try sink.begin(header) }
         rewind(to: scanStart)
-        try decodeFrame(store: store, streaming: streaming, plan: plan, buffers: &buffers, scratch: scratch,
-                        output: &output, into: &sink, log: &log)
     }
 
     /// The scans of the frame, by its kind (see `decode`), into the output stage.

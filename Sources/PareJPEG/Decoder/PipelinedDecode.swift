@@ -72,9 +72,7 @@ extension JPEGDecoder {
         }
         var log = startFrameDecode()
         defer { finishDecode(log) }
-        let header = RowStreamHeader(width: plan.outputWidth, height: plan.outputHeight, format: outputFormat)
-        try core { () throws(CoreError) in try sink.begin(header) }
-        rewind(to: scanStart)
+        try beginRows(plan, into: &sink)
         var scan = try makeScan(firstScan, number: 1, tables: tables, restartInterval: info.restartInterval,
                                 plan: plan, buffers: buffers, scratch: scratch)
         let units = scan.units
@@ -210,9 +208,7 @@ extension JPEGDecoder {
         }
         var log = startFrameDecode()
         defer { finishDecode(log) }
-        let header = RowStreamHeader(width: plan.outputWidth, height: plan.outputHeight, format: outputFormat)
-        try core { () throws(CoreError) in try sink.begin(header) }
-        rewind(to: scanStart)
+        try beginRows(plan, into: &sink)
         try decodeScans(into: store, log: &log)
         guard sets.count == slots else {
             repeatedRows = try reconstruct(store, plan: plan, buffers: &buffers, scratch: scratch, output: &output,

@@ -232,9 +232,7 @@ extension JPEGDecoder {
         }
         var log = startFrameDecode()
         defer { finishDecode(log) }
-        let header = RowStreamHeader(width: plan.outputWidth, height: plan.outputHeight, format: outputFormat)
-        try core { () throws(CoreError) in try sink.begin(header) }
-        rewind(to: scanStart)
+        try beginRows(plan, into: &sink)
         var scan = try makeScan(firstScan, number: 1, tables: tables, restartInterval: 0, plan: plan, buffers: buffers,
                                 scratch: scratch)
         var second = try makeScan(firstScan, number: 1, tables: tables, restartInterval: 0, plan: plan,

@@ -9,24 +9,31 @@ import TestSupport
 /// corpus, and cut and damaged photographs. The handoff here runs the two halves one after
 /// the other on the test's thread, so that which one finishes first is fixed: the second
 /// part first (the first thread meets it as early as the snapshots allow, and takes the most
-/// from it), or the first part first (it never sees the second, and decodes everything).
+/// from it), the same with its publications handed over one at a time (the first thread meets
+/// it as if it were still decoding, and waits for each of the rest), or the first part first
+/// (it never sees the second, and decodes everything).
 /// `PipelinedDecodeTests` runs the same decode on two threads.
 @Suite struct SplitScanTests {
     /// A handoff whose "threads" run one after the other on the caller's.
     final class OneAfterOther: DecodePipelineHandoff {
-        let producerFirst: Bool
+        enum Order: CaseIterable {
+            case secondPartFirst, secondPartTrickling, firstPartFirst
+        }
+        let order: Order
         var published = 0
         var stop = false
+        /// Trickling: whether the last question `rowIsWaiting` answered was answered yes.
+        var saidYes = false
 
-        init(producerFirst: Bool) { self.producerFirst = producerFirst }
+        init(_ order: Order) { self.order = order }
 
         func run(producer: () -> Void, consumer: () -> Void) {
-            if producerFirst {
-                producer()
+            if order == .firstPartFirst {
                 consumer()
+                producer()
             } else {
-                consumer()
                 producer()
+                consumer()
             }
         }
 
@@ -35,7 +42,13 @@ import TestSupport
         func releaseSlot() {}
         func publishRow() { published += 1 }
         func awaitRow() { published -= 1 }
-        var rowIsWaiting: Bool { published > 0 }
+        /// Trickling, every other question is answered no: the first part takes one
+        /// publication a row without waiting, then `awaitRow` for each once it has met.
+        var rowIsWaiting: Bool {
+            guard order == .secondPartTrickling else { return published > 0 }
+            saidYes = !saidYes && published > 0
+            return saidYes
+        }
         func requestStop() { stop = true }
         var stopRequested: Bool { stop }
         var consumerIsBehind: Bool { false }
@@ -50,7 +63,7 @@ import TestSupport
         var bytesRead = 0
     }
 
-    static func decode(_ bytes: [UInt8], scale: JPEGScale, split: (percent: Int, producerFirst: Bool)?,
+    static func decode(_ bytes: [UInt8], scale: JPEGScale, split: (percent: Int, order: OneAfterOther.Order)?,
                        interval: Int = SplitScan.snapshotInterval) -> (Outcome, SplitScanReport?) {
         var sink = EntropyPathTests.HashingSink()
         var outcome = Outcome()
@@ -62,7 +75,7 @@ import TestSupport
                 if let split, decoder.splitsScan(at: scale) {
                     decoder.splitPercent = split.percent
                     decoder.splitSnapshotInterval = interval
-                    try decoder.decodePipelined(scale: scale, handoff: OneAfterOther(producerFirst: split.producerFirst),
+                    try decoder.decodePipelined(scale: scale, handoff: OneAfterOther(split.order),
                                                 into: &sink)
                 } else {
                     try decoder.decode(scale: scale, into: &sink)
@@ -81,7 +94,8 @@ import TestSupport
         return (outcome, report)
     }
 
-    /// Every split and both orders against `decode`; the reports of the splits that ran.
+    /// Every split and order against `decode`; the reports of the splits that ran with the
+    /// second part first.
     @discardableResult
     static func expectSame(_ bytes: [UInt8], _ what: String, scales: [JPEGScale] = [.eighth],
                            percents: [Int] = [10, 50, 90], interval: Int = SplitScan.snapshotInterval)
@@ -90,10 +104,10 @@ import TestSupport
         for scale in scales {
             let serial = decode(bytes, scale: scale, split: nil).0
             for percent in percents {
-                for producerFirst in [true, false] {
-                    let (split, report) = decode(bytes, scale: scale, split: (percent, producerFirst), interval: interval)
-                    #expect(split == serial, "\(what) at \(scale.blockSize)/8, split at \(percent) %, second part first: \(producerFirst), snapshots every \(interval)")
-                    if let report, producerFirst { reports.append(report) }
+                for order in OneAfterOther.Order.allCases {
+                    let (split, report) = decode(bytes, scale: scale, split: (percent, order), interval: interval)
+                    #expect(split == serial, "\(what) at \(scale.blockSize)/8, split at \(percent) %, \(order), snapshots every \(interval)")
+                    if let report, order == .secondPartFirst { reports.append(report) }
                 }
             }
         }
@@ -108,12 +122,13 @@ import TestSupport
 
     /// A photograph: the decodes meet within the first snapshots after the split (Huffman
     /// codes fall into step within a few dozen codes), and all of the rest but the last
-    /// snapshot interval or two comes from the second part's records.
-    @Test(arguments: [20, 50, 80])
-    func photographMeetsSoonAfterTheSplit(percent: Int) throws {
+    /// snapshot interval or two comes from the second part's records, whether the second
+    /// part was done at the meeting or published the rest one piece at a time after it.
+    @Test(arguments: [20, 50, 80], [OneAfterOther.Order.secondPartFirst, .secondPartTrickling])
+    func photographMeetsSoonAfterTheSplit(percent: Int, order: OneAfterOther.Order) throws {
         let bytes = try #require(FileSystem.read(Corpus.fixtures + "/sample.jpg"))
         let serial = Self.decode(bytes, scale: .eighth, split: nil).0
-        let (split, report) = Self.decode(bytes, scale: .eighth, split: (percent, true))
+        let (split, report) = Self.decode(bytes, scale: .eighth, split: (percent, order))
         #expect(split == serial)
         let r = try #require(report)
         let meeting = try #require(r.meetingBits)
@@ -164,7 +179,7 @@ import TestSupport
             Self.expectSame(Array(bytes.prefix(bytes.count * fraction / 100)), "sample.jpg cut at \(fraction) %",
                             percents: [50])
         }
-        let report = try #require(Self.decode(bytes, scale: .eighth, split: (50, true)).1)
+        let report = try #require(Self.decode(bytes, scale: .eighth, split: (50, .secondPartFirst)).1)
         for offset in [report.split / 2, report.split - 1, report.split, report.split + 16, report.split + 4096,
                        (report.split + report.end) / 2, report.end - 600] {
             var damaged = bytes

@@ -17,7 +17,8 @@
     func acquireSlot()
     func releaseSlot()
     /// The producer's rows: one `publishRow` per row made and one when it stops early, each
-    /// waited for by one `awaitRow`.
+    /// waited for by one `awaitRow`, in order (a consumer that needs no more, as JPEG's split
+    /// decode once it has finished, may leave the last ones).
     func publishRow()
     func awaitRow()
     /// Whether a published row waits for `awaitRow`, so that it would not block: for a

@@ -80,8 +80,8 @@ public struct JPEGOptions: Sendable, Equatable {
     /// scan (`JPEGDecoder.decodePipelined`: its blocks' DC values and few coefficients, about
     /// 40 bytes an MCU of a 4:2:0 photo): a choice, not a refusal. Above it the second thread
     /// takes a smaller share, down to none (then the decode is `decode`'s, on one thread).
-    /// Default: 2 MiB, half of a 24-megapixel photo.
-    public var maxSplitScanBytes = 2 << 20
+    /// Default: 3 MiB, what the second thread needs for half of a 24-megapixel photo.
+    public var maxSplitScanBytes = 3 << 20
 
     public init() {}
 }

@@ -13,13 +13,17 @@
 /// second thread decodes from a byte part of the way through the data to its end,
 /// each MCU's blocks into records (`DeferredBlocks`, the form the pipelined decode hands
 /// between threads) with predictors that start at zero, and notes every `snapshotInterval`
-/// MCUs where it stood (`Snapshot`). The first thread decodes from the start as `decode`
-/// does; once the second is done and the first has come near the first snapshot, it
-/// compares its own position at each MCU start with the snapshots. Where one matches, the
-/// two decodes have met: the MCUs from there come from the records, each DC value moved by
-/// the difference of the two threads' predictors at the meeting point, up to the last
-/// snapshot the records reach, whose state (bit position and predictors, moved the same
-/// way) the first thread takes over to decode the rest itself.
+/// MCUs where it stood (`Snapshot`), publishing them about once an MCU row (`Progress`).
+/// The first thread decodes from the start as `decode` does; once a snapshot is published
+/// and the first has come near it, it compares its own position at each MCU start with the
+/// snapshots. Where one matches, the two decodes have met: the MCUs from there come from
+/// the records, each DC value moved by the difference of the two threads' predictors at the
+/// meeting point, as fast as the second thread publishes them (the first waits for it when
+/// it has caught up), and once the second is done, up to the last snapshot its records
+/// reach, whose state (bit position and predictors, moved the same way) the first thread
+/// takes over to decode the rest itself. Meeting while the second still decodes keeps the
+/// first thread from decoding past the split point while it waits, and runs the replay (a
+/// fraction of a decode's cost a row) beside the second's decode instead of after it.
 ///
 /// Positions are compared as the input offset of the next byte to load and the bits held
 /// (`BitReader`'s `stream.position` and `count`): equal pairs mean the same next bit,
@@ -66,27 +70,40 @@ enum SplitScan {
         }
     }
 
-    /// What the second thread leaves for the first: written by the second before it
-    /// publishes, read by the first after it has waited for that.
+    /// Where the second thread started: written by it before it first publishes, read by
+    /// the first after it has waited for a publication (and by the report after both end).
     final class SecondPart {
         /// The byte the second thread started at, and the input's end.
         var split = 0
         var end = 0
+    }
+
+    /// One publication of the second thread's (`DecodePipelineHandoff.publishRow`), the
+    /// n-th entry for the n-th: written before it publishes and never again, so the first
+    /// thread reads it after its n-th `awaitRow` while the second goes on.
+    struct Progress {
         /// Snapshots taken, and MCUs whose records are complete.
-        var snapshots = 0
-        var decoded = 0
+        var snapshots: Int32
+        var decoded: Int32
+        /// The last publication: the second thread has stopped.
+        var done: Bool
     }
 
     /// The second thread's work: starts `permille` thousandths of the way from the scan's
     /// start to the input's end, and decodes MCU after MCU into records and snapshots
     /// until the data ends, a warning ends it, the records' `entries` might not hold another
     /// MCU (`largestMCU` entries), `capacity` MCUs are decoded or `stop` says so.
-    /// `scan` reads with a stream of its own and records through `cursor`.
+    /// `scan` reads with a stream of its own and records through `cursor`. Every
+    /// `publishEvery` snapshots once no warning can restart it, and once when it stops,
+    /// it calls `publish` with the snapshots taken and the MCUs recorded.
     static func decodeSecondPart(_ scan: inout ScanDecoder, scanStart: Int, permille: Int, records: UnsafeMutablePointer<Int16>,
-                                 entries: Int, largestMCU: Int, capacity: Int, interval: Int,
+                                 entries: Int, largestMCU: Int, capacity: Int, interval: Int, publishEvery: Int,
                                  snapshots: UnsafeMutablePointer<Snapshot>,
                                  predictors: UnsafeMutablePointer<Int32>, cursor: DeferredBlocks.Cursor,
-                                 into part: SecondPart, stop: () -> Bool) {
+                                 into part: SecondPart, stop: () -> Bool,
+                                 publish: (_ snapshots: Int, _ decoded: Int, _ done: Bool) -> Void) {
+        var taken = 0, index = 0
+        defer { publish(taken, min(index, capacity), true) }
         // The data is taken to run to the input's end (a photo's EOI is two bytes before it):
         // finding its true end would mean reading all of it first. Where more follows (an
         // embedded preview, a gain map), the split lies further on; beyond the data, the
@@ -102,7 +119,6 @@ enum SplitScan {
         scan.reader = BitReader(stream: scan.reader.stream)
         scan.reader.stream.seek(to: split)
         var log = WarningLog(strict: true, limit: 0)
-        var index = 0
         cursor.next = records
         // A snapshot, then `interval` MCUs in one call, while the records have room.
         while index < capacity && cursor.next - records + interval * largestMCU <= entries {
@@ -116,7 +132,9 @@ enum SplitScan {
             for (i, unit) in scan.units.enumerated() {
                 predictors[snapshot * predictorsPerSnapshot + i] = unit.predictor
             }
-            part.snapshots = snapshot + 1
+            taken = snapshot + 1
+            // Past the restart window the records before this snapshot are final.
+            if index >= restartWithin && snapshot % publishEvery == 0 { publish(taken, index, false) }
             // The loop's condition leaves room for these MCUs' records. `decodeRow` walks them
             // as columns of a row, but with its blocks recorded it writes nothing to the planes.
             do {
@@ -126,14 +144,13 @@ enum SplitScan {
                 // Garbage before the meeting point: start afresh from here.
                 index = 0
                 cursor.next = records
-                part.snapshots = 0
+                taken = 0
                 scan.progress = ScanProgress(scanNumber: scan.progress.scanNumber, restartInterval: 0)
                 for i in 0 ..< scan.units.count { scan.units[i].predictor = 0 }
                 continue
             }
             index += interval
         }
-        part.decoded = min(index, capacity)
     }
 }
 
@@ -197,6 +214,7 @@ extension JPEGDecoder {
                 * ($1.blockSize == 1 ? DeferredBlocks.dcRecordSize : DeferredBlocks.cornerHeaderSize + 6)
         }
         let snapshotBytes = MemoryLayout<SplitScan.Snapshot>.stride + 4 * SplitScan.predictorsPerSnapshot
+            + MemoryLayout<SplitScan.Progress>.stride
         let mcuBytes = 2 * typicalMCU + snapshotBytes / interval + 1
         let affordable = max(0, options.maxSplitScanBytes - 2 * interval * largestMCU - snapshotBytes) / mcuBytes
         let wanted = total * (100 - min(95, max(5, splitPercent))) / 100
@@ -210,7 +228,7 @@ extension JPEGDecoder {
         let scratch: ScanScratch, secondScratch: ScanScratch, replayScratch: ScanScratch
         var output: OutputStage
         let records: LedgerBuffer<Int16>, snapshotBuffer: LedgerBuffer<SplitScan.Snapshot>
-        let predictorBuffer: LedgerBuffer<Int32>
+        let predictorBuffer: LedgerBuffer<Int32>, progressBuffer: LedgerBuffer<SplitScan.Progress>
         let secondStream: ByteStream
         do throws(JPEGError) {
             buffers = try Self.makeBuffers(plan: plan, streaming: true, ledger: ledger)
@@ -218,11 +236,14 @@ extension JPEGDecoder {
             output = try OutputStage(plan: plan, colorSpace: info.colorSpace, format: outputFormat, ledger: ledger)
             secondScratch = try ScanScratch(ledger: ledger)
             replayScratch = try ScanScratch(ledger: ledger)
-            (records, snapshotBuffer, predictorBuffer, secondStream) = try core { () throws(CoreError) in
+            (records, snapshotBuffer, predictorBuffer, progressBuffer, secondStream) = try core { () throws(CoreError) in
                 (try ledger.allocate(Int16.self, count: entries, initialValue: 0),
                  try ledger.allocate(SplitScan.Snapshot.self, count: snapshotCount,
                                      initialValue: SplitScan.Snapshot(position: 0, count: 0, buffer: 0, record: 0)),
                  try ledger.allocate(Int32.self, count: snapshotCount * SplitScan.predictorsPerSnapshot, initialValue: 0),
+                 // At most one publication a snapshot, and the last.
+                 try ledger.allocate(SplitScan.Progress.self, count: snapshotCount + 1,
+                                     initialValue: SplitScan.Progress(snapshots: 0, decoded: 0, done: false)),
                  try ByteStream(sharingSourceOf: reader.stream, ledger: ledger,
                                 windowSize: min(reader.stream.capacity, SplitScan.windowSize)))
             }
@@ -244,24 +265,46 @@ extension JPEGDecoder {
         let scanStart = self.scanStart
         let cancellation = self.cancellation
         let recordBase = records.baseAddress, snapshots = snapshotBuffer.baseAddress
-        let predictors = predictorBuffer.baseAddress
+        let predictors = predictorBuffer.baseAddress, progress = progressBuffer.baseAddress
+        // About an MCU row a publication: a wait that must wake the other thread costs tens
+        // of microseconds, an MCU row's decode a few hundred.
+        let publishEvery = max(1, columns / interval)
 
-        // Shared state: `part`, the records and the snapshots are written by the producer
-        // before it publishes and read by the consumer after it has waited for that;
-        // `stopError` and the consumer's results only once both threads have returned.
+        // Shared state: `part`, the records, the snapshots and the progress entries are
+        // written by the producer before it publishes them and read by the consumer after it
+        // has waited for that; `stopError` and the consumer's results only once both threads
+        // have returned.
         var stopError: JPEGError?
         var repeated = 0
         var report = SplitScanReport(split: 0, end: 0, meetingBits: nil, meetingMCU: nil, mcusTaken: 0, mcus: total)
         handoff.run(producer: {
+            var published = 0
             SplitScan.decodeSecondPart(&second, scanStart: scanStart, permille: permille, records: recordBase,
                                        entries: entries, largestMCU: largestMCU, capacity: capacity, interval: interval,
-                                       snapshots: snapshots,
+                                       publishEvery: publishEvery, snapshots: snapshots,
                                        predictors: predictors, cursor: cursor, into: part,
-                                       stop: { handoff.stopRequested })
-            handoff.publishRow()
+                                       stop: { handoff.stopRequested }) { taken, decoded, done in
+                // published ≤ snapshotCount: at most one publication a snapshot, and the last.
+                progress[published] = SplitScan.Progress(snapshots: Int32(taken), decoded: Int32(decoded), done: done)
+                published += 1
+                handoff.publishRow()
+            }
         }, consumer: {
-            var awaited = false
-            // The snapshot to compare with next; past the last one, none is left.
+            // What the producer has published so far, and how many publications were taken.
+            var known = SplitScan.Progress(snapshots: 0, decoded: 0, done: false)
+            var awaited = 0
+            /// Takes the publications that wait; with `blocking`, first waits for one.
+            func update(blocking: Bool) {
+                var wait = blocking
+                while !known.done && (wait || handoff.rowIsWaiting) {
+                    handoff.awaitRow()
+                    known = progress[awaited]
+                    awaited += 1
+                    wait = false
+                }
+            }
+            var met = false
+            // The snapshot to compare with next.
             var next = 0
             var row = 0, column = 0
             var flatRows = 0
@@ -269,39 +312,40 @@ extension JPEGDecoder {
             do throws(JPEGError) {
                 rowLoop: while row < rows {
                     if cancellation.isCancelled { throw .core(.cancelled) }
-                    if !awaited && handoff.rowIsWaiting {
-                        handoff.awaitRow()
-                        awaited = true
-                    }
+                    if !met { update(blocking: false) }
+                    let published = Int(known.snapshots)
                     let rowStart = scan.reader.stream.position
                     // A row that starts mid-way had its first MCUs from the records: not flat.
                     let decodedBefore = scan.decodedMCUs - (column > 0 ? 1 : 0)
                     // Whole rows until this one may reach the next snapshot, then MCU by MCU.
-                    if awaited && next < part.snapshots && rowStart + 2 * rowBytes >= snapshots[next].position {
+                    if !met && next < published && rowStart + 2 * rowBytes >= snapshots[next].position {
                         while column < columns {
                             let position = scan.reader.stream.position, count = scan.reader.count
-                            while next < part.snapshots && snapshots[next].isBefore(position: position, count: count) {
+                            while next < published && snapshots[next].isBefore(position: position, count: count) {
                                 next += 1
                             }
-                            if next < part.snapshots && scan.reader.marker == nil
+                            if next < published && scan.reader.marker == nil
                                 && snapshots[next].position == position && snapshots[next].count == count {
                                 // The decodes have met: the records from here on.
                                 let meeting = row * columns + column
                                 let taken = try Self.takeSecondPart(&scan, at: meeting, snapshot: next, interval: interval,
-                                                                part: part, total: total, records: recordBase,
-                                                                snapshots: snapshots,
-                                                                predictors: predictors, columns: columns,
-                                                                row: &row, column: &column, buffers: &buffers,
-                                                                output: &output, replayScratch: replayScratch,
-                                                                into: &sink, cancellation: cancellation)
+                                                                    known: known, total: total, records: recordBase,
+                                                                    snapshots: snapshots,
+                                                                    predictors: predictors, columns: columns,
+                                                                    row: &row, column: &column, buffers: &buffers,
+                                                                    output: &output, replayScratch: replayScratch,
+                                                                    into: &sink, cancellation: cancellation) {
+                                    update(blocking: true)
+                                    return known
+                                }
                                 report.meetingBits = (position - part.split) * 8 - count
                                 report.mcusTaken = taken
                                 report.meetingMCU = meeting
-                                next = part.snapshots
+                                met = true
                                 flatRows = 0
                                 continue rowLoop
                             }
-                            if next >= part.snapshots { break }
+                            if next >= published { break }
                             try scan.decodeRow(columns: column + 1, from: column, log: &log)
                             column += 1
                         }
@@ -322,8 +366,8 @@ extension JPEGDecoder {
             } catch {
                 stopError = error
             }
+            // Publications left waiting are not needed: the producer stops at its next batch.
             handoff.requestStop()
-            if !awaited { handoff.awaitRow() }
         })
         report.split = part.split
         report.end = part.end
@@ -338,45 +382,62 @@ extension JPEGDecoder {
 
     /// The first thread's side of the meeting (see `SplitScan`): the MCUs from `mcu` (at
     /// `row`, `column`) come from the second thread's records, starting at snapshot
-    /// `snapshot`, up to the last snapshot the records reach, whose state `scan` then takes
-    /// over; the rows they complete go to `sink`. Leaves `row` and `column` at the first MCU
-    /// still to decode, and returns how many MCUs it took.
+    /// `snapshot`, as the second publishes them (`known` so far; `wait` waits for the next
+    /// publication and returns what is then known), up to the last snapshot the records
+    /// reach once it is done, whose state `scan` then takes over; the rows they complete go
+    /// to `sink`. Leaves `row` and `column` at the first MCU still to decode, and returns how
+    /// many MCUs it took.
     static func takeSecondPart<Sink: RowSink>(
-        _ scan: inout ScanDecoder, at mcu: Int, snapshot: Int, interval: Int, part: SplitScan.SecondPart, total: Int,
+        _ scan: inout ScanDecoder, at mcu: Int, snapshot: Int, interval: Int, known: SplitScan.Progress, total: Int,
         records: UnsafeMutablePointer<Int16>, snapshots: UnsafeMutablePointer<SplitScan.Snapshot>,
         predictors: UnsafeMutablePointer<Int32>, columns: Int, row: inout Int, column: inout Int,
         buffers: inout [ComponentBuffer], output: inout OutputStage, replayScratch: ScanScratch, into sink: inout Sink,
-        cancellation: CancellationCheck
+        cancellation: CancellationCheck, wait: () -> SplitScan.Progress
     ) throws(JPEGError) -> Int {
+        // The second thread's MCUs from `first` on are the image's from `mcu` on: past
+        // `limit` they would lie beyond its last MCU.
         let first = snapshot * interval
-        let available = min(part.decoded - first, total - mcu)
-        let last = min((first + available) / interval, part.snapshots - 1)
-        let taken = last * interval - first
+        let limit = first + total - mcu
         // The true predictors less the second thread's, at the meeting point.
         var offsets: [Int32] = []
         for (i, unit) in scan.units.enumerated() {
             offsets.append(unit.predictor &- predictors[snapshot * SplitScan.predictorsPerSnapshot + i])
         }
-        // The records of MCUs first ..< first + taken, all complete (first + taken ≤ part.decoded).
-        var record = records + snapshots[snapshot].record
-        DeferredBlocks.addToDC(record, mcus: taken, units: scan.units, offsets: offsets.map { Int16(truncatingIfNeeded: $0) })
-        var done = 0
-        while done < taken {
-            let count = min(columns - column, taken - done)
-            record = DeferredBlocks.replay(record, columns: column ..< column + count, units: scan.units,
-                                           scratch: replayScratch)
-            done += count
-            column += count
-            if column == columns {
-                _ = try output.emitMCURow(row, &buffers, into: &sink)
-                output.keepContextRows(buffers)
-                row += 1
-                column = 0
-                if cancellation.isCancelled { throw .core(.cancelled) }
+        let dcOffsets = offsets.map { Int16(truncatingIfNeeded: $0) }
+        var known = known
+        // The snapshot the replay has reached.
+        var at = snapshot
+        while true {
+            // The last snapshot whose MCUs before it are all recorded and in the image.
+            let last = max(at, min(min(Int(known.decoded), limit) / interval, Int(known.snapshots) - 1))
+            if last > at {
+                // The records of MCUs at · interval ..< last · interval, all complete.
+                let taken = (last - at) * interval
+                var record = records + snapshots[at].record
+                DeferredBlocks.addToDC(record, mcus: taken, units: scan.units, offsets: dcOffsets)
+                var done = 0
+                while done < taken {
+                    let count = min(columns - column, taken - done)
+                    record = DeferredBlocks.replay(record, columns: column ..< column + count, units: scan.units,
+                                                   scratch: replayScratch)
+                    done += count
+                    column += count
+                    if column == columns {
+                        _ = try output.emitMCURow(row, &buffers, into: &sink)
+                        output.keepContextRows(buffers)
+                        row += 1
+                        column = 0
+                        if cancellation.isCancelled { throw .core(.cancelled) }
+                    }
+                }
+                at = last
             }
+            // Done, or no later snapshot can lie inside the image.
+            if known.done || at >= limit / interval { break }
+            known = wait()
         }
-        // Where the second thread stood at the last snapshot, with the true predictors.
-        let resume = snapshots[last]
+        // Where the second thread stood at snapshot `at`, with the true predictors.
+        let resume = snapshots[at]
         scan.reader.stream.seek(to: resume.position)
         scan.reader.buffer = resume.buffer
         scan.reader.count = resume.count
@@ -385,8 +446,9 @@ extension JPEGDecoder {
         scan.reader.plainFrom = 0
         scan.reader.plainTo = 0
         for i in 0 ..< scan.units.count {
-            scan.units[i].predictor = predictors[last * SplitScan.predictorsPerSnapshot + i] &+ offsets[i]
+            scan.units[i].predictor = predictors[at * SplitScan.predictorsPerSnapshot + i] &+ offsets[i]
         }
+        let taken = (at - snapshot) * interval
         scan.decodedMCUs &+= taken
         return taken
     }

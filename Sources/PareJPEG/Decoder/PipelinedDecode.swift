@@ -77,7 +77,8 @@ extension JPEGDecoder {
                                 plan: plan, buffers: buffers, scratch: scratch)
         let units = scan.units
         let cursor = DeferredBlocks.Cursor(ring.baseAddress)
-        scan.deferral = cursor
+        scan.deferral = Unmanaged.passUnretained(cursor)
+        defer { withExtendedLifetime(cursor) {} }
         let cancellation = self.cancellation
         let rows = plan.mcuRows, columns = plan.mcusPerLine
         let records = ring.baseAddress, samples = sampleBlock.baseAddress

@@ -260,7 +260,8 @@ extension JPEGDecoder {
                                   buffers: buffers, scratch: secondScratch)
         second.reader = BitReader(stream: secondStream)
         let cursor = DeferredBlocks.Cursor(records.baseAddress)
-        second.deferral = cursor
+        second.deferral = Unmanaged.passUnretained(cursor)
+        defer { withExtendedLifetime(cursor) {} }
         let part = SplitScan.SecondPart()
         let scanStart = self.scanStart
         let cancellation = self.cancellation

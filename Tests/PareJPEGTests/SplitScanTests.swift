@@ -64,7 +64,7 @@ import TestSupport
     }
 
     static func decode(_ bytes: [UInt8], scale: JPEGScale, split: (percent: Int, order: OneAfterOther.Order)?,
-                       interval: Int = SplitScan.snapshotInterval) -> (Outcome, SplitScanReport?) {
+                       interval: Int = SplitScan.snapshotInterval, dataEnd: Int? = nil) -> (Outcome, SplitScanReport?) {
         var sink = EntropyPathTests.HashingSink()
         var outcome = Outcome()
         var report: SplitScanReport?
@@ -73,6 +73,7 @@ import TestSupport
             do {
                 // Only the split runs on this handoff: the pipelined decode needs real threads.
                 if let split, decoder.splitsScan(at: scale) {
+                    decoder.dataEnd = dataEnd
                     decoder.splitPercent = split.percent
                     decoder.splitSnapshotInterval = interval
                     try decoder.decodePipelined(scale: scale, handoff: OneAfterOther(split.order),
@@ -135,6 +136,33 @@ import TestSupport
         let mcu = try #require(r.meetingMCU)
         #expect(meeting < (r.end - r.split) * 8 / 25, "\(r)")
         #expect(r.mcusTaken >= r.mcus - mcu - 2 * SplitScan.snapshotInterval, "\(r)")
+    }
+
+    /// A photograph followed by as many bytes again (a gain map or a preview after its EOI):
+    /// without a hint the split lies near the end of its data and the decodes never meet;
+    /// told where the data ends (`dataEnd`, from a Multi-Picture index), the split lies in
+    /// the middle of the data and they meet soon after it. The rows are `decode`'s either way,
+    /// and with a hint past the input's end or before the scan.
+    @Test func dataEndPlacesTheSplitBeforeATrailer() throws {
+        let photo = try #require(FileSystem.read(Corpus.fixtures + "/sample.jpg"))
+        let bytes = photo + photo.map { $0 == 0xFF ? 0x7F : $0 }
+        let serial = Self.decode(bytes, scale: .eighth, split: nil).0
+        let blind = try #require(Self.decode(bytes, scale: .eighth, split: (50, .secondPartFirst)).1)
+        #expect(blind.split > photo.count * 9 / 10, "\(blind)")
+        #expect(blind.meetingMCU == nil, "\(blind)")
+        let (split, report) = Self.decode(bytes, scale: .eighth, split: (50, .secondPartFirst), dataEnd: photo.count)
+        #expect(split == serial)
+        let r = try #require(report)
+        let scanStart = try JPEGDecoder(source: MemoryByteSource(photo), ledger: MemoryLedger(), options: JPEGOptions())
+            .scanStart
+        let middle = scanStart + (photo.count - scanStart) / 2
+        #expect(abs(r.split - middle) <= 4, "\(r), middle \(middle)")
+        let mcu = try #require(r.meetingMCU)
+        #expect(r.mcusTaken >= r.mcus - mcu - 2 * SplitScan.snapshotInterval, "\(r)")
+        for hint in [bytes.count * 2, 0, scanStart] {
+            #expect(Self.decode(bytes, scale: .eighth, split: (50, .secondPartFirst), dataEnd: hint).0 == serial,
+                    "data end \(hint)")
+        }
     }
 
     /// Sample sizes and samplings of the fixtures, at 1/8 and at 1/4 (the split runs at 1/4

@@ -88,6 +88,9 @@ struct DecodeJob {
     /// True when the sink needs rows once each, top to bottom: an interlaced picture is then
     /// collected whole and sent in order. The resampler takes passes as they come.
     var sequentialRows = false
+    /// Where the main image's data ends when its file says so (a Multi-Picture file's primary
+    /// image, before its gain map or previews): a hint for `JPEGDecoder.dataEnd`.
+    var dataEnd: Int?
 }
 
 extension ImageFormat {

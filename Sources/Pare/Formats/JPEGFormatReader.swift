@@ -50,17 +50,17 @@ enum JPEGFormatReader: FormatReader {
     /// (`ParallelJPEGDecoder`), else the serial decode.
     static func decodeMainImage<Sink: RowSink>(_ input: InputBytes, scale: JPEGScale, job: DecodeJob,
                                                into sink: inout Sink) throws(PareError) -> [ThumbnailWarning] {
-        try decodeJPEG(input, scale: scale, job: job, into: &sink)
+        try decodeJPEG(input, scale: scale, job: job, dataEnd: job.dataEnd, into: &sink)
     }
 
     /// Decodes a JPEG, the main image or one embedded in another file (a slice of it).
     static func decodeJPEG<S: ByteSource & SendableMetatype, Sink: RowSink>(
-        _ source: S, scale: JPEGScale, job: DecodeJob, into sink: inout Sink
+        _ source: S, scale: JPEGScale, job: DecodeJob, dataEnd: Int? = nil, into sink: inout Sink
     ) throws(PareError) -> [ThumbnailWarning] {
         do {
             let outcome = try ParallelJPEGDecoder.decode(source: source, scale: scale, options: job.options.jpeg,
                                                          ledger: job.ledger, workers: job.workers,
-                                                         cancellation: job.cancellation, into: &sink)
+                                                         cancellation: job.cancellation, dataEnd: dataEnd, into: &sink)
             var warnings = outcome.warnings.map(ThumbnailWarning.jpeg)
             if outcome.droppedWarnings > 0 { warnings.append(.moreJPEGRepairs(count: outcome.droppedWarnings)) }
             return warnings

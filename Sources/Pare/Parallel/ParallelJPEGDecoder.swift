@@ -87,10 +87,11 @@ public enum ParallelJPEGDecoder {
     public static func decode<Source: ByteSource & SendableMetatype, Sink: RowSink>(
         source: Source, scale: JPEGScale, options: JPEGOptions = JPEGOptions(), ledger: MemoryLedger,
         workers: Int = activeCores, maxBandBytes: Int = defaultMaxBandBytes,
-        cancellation: CancellationCheck = CancellationCheck(), into sink: inout Sink
+        cancellation: CancellationCheck = CancellationCheck(), dataEnd: Int? = nil, into sink: inout Sink
     ) throws(JPEGError) -> Outcome {
         var decoder = try JPEGDecoder(source: source, ledger: ledger, options: options)
         decoder.cancellation = cancellation
+        decoder.dataEnd = dataEnd
         let headerWarnings = decoder.warnings.count, headerDropped = decoder.droppedWarnings
         func serial(into sink: inout Sink) throws(JPEGError) -> Outcome {
             // Without restart markers, two threads still share the work at 1/2 and full scale,

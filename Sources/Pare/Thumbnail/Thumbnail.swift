@@ -211,7 +211,9 @@ extension ImageSource {
         let running = runningDecodes.add(1, ordering: .relaxed).newValue
         defer { runningDecodes.subtract(1, ordering: .relaxed) }
         let workers = options.decodeWorkers ?? max(1, ParallelJPEGDecoder.activeCores / max(1, running))
-        let job = DecodeJob(options: options, workers: workers, ledger: ledger, cancellation: cancellation)
+        var job = DecodeJob(options: options, workers: workers, ledger: ledger, cancellation: cancellation)
+        // The primary image of a Multi-Picture file ends where its index says.
+        job.dataEnd = properties.mpfImages.first { $0.offset == 0 && $0.length > 0 }?.length
         if let embedded = plan.embedded {
             // Embedded pictures are JPEGs whatever their container.
             let slice: ByteSourceSlice<InputBytes>

@@ -126,6 +126,11 @@ public struct JPEGDecoder<Source: ByteSource> {
     /// MCUs between the second thread's snapshots (`SplitScan.snapshotInterval`); tests that
     /// measure where the decodes meet set 1.
     var splitSnapshotInterval = SplitScan.snapshotInterval
+    /// Where the image's data ends, when the caller knows it (a Multi-Picture file's index
+    /// gives its primary image's length): a split decode places its second thread between the
+    /// scan's start and here instead of the input's end, which lies past a gain map or a
+    /// preview. A hint only: a wrong one moves the split, never the rows.
+    @_spi(Pipeline) public var dataEnd: Int?
     /// What the last split decode did, or nil when none ran (`SplitScan`).
     @_spi(Pipeline) public internal(set) var lastSplit: SplitScanReport?
     /// Progressive scans through the one loop the Embedded build runs for both kinds of scan

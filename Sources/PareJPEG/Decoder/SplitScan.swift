@@ -96,7 +96,8 @@ enum SplitScan {
     /// `scan` reads with a stream of its own and records through `cursor`. Every
     /// `publishEvery` snapshots once no warning can restart it, and once when it stops,
     /// it calls `publish` with the snapshots taken and the MCUs recorded.
-    static func decodeSecondPart(_ scan: inout ScanDecoder, scanStart: Int, permille: Int, records: UnsafeMutablePointer<Int16>,
+    static func decodeSecondPart(_ scan: inout ScanDecoder, scanStart: Int, dataEnd: Int?, permille: Int,
+                                 records: UnsafeMutablePointer<Int16>,
                                  entries: Int, largestMCU: Int, capacity: Int, interval: Int, publishEvery: Int,
                                  snapshots: UnsafeMutablePointer<Snapshot>,
                                  predictors: UnsafeMutablePointer<Int32>, cursor: DeferredBlocks.Cursor,
@@ -104,12 +105,14 @@ enum SplitScan {
                                  publish: (_ snapshots: Int, _ decoded: Int, _ done: Bool) -> Void) {
         var taken = 0, index = 0
         defer { publish(taken, min(index, capacity), true) }
-        // The data is taken to run to the input's end (a photo's EOI is two bytes before it):
-        // finding its true end would mean reading all of it first. Where more follows (an
-        // embedded preview, a gain map), the split lies further on; beyond the data, the
-        // decodes never meet, and the first thread decodes the whole scan.
+        // The data is taken to run to `dataEnd` or the input's end (a photo's EOI is two bytes
+        // before it): finding its true end would mean reading all of it first. Where more
+        // follows that `dataEnd` does not exclude (an embedded preview, a gain map), the split
+        // lies further on; beyond the data, the decodes never meet, and the first thread
+        // decodes the whole scan.
         let end = scan.reader.stream.count
-        var split = scanStart + (end - scanStart) * permille / 1000
+        let dataEnd = min(end, max(scanStart + 1, dataEnd ?? end))
+        var split = scanStart + (dataEnd - scanStart) * permille / 1000
         // Not right after an 0xFF: the byte there would be a stuffed zero or a marker's code.
         scan.reader.stream.seek(to: split - 1)
         while split < end, (try? scan.reader.stream.nextByte()) == 0xFF { split += 1 }
@@ -263,7 +266,7 @@ extension JPEGDecoder {
         second.deferral = Unmanaged.passUnretained(cursor)
         defer { withExtendedLifetime(cursor) {} }
         let part = SplitScan.SecondPart()
-        let scanStart = self.scanStart
+        let scanStart = self.scanStart, dataEnd = self.dataEnd
         let cancellation = self.cancellation
         let recordBase = records.baseAddress, snapshots = snapshotBuffer.baseAddress
         let predictors = predictorBuffer.baseAddress, progress = progressBuffer.baseAddress
@@ -280,7 +283,8 @@ extension JPEGDecoder {
         var report = SplitScanReport(split: 0, end: 0, meetingBits: nil, meetingMCU: nil, mcusTaken: 0, mcus: total)
         handoff.run(producer: {
             var published = 0
-            SplitScan.decodeSecondPart(&second, scanStart: scanStart, permille: permille, records: recordBase,
+            SplitScan.decodeSecondPart(&second, scanStart: scanStart, dataEnd: dataEnd, permille: permille,
+                                       records: recordBase,
                                        entries: entries, largestMCU: largestMCU, capacity: capacity, interval: interval,
                                        publishEvery: publishEvery, snapshots: snapshots,
                                        predictors: predictors, cursor: cursor, into: part,

@@ -42,7 +42,8 @@ enum WebPFormatReader: FormatReader {
     static func decodeMainImage<Sink: RowSink>(_ input: InputBytes, scale: JPEGScale, job: DecodeJob,
                                                into sink: inout Sink) throws(PareError) -> [ThumbnailWarning] {
         // With a second core, a lossy frame's reconstruction runs beside its loop filter and
-        // colour conversion; four macroblock rows in the ring keep either from waiting long.
+        // colour conversion (four macroblock rows in the ring keep either from waiting long),
+        // a lossless frame's pixel decoding beside the undoing of its transforms.
         try decodeMain(input, options: job.options.webp, job: job, error: PareError.init, warning: ThumbnailWarning.webp) {
             (decoder: inout WebPDecoder<InputBytes>) throws(WebPError) in
             let half = scale == .half

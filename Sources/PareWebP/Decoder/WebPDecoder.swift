@@ -151,9 +151,9 @@ public struct WebPDecoder<Source: ByteSource> {
         try decodeImage(into: &sink, handoff: NoPipeline?.none, halfScale: halfScale)
     }
 
-    /// `decode(halfScale:into:)` with a lossy frame's work split between two threads
-    /// (`LossyDecoder.decodePipelined`): the same rows, warnings and errors. A lossless frame
-    /// decodes as `decode` decodes it.
+    /// `decode(halfScale:into:)` with a frame's work split between two threads (a lossy
+    /// frame: `LossyDecoder.decodePipelined`; a lossless one: its pixels decoded beside the
+    /// undoing of its transforms, `decodeLossless`): the same rows, warnings and errors.
     @_spi(Pipeline) public mutating func decodePipelined<Sink: RowSink, Handoff: DecodePipelineHandoff>(
         handoff: Handoff, halfScale: Bool = false, into sink: inout Sink
     ) throws(WebPError) {
@@ -188,7 +188,7 @@ public struct WebPDecoder<Source: ByteSource> {
         if cancellation.isCancelled { throw .core(.cancelled) }
         let image = container.image!
         if info.isLossless {
-            try decodeLossless(image.bitstream, into: &sink, format: format)
+            try decodeLossless(image.bitstream, into: &sink, format: format, handoff: handoff)
         } else {
             try decodeLossy(image, into: &sink, format: format, handoff: handoff, halfScale: halfScale)
         }
@@ -199,40 +199,124 @@ public struct WebPDecoder<Source: ByteSource> {
         warnings.append(warning)
     }
 
-    /// A lossless image: the whole stream decoded, then its rows handed out.
-    mutating func decodeLossless<Sink: RowSink>(_ chunk: ChunkHeader, into sink: inout Sink,
-                                                format: PixelFormat) throws(WebPError) {
+    /// A lossless image (`VP8LDecoder`): the main image's pixels decoded into one buffer
+    /// (a backward reference may reach any pixel before), and each `TransformBands.bandRows`
+    /// rows, once whole, have their transforms undone and are handed out. With a handoff the
+    /// pixels are decoded on its thread (the producer), one publication a band, and the bands
+    /// undone and handed out on the caller's (the consumer): the same rows, warnings and
+    /// errors as without. The consumer asks `cancellation` before each band.
+    mutating func decodeLossless<Sink: RowSink, Handoff: DecodePipelineHandoff>(
+        _ chunk: ChunkHeader, into sink: inout Sink, format: PixelFormat, handoff: Handoff?
+    ) throws(WebPError) {
         let payload = try container.payload(chunk, ledger: ledger)
         var vp8l = info.vp8l!
-        let image = try VP8LDecoder.decode(data: payload.baseAddress, count: payload.count, fileOffset: chunk.payloadOffset,
-                                           width: vp8l.width, height: vp8l.height, hasHeader: true, ledger: ledger,
-                                           maxPixels: options.maxPixels, info: &vp8l)
+        var stream = try VP8LDecoder.open(data: payload.baseAddress, count: payload.count,
+                                          fileOffset: chunk.payloadOffset, width: vp8l.width, height: vp8l.height,
+                                          hasHeader: true, ledger: ledger, maxPixels: options.maxPixels, info: &vp8l)
         info.vp8l = vp8l
-        if cancellation.isCancelled { throw .core(.cancelled) }
-        let channels = format.channels
+        let width = stream.width, channels = format.channels, bandRows = TransformBands.bandRows
+        let bands = try TransformBands(transforms: stream.transforms, width: width, codedWidth: stream.image.width,
+                                       ledger: ledger)
         let row: LedgerBuffer<UInt8>
-        do { row = try ledger.allocate(UInt8.self, count: image.width * channels, initialValue: 0) } catch {
+        do { row = try ledger.allocate(UInt8.self, count: width * channels, initialValue: 0) } catch {
             throw .core(error)
         }
-        for y in 0 ..< image.completeRows {
-            let line = image.pixels.baseAddress + y * image.width
-            let out = row.baseAddress
-            // SAFETY: x < image.width; out holds image.width * channels bytes.
-            for x in 0 ..< image.width {
-                let p = line[x]
-                out[x * channels] = UInt8(truncatingIfNeeded: p >> 16)
-                out[x * channels + 1] = UInt8(truncatingIfNeeded: p >> 8)
-                out[x * channels + 2] = UInt8(truncatingIfNeeded: p)
-                if channels == 4 { out[x * 4 + 3] = UInt8(truncatingIfNeeded: p >> 24) }
-            }
-            do { try sink.consume(UnsafeBufferPointer(row.buffer), at: RowPlacement(y: y, width: image.width)) } catch {
-                throw .core(error)
+        let coded = stream.image.pixels.baseAddress
+        let cancellation = self.cancellation
+        var handedOut = 0
+        /// Undoes and hands out the rows from `handedOut` up to `end`, a band at a time.
+        func handOut(through end: Int) throws(WebPError) {
+            while handedOut < end {
+                if cancellation.isCancelled { throw .core(.cancelled) }
+                let rows = handedOut ..< min(handedOut + bandRows, end)
+                let band = bands.undo(coded, rows: rows)
+                let out = row.baseAddress
+                for y in rows {
+                    let line = band + (y - rows.lowerBound) * width
+                    // SAFETY: x < width; `line` holds width words, `out` width * channels bytes.
+                    for x in 0 ..< width {
+                        let p = line[x]
+                        out[x * channels] = UInt8(truncatingIfNeeded: p >> 16)
+                        out[x * channels + 1] = UInt8(truncatingIfNeeded: p >> 8)
+                        out[x * channels + 2] = UInt8(truncatingIfNeeded: p)
+                        if channels == 4 { out[x * 4 + 3] = UInt8(truncatingIfNeeded: p >> 24) }
+                    }
+                    do { try sink.consume(UnsafeBufferPointer(row.buffer), at: RowPlacement(y: y, width: width)) } catch {
+                        throw .core(error)
+                    }
+                }
+                handedOut = rows.upperBound
             }
         }
-        if let offset = image.truncatedAt {
-            try noteDamage(.truncated(row: image.completeRows, offset: offset))
+        if let handoff {
+            // Per publication, the rows whole by then and whether it is the last; written once
+            // before its `publishRow`, read after the matching `awaitRow`. At most one a band
+            // and the last.
+            let ends: LedgerBuffer<BandEnd>
+            do {
+                ends = try ledger.allocate(BandEnd.self, count: stream.image.height / bandRows + 2,
+                                           initialValue: BandEnd(rows: 0, last: false))
+            } catch { throw .core(error) }
+            let slots = max(2, handoff.slots)
+            var failure: WebPError?                    // producer
+            var stopError: WebPError?                  // consumer
+            handoff.run(producer: {
+                var published = 0
+                handoff.acquireSlot()
+                do throws(WebPError) {
+                    try stream.decodePixels(reportEvery: bandRows) { (whole: Int) throws(WebPError) in
+                        while (published + 1) * bandRows <= whole {
+                            ends[published] = BandEnd(rows: (published + 1) * bandRows, last: false)
+                            published += 1
+                            handoff.publishRow()
+                            handoff.acquireSlot()
+                            if handoff.stopRequested { throw .core(.cancelled) }
+                        }
+                    }
+                } catch {
+                    failure = error
+                }
+                // After an error, the bands published so far, as the serial decode hands out.
+                ends[published] = BandEnd(rows: failure == nil ? stream.completeRows : published * bandRows, last: true)
+                handoff.publishRow()
+            }, consumer: {
+                var publication = 0
+                while true {
+                    handoff.awaitRow()
+                    // The slot holds nothing: the pixels are in the one buffer.
+                    handoff.releaseSlot()
+                    let end = ends[publication]
+                    publication += 1
+                    do throws(WebPError) {
+                        try handOut(through: end.rows)
+                    } catch {
+                        stopError = error
+                        handoff.requestStop()
+                        for _ in 0 ..< slots { handoff.releaseSlot() }
+                        break
+                    }
+                    if end.last { break }
+                }
+            })
+            if let stopError { throw stopError }
+            if let failure { throw failure }
+        } else {
+            try stream.decodePixels(reportEvery: bandRows) { (whole: Int) throws(WebPError) in
+                try handOut(through: whole / bandRows * bandRows)
+            }
+            try handOut(through: stream.completeRows)
+        }
+        if let offset = stream.truncatedAt {
+            try noteDamage(.truncated(row: stream.completeRows, offset: offset))
         }
     }
+}
+
+/// A publication of `decodeLossless`'s producer: the rows whole by then, and whether the
+/// producer is done.
+struct BandEnd: BitwiseCopyable {
+    var rows: Int
+    var last: Bool
 }
 
 extension WebPDecoder: RowDecoder {

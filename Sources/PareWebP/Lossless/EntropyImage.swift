@@ -56,6 +56,15 @@ struct EntropyImageDecoder {
     /// decoded (fewer than all when the data ran out; the rest are zero).
     mutating func decode(width: Int, height: Int, isMain: Bool,
                          reader: inout LosslessBitReader) throws(WebPError) -> (LedgerBuffer<UInt32>, Int) {
+        var image = try readCodes(width: width, height: height, isMain: isMain, reader: &reader)
+        let decoded = try Self.decodePixels(&image, reader: &reader)
+        return (image.pixels, decoded)
+    }
+
+    /// Everything of an image before its pixels: the colour cache size, the meta prefix codes
+    /// (`isMain` only), the prefix code groups; and the buffer its pixels will fill.
+    mutating func readCodes(width: Int, height: Int, isMain: Bool,
+                            reader: inout LosslessBitReader) throws(WebPError) -> CodedImage {
         let start = reader.offset
         var bits = 0
         if reader.flag() {
@@ -98,23 +107,26 @@ struct EntropyImageDecoder {
         }
         let pixels: LedgerBuffer<UInt32>
         do { pixels = try ledger.allocate(UInt32.self, count: count, initialValue: 0) } catch { throw .core(error) }
-        var cache: ColourCache? = bits > 0 ? ColourCache(bits: bits) : nil
-        let decoded = try decodePixels(into: pixels, width: width, height: height, codes: codes, meta: meta,
-                                       metaBits: metaBits, cache: &cache, reader: &reader)
-        return (pixels, decoded)
+        return CodedImage(width: width, height: height, pixels: pixels, codes: codes, meta: meta, metaBits: metaBits,
+                          cache: bits > 0 ? ColourCache(bits: bits) : nil)
     }
 
-    /// The pixel loop (§5.2). Returns the number of pixels decoded.
-    func decodePixels(into pixels: LedgerBuffer<UInt32>, width: Int, height: Int, codes: PrefixCodeGroups,
-                      meta: LedgerBuffer<UInt32>?, metaBits: Int, cache: inout ColourCache?,
-                      reader: inout LosslessBitReader) throws(WebPError) -> Int {
-        let total = width * height
+    /// The pixel loop (§5.2). Returns the number of pixels decoded. Each time the rows
+    /// decoded whole reach a multiple of `reportEvery`, `rowsDone` is told how many there
+    /// are: those rows are final (later codes only read them), so the rows can be handed on
+    /// while the loop goes on.
+    static func decodePixels(_ image: inout CodedImage, reader: inout LosslessBitReader, reportEvery: Int = Int.max,
+                      rowsDone: (Int) throws(WebPError) -> Void = { _ in }) throws(WebPError) -> Int {
+        let pixels = image.pixels, width = image.width, codes = image.codes, meta = image.meta
+        let metaBits = image.metaBits
+        let total = width * image.height
+        var nextReport = reportEvery
         let metaWidth = (width + (1 << metaBits) - 1) >> metaBits
         let metaMask = metaBits == 0 ? Int.max : (1 << metaBits) - 1
-        let cacheSize = cache.map { $0.entries.count } ?? 0
-        let cacheShift = cache?.shift ?? 0
-        var cacheEntries = cache?.entries ?? []
-        defer { cache?.entries = cacheEntries }
+        let cacheSize = image.cache.map { $0.entries.count } ?? 0
+        let cacheShift = image.cache?.shift ?? 0
+        var cacheEntries = image.cache?.entries ?? []
+        defer { image.cache?.entries = cacheEntries }
         return try codes.tables.withUnsafeBufferPointer { (tables: UnsafeBufferPointer<UInt32>) throws(WebPError) -> Int in
             try cacheEntries.withUnsafeMutableBufferPointer { (cacheSlots: inout UnsafeMutableBufferPointer<UInt32>) throws(WebPError) -> Int in
                 // SAFETY: every index into `out` is checked against `total` (= pixels.count) below;
@@ -138,6 +150,10 @@ struct EntropyImageDecoder {
                 }
                 var inserted = 0
                 while i < total {
+                    if y >= nextReport {
+                        try rowsDone(y)
+                        nextReport = (y / reportEvery + 1) * reportEvery
+                    }
                     if x & metaMask == 0 && meta != nil { select(groupAt(x, y)) }
                     if reader.bitCount < 32 { reader.fill() }
                     let g = reader.readSymbol(green)
@@ -196,4 +212,16 @@ struct EntropyImageDecoder {
             }
         }
     }
+}
+
+/// An entropy-coded image whose codes are read (`EntropyImageDecoder.readCodes`), with the
+/// buffer its pixels go into.
+struct CodedImage {
+    let width: Int
+    let height: Int
+    let pixels: LedgerBuffer<UInt32>
+    let codes: PrefixCodeGroups
+    let meta: LedgerBuffer<UInt32>?
+    let metaBits: Int
+    var cache: ColourCache?
 }

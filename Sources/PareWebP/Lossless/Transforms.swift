@@ -89,20 +89,24 @@ struct LosslessTransform {
     // SAFETY (the undo functions): `pixels` holds `rows` rows of `width` words (rows ≤ the
     // image height); sub-image indices are (y >> bits) × blocksWide + (x >> bits), inside the
     // sub-image read for exactly that size; palette indices are checked against its count.
-    /// Undoes §4.1 on `rows` rows of `pixels` in place: the first pixel is predicted as opaque
-    /// black, the rest of the first row from the left, the first column from above, the others
-    /// by their block's mode (the sub-image's green). The top-right neighbour of the last
-    /// column is the first pixel of the current row, as the pixels lie in memory.
-    func undoPredictor(_ pixels: UnsafeMutablePointer<UInt32>, rows: Int) {
+    /// Undoes §4.1 in place on `rows` rows of `pixels`, image rows `firstRow` onwards: the
+    /// first pixel of the image is predicted as opaque black, the rest of its first row from
+    /// the left, the first column from above, the others by their block's mode (the
+    /// sub-image's green). The top-right neighbour of the last column is the first pixel of
+    /// the current row, as the pixels lie in memory. Below the image's first row, the row
+    /// above `pixels` must hold image row `firstRow − 1` as this undoing left it.
+    func undoPredictor(_ pixels: UnsafeMutablePointer<UInt32>, firstRow: Int = 0, rows: Int) {
         guard let data, rows > 0 else { return }
         let w = width
         let blocksWide = (w + (1 << bits) - 1) >> bits
-        pixels[0] = Self.addPixels(pixels[0], 0xFF00_0000)
-        for x in 1 ..< max(w, 1) { pixels[x] = Self.addPixels(pixels[x], pixels[x - 1]) }
-        for y in 1 ..< max(rows, 1) {
-            let row = pixels + y * w
+        if firstRow == 0 {
+            pixels[0] = Self.addPixels(pixels[0], 0xFF00_0000)
+            for x in 1 ..< max(w, 1) { pixels[x] = Self.addPixels(pixels[x], pixels[x - 1]) }
+        }
+        for r in (firstRow == 0 ? 1 : 0) ..< max(rows, 1) {
+            let row = pixels + r * w
             row[0] = Self.addPixels(row[0], row[-w])
-            let modes = (y >> bits) * blocksWide
+            let modes = ((firstRow + r) >> bits) * blocksWide
             var x = 1
             while x < w {
                 let mode = Int((data[modes + (x >> bits)] >> 8) & 0xF)
@@ -122,14 +126,15 @@ struct LosslessTransform {
         (Int(Int8(truncatingIfNeeded: t)) * Int(Int8(truncatingIfNeeded: c))) >> 5
     }
 
-    /// Undoes §4.2: red += green·g2r, blue += green·g2b + red·r2b (the new red).
-    func undoCrossColor(_ pixels: UnsafeMutablePointer<UInt32>, rows: Int) {
+    /// Undoes §4.2 on `rows` rows of `pixels`, image rows `firstRow` onwards: red +=
+    /// green·g2r, blue += green·g2b + red·r2b (the new red).
+    func undoCrossColor(_ pixels: UnsafeMutablePointer<UInt32>, firstRow: Int = 0, rows: Int) {
         guard let data else { return }
         let w = width
         let blocksWide = (w + (1 << bits) - 1) >> bits
-        for y in 0 ..< rows {
-            let row = pixels + y * w
-            let line = (y >> bits) * blocksWide
+        for r in 0 ..< rows {
+            let row = pixels + r * w
+            let line = ((firstRow + r) >> bits) * blocksWide
             for x in 0 ..< w {
                 let m = data[line + (x >> bits)]
                 let p = row[x]

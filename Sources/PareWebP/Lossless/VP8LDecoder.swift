@@ -29,12 +29,13 @@ enum VP8LDecoder {
                         alphaHint: (bits >> 28) & 1 != 0)
     }
 
-    /// Decodes a whole stream held at `data` (`count` bytes from file offset `fileOffset`).
-    /// `hasHeader` is false for an ALPH chunk's stream, which starts at the transforms.
+    /// Reads a stream held at `data` (`count` bytes from file offset `fileOffset`) up to its
+    /// pixels: the header, the transforms, the main image's codes. `hasHeader` is false for
+    /// an ALPH chunk's stream, which starts at the transforms.
     // SAFETY: `data` holds `count` bytes, which the bit reader never reads past.
-    static func decode(data: UnsafePointer<UInt8>, count: Int, fileOffset: Int, width: Int, height: Int,
-                       hasHeader: Bool, ledger: MemoryLedger, maxPixels: Int,
-                       info: inout VP8LInfo) throws(WebPError) -> LosslessImage {
+    static func open(data: UnsafePointer<UInt8>, count: Int, fileOffset: Int, width: Int, height: Int,
+                     hasHeader: Bool, ledger: MemoryLedger, maxPixels: Int,
+                     info: inout VP8LInfo) throws(WebPError) -> LosslessStream {
         var reader = LosslessBitReader(data: data, count: count, fileOffset: fileOffset)
         if hasHeader {
             _ = reader.read(8)
@@ -43,12 +44,23 @@ enum VP8LDecoder {
         var images = EntropyImageDecoder(ledger: ledger, maxPixels: maxPixels)
         let (transforms, currentWidth) = try readTransforms(&reader, width: width, height: height, images: &images,
                                                             info: &info)
-        var (pixels, decoded) = try images.decode(width: currentWidth, height: height, isMain: true, reader: &reader)
+        let image = try images.readCodes(width: currentWidth, height: height, isMain: true, reader: &reader)
         info.colorCacheBits = images.cacheBits
         info.metaPrefixBits = images.metaBits
-        let truncatedAt: Int? = reader.overrun || decoded < currentWidth * height ? reader.offset : nil
-        let rows = truncatedAt == nil ? height : decoded / max(currentWidth, 1)
-        for transform in transforms.reversed() {
+        return LosslessStream(reader: reader, transforms: transforms, image: image, width: width)
+    }
+
+    /// Decodes a whole stream (see `open`) into one buffer, the transforms undone over all of
+    /// it at once: for an alpha plane, which the lossy frame's rows take as they come.
+    static func decode(data: UnsafePointer<UInt8>, count: Int, fileOffset: Int, width: Int, height: Int,
+                       hasHeader: Bool, ledger: MemoryLedger, maxPixels: Int,
+                       info: inout VP8LInfo) throws(WebPError) -> LosslessImage {
+        var stream = try open(data: data, count: count, fileOffset: fileOffset, width: width, height: height,
+                              hasHeader: hasHeader, ledger: ledger, maxPixels: maxPixels, info: &info)
+        try stream.decodePixels()
+        var pixels = stream.image.pixels
+        let rows = stream.completeRows
+        for transform in stream.transforms.reversed() {
             switch transform.kind {
             case .predictor: transform.undoPredictor(pixels.baseAddress, rows: rows)
             case .crossColor: transform.undoCrossColor(pixels.baseAddress, rows: rows)
@@ -62,7 +74,8 @@ enum VP8LDecoder {
                 pixels = expanded
             }
         }
-        return LosslessImage(pixels: pixels, width: width, height: height, completeRows: rows, truncatedAt: truncatedAt)
+        return LosslessImage(pixels: pixels, width: width, height: height, completeRows: rows,
+                             truncatedAt: stream.truncatedAt)
     }
 
     /// §4: the transforms, each at most once, with their data; returns them and the width of
@@ -125,4 +138,31 @@ enum VP8LDecoder {
         info.colorCacheBits = reader.flag() ? reader.read(4) : 0
         info.metaPrefixBits = reader.flag() ? reader.read(3) + 2 : 0
     }
+}
+
+/// A lossless stream read up to the main image's pixels (`VP8LDecoder.open`).
+struct LosslessStream {
+    var reader: LosslessBitReader
+    let transforms: [LosslessTransform]
+    var image: CodedImage
+    /// The picture's width (the entropy-coded image's is `image.width`).
+    let width: Int
+    /// Pixels decoded, once `decodePixels` has returned.
+    var decoded = 0
+
+    /// Decodes the main image's pixels; `rowsDone` is told each time another
+    /// `reportEvery` rows are whole (`EntropyImageDecoder.decodePixels`).
+    mutating func decodePixels(reportEvery: Int = Int.max,
+                               rowsDone: (Int) throws(WebPError) -> Void = { _ in }) throws(WebPError) {
+        decoded = try EntropyImageDecoder.decodePixels(&image, reader: &reader, reportEvery: reportEvery,
+                                                       rowsDone: rowsDone)
+    }
+
+    /// Where the data ran out, when it ran out before the last pixel.
+    var truncatedAt: Int? {
+        reader.overrun || decoded < image.width * image.height ? reader.offset : nil
+    }
+
+    /// Rows whole once `decodePixels` has returned: all of them unless the data ran out.
+    var completeRows: Int { truncatedAt == nil ? image.height : decoded / max(image.width, 1) }
 }

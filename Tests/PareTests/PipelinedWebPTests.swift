@@ -67,9 +67,11 @@ import Glibc
         for (name, bytes) in files { Self.expectSame(bytes, name) }
     }
 
-    /// Lossy files cut at several points: the rows before the cut, the same truncation warning.
+    /// Lossy and lossless files cut at several points: the rows before the cut, the same
+    /// truncation warning.
     @Test func cutFilesMatchTheSerialDecode() throws {
-        for name in ["fx-lossy-segments.webp", "fx-lossy-wide.webp", "fx-alpha-best.webp"] {
+        for name in ["fx-lossy-segments.webp", "fx-lossy-wide.webp", "fx-alpha-best.webp", "fx-lossless-z9.webp",
+                     "fx-lossless-palette.webp"] {
             let bytes = try #require(FileSystem.read(Corpus.fixtures + "/webp/" + name))
             for fraction in [20, 50, 80, 95] {
                 let cut = Array(bytes.prefix(bytes.count * fraction / 100))
@@ -91,6 +93,22 @@ import Glibc
         #expect(result.error == "\(WebPError.core(.cancelled))")
         let full = Self.decode(bytes, slots: nil)
         #expect(result.rows.ys.count < full.rows.ys.count)
+    }
+
+    /// A lossless file cancelled after its first band: the band's rows, then the cancellation.
+    @Test func cancellationStopsALosslessDecodeBetweenBands() throws {
+        let bytes = try #require(FileSystem.read(Corpus.fixtures + "/webp/fx-lossless-z9.webp"))
+        for slots in [nil, 2] {
+            // The frame's check before anything is read, the first band's, then the second's.
+            final class Countdown: @unchecked Sendable { var left = 2 }
+            let countdown = Countdown()
+            let result = Self.decode(bytes, slots: slots, cancellation: CancellationCheck {
+                countdown.left -= 1
+                return countdown.left < 0
+            })
+            #expect(result.error == "\(WebPError.core(.cancelled))")
+            #expect(result.rows.ys == Array(0 ..< 16), "\(slots ?? 0) slots")
+        }
     }
     /// At half size a lossy picture without alpha comes out (w + 1) / 2 × (h + 1) / 2, and
     /// each pixel is close to the mean of the full decode's 2×2 block (the full decode

@@ -95,7 +95,9 @@ extension LosslessBitReader {
     /// Reads one symbol of the code whose table starts at `table`.
     // SAFETY: `table` is a root of 256 entries built by `PrefixCode.build`, whose pointers lead
     // to second-level tables of 2^(length − 8) entries inside the same array.
-    @inline(__always)
+    // Transparent (inlined before optimisation): with `@inline(__always)` the pixel loop kept
+    // it a call, and the bit reader in memory rather than in registers.
+    @_transparent
     mutating func readSymbol(_ table: UnsafePointer<UInt32>) -> Int {
         let bits = peek(PrefixCode.maxLength)
         let entry = table[Int(bits & 0xFF)]

@@ -48,15 +48,27 @@ enum LoopFilter {
                                        stride: Int, limit: Int, interior: Int, hevThreshold: Int,
                                        macroblockEdge: Bool) {
         typealias V = SIMD16<Int16>
+        // Widening and narrowing written lane by lane: the standard library's generic
+        // `init(truncatingIfNeeded:)` between the two vector types was left as a call that
+        // converts one lane at a time; spelled out, it is one unpack or pack.
         @inline(__always) func load(_ k: Int) -> V {
             let low = UnsafeRawPointer(first + k * stride).loadUnaligned(as: SIMD8<UInt8>.self)
             let high = UnsafeRawPointer(second + k * stride).loadUnaligned(as: SIMD8<UInt8>.self)
-            return V(truncatingIfNeeded: SIMD16(lowHalf: low, highHalf: high))
+            var v = V()
+            for lane in 0 ..< 8 {
+                v[lane] = Int16(low[lane])
+                v[lane + 8] = Int16(high[lane])
+            }
+            return v
         }
         @inline(__always) func store(_ k: Int, _ v: V) {
-            let bytes = SIMD16<UInt8>(truncatingIfNeeded: v)
-            UnsafeMutableRawPointer(first + k * stride).storeBytes(of: bytes.lowHalf, as: SIMD8<UInt8>.self)
-            UnsafeMutableRawPointer(second + k * stride).storeBytes(of: bytes.highHalf, as: SIMD8<UInt8>.self)
+            var low = SIMD8<UInt8>(), high = SIMD8<UInt8>()
+            for lane in 0 ..< 8 {
+                low[lane] = UInt8(truncatingIfNeeded: v[lane])
+                high[lane] = UInt8(truncatingIfNeeded: v[lane + 8])
+            }
+            UnsafeMutableRawPointer(first + k * stride).storeBytes(of: low, as: SIMD8<UInt8>.self)
+            UnsafeMutableRawPointer(second + k * stride).storeBytes(of: high, as: SIMD8<UInt8>.self)
         }
         // Lane limits written with comparisons and selects: the standard library's generic
         // `pointwiseMax`/`pointwiseMin` were left uninlined here, a call per vector.
@@ -74,7 +86,10 @@ enum LoopFilter {
                              larger(absolute(q2 &- q1), absolute(q1 &- q0)))
         let filter = (4 &* absolute(p0 &- q0) &+ absolute(p1 &- q1) .<= V(repeating: Int16(2 * limit + 1)))
             .& (biggest .<= inner)
-        if !any(filter) { return }
+        // No lane to filter: `any` was left a call that reduces lane by lane; the mask's
+        // lanes are all ones or all zeros, so its four 64-bit words say the same.
+        let words = unsafeBitCast(filter, to: SIMD4<UInt64>.self)
+        if words[0] | words[1] | words[2] | words[3] == 0 { return }
         let hevLimit = V(repeating: Int16(hevThreshold))
         let hev = larger(absolute(p1 &- p0), absolute(q1 &- q0)) .> hevLimit
         let outer = clamp(p1 &- q1, -128, 127)

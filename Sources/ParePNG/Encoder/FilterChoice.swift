@@ -40,10 +40,10 @@ enum FilterChoice {
         // then go into `sum`.
         var sums = SIMD16<UInt16>(), steps = 0
         @inline(__always) func add(_ v: Bytes) {
-            sums &+= SIMD16<UInt16>(truncatingIfNeeded: magnitude(v))
+            sums &+= widen(magnitude(v), to: UInt16.self)
             steps += 1
             if steps == 256 {
-                sum += Int(SIMD16<UInt32>(truncatingIfNeeded: sums).wrappedSum())
+                sum += total(sums)
                 sums = SIMD16<UInt16>()
                 steps = 0
             }
@@ -81,18 +81,18 @@ enum FilterChoice {
             }
         default:
             while i + lanes <= count {
-                let a = Wide(truncatingIfNeeded: load(raw, i - bpp)), b = Wide(truncatingIfNeeded: load(previous, i))
-                let c = Wide(truncatingIfNeeded: load(previous, i - bpp))
+                let a = widen(load(raw, i - bpp), to: Int16.self), b = widen(load(previous, i), to: Int16.self)
+                let c = widen(load(previous, i - bpp), to: Int16.self)
                 // §9.4 with p = a + b − c: pa = |b − c|, pb = |a − c|, pc = |a + b − 2c|.
                 let pa = absolute(b &- c), pb = absolute(a &- c), pc = absolute(a &+ b &- c &- c)
                 let predictor = c.replacing(with: b, where: pb .<= pc).replacing(with: a, where: (pa .<= pb) .& (pa .<= pc))
-                let v = load(raw, i) &- Bytes(truncatingIfNeeded: predictor)
+                let v = load(raw, i) &- narrow(predictor)
                 store(v, output, i)
                 add(v)
                 i += lanes
             }
         }
-        sum += Int(SIMD16<UInt32>(truncatingIfNeeded: sums).wrappedSum())
+        sum += total(sums)
         // The tail, fewer than 16 bytes, one at a time.
         while i < count {
             let value = ScanlineFilter.filtered(type, raw[i], a: raw[i - bpp], b: previous[i], c: previous[i - bpp])
@@ -100,6 +100,31 @@ enum FilterChoice {
             sum += Int(ScanlineFilter.magnitude(value))
             i += 1
         }
+        return sum
+    }
+
+    // Lane conversions written lane by lane: the standard library's generic
+    // `init(truncatingIfNeeded:)` between vector types was left as a call that converts one
+    // lane at a time; spelled out and inlined, each is one unpack or pack.
+    @inline(__always)
+    private static func widen<Lane: FixedWidthInteger & SIMDScalar>(_ v: Bytes, to: Lane.Type) -> SIMD16<Lane> {
+        var wide = SIMD16<Lane>()
+        for lane in 0 ..< lanes { wide[lane] = Lane(truncatingIfNeeded: v[lane]) }
+        return wide
+    }
+
+    @inline(__always)
+    private static func narrow(_ v: Wide) -> Bytes {
+        var bytes = Bytes()
+        for lane in 0 ..< lanes { bytes[lane] = UInt8(truncatingIfNeeded: v[lane]) }
+        return bytes
+    }
+
+    /// The lanes' sum (at most 16 × 65,535).
+    @inline(__always)
+    private static func total(_ sums: SIMD16<UInt16>) -> Int {
+        var sum = 0
+        for lane in 0 ..< lanes { sum += Int(sums[lane]) }
         return sum
     }
 

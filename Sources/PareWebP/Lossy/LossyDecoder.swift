@@ -112,7 +112,7 @@ struct LossyDecoder {
             reader.startRow(mbY)
             for mbX in 0 ..< mbWidth {
                 try reader.topUp()
-                readMacroblock(mbX, &reader, into: record)
+                readMacroblock(mbX, modes: &reader.modes, tokens: &reader.current, header: &reader.header, into: record)
                 filterInfo[mbX] = record.strengths[0]
                 reconstruct(mbX: mbX, mbY: mbY, record: record)
             }
@@ -314,7 +314,8 @@ struct LossyDecoder {
         reader.startRow(mbY)
         for mbX in 0 ..< mbWidth {
             try reader.topUp()
-            readMacroblock(mbX, &reader, into: records.at(mbX))
+            readMacroblock(mbX, modes: &reader.modes, tokens: &reader.current, header: &reader.header,
+                           into: records.at(mbX))
         }
         return reader.endRow(frame: frame)
     }
@@ -328,16 +329,19 @@ struct LossyDecoder {
         }
     }
 
-    /// Reads macroblock `mbX`'s header and coefficients (of the row `reader` is in) into
-    /// `record`, updating the contexts above and to the left.
-    func readMacroblock<Source: ByteSource>(_ mbX: Int, _ reader: inout RowReader<Source>, into record: MacroblockRecords) {
-        reader.header.read(&reader.modes, frame: frame, top: topModes.baseAddress + mbX * 4, left: leftModes.baseAddress)
-        let header = reader.header
+    /// Reads macroblock `mbX`'s header (from the first partition, `modes`) and coefficients
+    /// (from the row's token partition, `tokens`) into `record`, updating the contexts above
+    /// and to the left. Apart from the windows on the source (`RowReader`), so that it is
+    /// compiled once, not left generic over the source where another module calls the decode.
+    func readMacroblock(_ mbX: Int, modes: inout BooleanDecoder, tokens: inout BooleanDecoder,
+                        header: inout MacroblockHeader, into record: MacroblockRecords) {
+        header.read(&modes, frame: frame, top: topModes.baseAddress + mbX * 4, left: leftModes.baseAddress)
+        let header = header
         let residuals = Residuals(coefficients: record.coefficients, kinds: record.kinds, positions: positions.baseAddress)
         var any = false
         let topFlag = topFlags.baseAddress + mbX * 9
         if !header.skip {
-            any = residuals.read(&reader.current, probabilities: probabilities.baseAddress, is4x4: header.is4x4,
+            any = residuals.read(&tokens, probabilities: probabilities.baseAddress, is4x4: header.is4x4,
                                  q: frame.quantizers[header.segment], top: topFlag, left: leftFlags.baseAddress)
         } else {
             residuals.skip(is4x4: header.is4x4, top: topFlag, left: leftFlags.baseAddress)

@@ -133,6 +133,11 @@ struct EntropyImageDecoder {
                 // group starts are offsets PrefixCode.build returned inside `tables`.
                 let out = pixels.baseAddress
                 let base = tables.baseAddress!
+                // The loop reads through a copy of the reader local to this closure, which the
+                // optimiser keeps in registers; the captured parameter would stay in memory,
+                // written back after every symbol since the pixel stores might alias it.
+                var bits = reader
+                defer { reader = bits }
                 var i = 0, x = 0, y = 0
                 var group = 0
                 func groupAt(_ x: Int, _ y: Int) -> Int {
@@ -155,28 +160,28 @@ struct EntropyImageDecoder {
                         nextReport = (y / reportEvery + 1) * reportEvery
                     }
                     if x & metaMask == 0 && meta != nil { select(groupAt(x, y)) }
-                    if reader.bitCount < 32 { reader.fill() }
-                    let g = reader.readSymbol(green)
+                    if bits.bitCount < 32 { bits.fill() }
+                    let g = bits.readSymbol(green)
                     if g < 256 {
-                        let r = reader.readSymbol(red)
-                        if reader.bitCount < 32 { reader.fill() }
-                        let b = reader.readSymbol(blue)
-                        let a = reader.readSymbol(alpha)
-                        if reader.overrun { break }
+                        let r = bits.readSymbol(red)
+                        if bits.bitCount < 32 { bits.fill() }
+                        let b = bits.readSymbol(blue)
+                        let a = bits.readSymbol(alpha)
+                        if bits.overrun { break }
                         out[i] = UInt32(a) << 24 | UInt32(r) << 16 | UInt32(g) << 8 | UInt32(b)
                         i += 1
                         x += 1
                         if x == width { x = 0; y += 1 }
                     } else if g < 280 {
-                        let length = Self.prefixValue(g - 256, reader: &reader)
-                        if reader.bitCount < 32 { reader.fill() }
-                        let distanceSymbol = reader.readSymbol(dist)
-                        if reader.bitCount < 32 { reader.fill() }
-                        let code = Self.prefixValue(distanceSymbol, reader: &reader)
-                        if reader.overrun { break }
+                        let length = Self.prefixValue(g - 256, reader: &bits)
+                        if bits.bitCount < 32 { bits.fill() }
+                        let distanceSymbol = bits.readSymbol(dist)
+                        if bits.bitCount < 32 { bits.fill() }
+                        let code = Self.prefixValue(distanceSymbol, reader: &bits)
+                        if bits.overrun { break }
                         let d = Self.distance(code: code, width: width)
                         guard d <= i, length <= total - i else {
-                            throw .invalidVP8L(offset: reader.offset,
+                            throw .invalidVP8L(offset: bits.offset,
                                                reason: "backward reference (distance \(d), length \(length)) at pixel \(i) leaves the image")
                         }
                         for k in 0 ..< length { out[i + k] = out[i + k - d] }
@@ -187,9 +192,9 @@ struct EntropyImageDecoder {
                     } else {
                         let slot = g - 280
                         guard slot < cacheSize else {
-                            throw .invalidVP8L(offset: reader.offset, reason: "colour cache index \(slot) without a cache that large")
+                            throw .invalidVP8L(offset: bits.offset, reason: "colour cache index \(slot) without a cache that large")
                         }
-                        if reader.overrun { break }
+                        if bits.overrun { break }
                         while inserted < i {
                             let c = out[inserted]
                             cacheSlots[ColourCache.slot(c, shift: cacheShift)] = c

@@ -60,6 +60,31 @@ import TestSupport
         #expect(transformKinds == [0, 1, 2, 3])
     }
 
+    /// `addPredictions` (a block's run, the mode chosen once) against `predict` pixel by
+    /// pixel, for all sixteen mode values, on rows of random pixels.
+    @Test func predictionRunsMatchThePlainPredictor() {
+        var generator = SplitMix(state: 7)
+        let width = 37
+        for mode in 0 ..< 16 {
+            // The row above, then the row of residuals.
+            var fast = (0 ..< 2 * width).map { _ in UInt32(truncatingIfNeeded: generator.next()) }
+            var plain = fast
+            fast.withUnsafeMutableBufferPointer { pixels in
+                let row = pixels.baseAddress! + width
+                LosslessTransform.addPredictions(mode, row, 1 ..< width, width: width)
+            }
+            plain.withUnsafeMutableBufferPointer { pixels in
+                let row = pixels.baseAddress! + width
+                for x in 1 ..< width {
+                    let p = LosslessTransform.predict(mode, l: row[x - 1], t: row[x - width], tr: row[x - width + 1],
+                                                      tl: row[x - width - 1])
+                    row[x] = LosslessTransform.addPixels(row[x], p)
+                }
+            }
+            #expect(fast == plain, "mode \(mode)")
+        }
+    }
+
     /// A file cut in its pixels: the whole bands and the rows after them that were decoded
     /// whole, as the whole-image decode's complete rows.
     @Test func cutFileGivesItsCompleteRows() throws {

@@ -31,12 +31,11 @@ struct LosslessTransform {
     /// channels) to the gradient estimate L + T − TL.
     @inline(__always)
     static func select(_ l: UInt32, _ t: UInt32, _ tl: UInt32) -> UInt32 {
-        var toLeft = 0, toTop = 0
-        for shift: UInt32 in [24, 16, 8, 0] {
-            toLeft += abs(channel(t, shift) - channel(tl, shift))
-            toTop += abs(channel(l, shift) - channel(tl, shift))
+        @inline(__always) func distance(_ a: UInt32, _ b: UInt32) -> Int {
+            abs(channel(a, 24) - channel(b, 24)) + abs(channel(a, 16) - channel(b, 16))
+                + abs(channel(a, 8) - channel(b, 8)) + abs(channel(a, 0) - channel(b, 0))
         }
-        return toLeft < toTop ? l : t
+        return distance(t, tl) < distance(l, tl) ? l : t
     }
 
     @inline(__always)
@@ -46,7 +45,7 @@ struct LosslessTransform {
     @inline(__always)
     static func clampAddSubtractFull(_ l: UInt32, _ t: UInt32, _ tl: UInt32) -> UInt32 {
         var out: UInt32 = 0
-        for shift: UInt32 in [24, 16, 8, 0] {
+        for shift: UInt32 in stride(from: 0, through: 24, by: 8) {
             out |= clampByte(channel(l, shift) + channel(t, shift) - channel(tl, shift)) << shift
         }
         return out
@@ -58,7 +57,7 @@ struct LosslessTransform {
     static func clampAddSubtractHalf(_ l: UInt32, _ t: UInt32, _ tl: UInt32) -> UInt32 {
         let a = average(l, t)
         var out: UInt32 = 0
-        for shift: UInt32 in [24, 16, 8, 0] {
+        for shift: UInt32 in stride(from: 0, through: 24, by: 8) {
             let c = channel(a, shift)
             out |= clampByte(c + (c - channel(tl, shift)) / 2) << shift
         }
@@ -111,12 +110,36 @@ struct LosslessTransform {
             while x < w {
                 let mode = Int((data[modes + (x >> bits)] >> 8) & 0xF)
                 let end = min(w, ((x >> bits) + 1) << bits)
-                while x < end {
-                    let p = Self.predict(mode, l: row[x - 1], t: row[x - w], tr: row[x - w + 1], tl: row[x - w - 1])
-                    row[x] = Self.addPixels(row[x], p)
-                    x += 1
-                }
+                Self.addPredictions(mode, row, x ..< end, width: w)
+                x = end
             }
+        }
+    }
+
+    /// Adds mode `mode`'s predictions to `row[run]`, left to right, `row − width` being the
+    /// row above: `predict` (the oracle, TransformBandsTests) with the mode chosen once for a
+    /// block's run rather than per pixel, each mode its own loop.
+    // SAFETY: run lies in 1 ..< width, so x − 1 and the row above's x − 1 ... x + 1 are pixels
+    // (x + 1 = width being the current row's first, as `undoPredictor` says).
+    @inline(__always)
+    static func addPredictions(_ mode: Int, _ row: UnsafeMutablePointer<UInt32>, _ run: Range<Int>, width w: Int) {
+        let top = UnsafePointer(row - w)
+        switch mode {
+        case 1: for x in run { row[x] = addPixels(row[x], row[x - 1]) }
+        case 2: for x in run { row[x] = addPixels(row[x], top[x]) }
+        case 3: for x in run { row[x] = addPixels(row[x], top[x + 1]) }
+        case 4: for x in run { row[x] = addPixels(row[x], top[x - 1]) }
+        case 5: for x in run { row[x] = addPixels(row[x], average(average(row[x - 1], top[x + 1]), top[x])) }
+        case 6: for x in run { row[x] = addPixels(row[x], average(row[x - 1], top[x - 1])) }
+        case 7: for x in run { row[x] = addPixels(row[x], average(row[x - 1], top[x])) }
+        case 8: for x in run { row[x] = addPixels(row[x], average(top[x - 1], top[x])) }
+        case 9: for x in run { row[x] = addPixels(row[x], average(top[x], top[x + 1])) }
+        case 10:
+            for x in run { row[x] = addPixels(row[x], average(average(row[x - 1], top[x - 1]), average(top[x], top[x + 1]))) }
+        case 11: for x in run { row[x] = addPixels(row[x], select(row[x - 1], top[x], top[x - 1])) }
+        case 12: for x in run { row[x] = addPixels(row[x], clampAddSubtractFull(row[x - 1], top[x], top[x - 1])) }
+        case 13: for x in run { row[x] = addPixels(row[x], clampAddSubtractHalf(row[x - 1], top[x], top[x - 1])) }
+        default: for x in run { row[x] = addPixels(row[x], 0xFF00_0000) }
         }
     }
 
@@ -135,15 +158,21 @@ struct LosslessTransform {
         for r in 0 ..< rows {
             let row = pixels + r * w
             let line = ((firstRow + r) >> bits) * blocksWide
-            for x in 0 ..< w {
+            var x = 0
+            while x < w {
+                // One block's multipliers for its run of pixels.
                 let m = data[line + (x >> bits)]
-                let p = row[x]
-                let green = (p >> 8) & 0xFF
-                var red = Int((p >> 16) & 0xFF) + Self.delta(m, green)
-                red &= 0xFF
-                var blue = Int(p & 0xFF) + Self.delta(m >> 8, green) + Self.delta(m >> 16, UInt32(red))
-                blue &= 0xFF
-                row[x] = (p & 0xFF00_FF00) | UInt32(red) << 16 | UInt32(blue)
+                let end = min(w, ((x >> bits) + 1) << bits)
+                while x < end {
+                    let p = row[x]
+                    let green = (p >> 8) & 0xFF
+                    var red = Int((p >> 16) & 0xFF) + Self.delta(m, green)
+                    red &= 0xFF
+                    var blue = Int(p & 0xFF) + Self.delta(m >> 8, green) + Self.delta(m >> 16, UInt32(red))
+                    blue &= 0xFF
+                    row[x] = (p & 0xFF00_FF00) | UInt32(red) << 16 | UInt32(blue)
+                    x += 1
+                }
             }
         }
     }

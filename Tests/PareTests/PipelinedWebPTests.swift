@@ -8,8 +8,9 @@ import Glibc
 #endif
 
 /// `WebPDecoder.decodePipelined` (a lossy frame's modes and coefficients read on a second
-/// thread, reconstructed, filtered and converted on the caller's): the serial decode's rows,
-/// warnings and errors, byte for byte, with rings of 2 and 4 macroblock rows, on the
+/// thread, reconstructed, filtered and converted on the caller's; a lossless frame's pixels
+/// decoded on the second thread, its transforms undone band by band on the caller's): the
+/// serial decode's rows, warnings and errors, byte for byte, with rings of 2 and 4, on the
 /// fixtures, the made corpus, files cut short, and when cancelled.
 @Suite struct PipelinedWebPTests {
     typealias Result = ParallelDecodeTests.Result

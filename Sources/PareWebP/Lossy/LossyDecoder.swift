@@ -334,9 +334,10 @@ struct LossyDecoder {
     /// and to the left. Apart from the windows on the source (`RowReader`), so that it is
     /// compiled once, not left generic over the source where another module calls the decode.
     func readMacroblock(_ mbX: Int, modes: inout BooleanDecoder, tokens: inout BooleanDecoder,
-                        header: inout MacroblockHeader, into record: MacroblockRecords) {
-        header.read(&modes, frame: frame, top: topModes.baseAddress + mbX * 4, left: leftModes.baseAddress)
-        let header = header
+                        header state: inout MacroblockHeader, into record: MacroblockRecords) {
+        // The row's header state is kept between macroblocks; this macroblock's, once read:
+        state.read(&modes, frame: frame, top: topModes.baseAddress + mbX * 4, left: leftModes.baseAddress)
+        let header = state
         let residuals = Residuals(coefficients: record.coefficients, kinds: record.kinds, positions: positions.baseAddress)
         var any = false
         let topFlag = topFlags.baseAddress + mbX * 9

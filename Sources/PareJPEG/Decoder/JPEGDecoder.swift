@@ -146,12 +146,11 @@ public struct JPEGDecoder<Source: ByteSource> {
         let progressive = frame.process == .progressive
         // A progressive frame is reconstructed from its coefficient store one MCU row at a time.
         let streaming = progressive || firstScan.components.count == frame.components.count
-        var buffers = try Self.makeBuffers(plan: plan, streaming: streaming, ledger: ledger)
-        let scratch = try ScanScratch(ledger: ledger)
-        var output = try OutputStage(plan: plan, colorSpace: info.colorSpace, format: outputFormat, ledger: ledger)
+        let stage = try makeRowStage(plan: plan, streaming: streaming)
+        var buffers = stage.buffers, output = stage.output
         let store = progressive ? try CoefficientStore(frame: frame, plan: plan, options: options, ledger: ledger) : nil
         try beginRows(plan, into: &sink)
-        try decodeFrame(store: store, streaming: streaming, plan: plan, buffers: &buffers, scratch: scratch,
+        try decodeFrame(store: store, streaming: streaming, plan: plan, buffers: &buffers, scratch: stage.scratch,
                         output: &output, into: &sink, log: &log)
     }
 
@@ -192,6 +191,12 @@ public struct JPEGDecoder<Source: ByteSource> {
                                 plan: plan, buffers: buffers, scratch: scratch)
         repeatedRows = try streamRows(&scan, rows: 0 ..< plan.mcuRows, firstColumn: 0, plan: plan,
                                       buffers: &buffers, output: &output, into: &sink, log: &log)
+        try finishScan(&scan, log: &log)
+    }
+
+    /// The end of a decode of the frame's one scan, however many threads read it: the scan's
+    /// end-of-data checks (`ScanDecoder.finish`), its counts kept, its reader handed back.
+    mutating func finishScan(_ scan: inout ScanDecoder, log: inout WarningLog) throws(JPEGError) {
         try scan.finish(log: &log)
         decodedMCUs = scan.decodedMCUs
         coefficientDigest = scan.coefficientDigest
@@ -363,6 +368,35 @@ public struct JPEGDecoder<Source: ByteSource> {
             if marker.code == Marker.sos { return try ScanHeader(bytes, marker: marker, frame: frame) }
             if try tables.apply(marker: marker, bytes: bytes) { continue }
             if marker.code == Marker.dri { restartInterval = try MarkerParameters.restartInterval(bytes, marker: marker) }
+        }
+    }
+
+    /// What every decode writes its samples through: a buffer per component (`makeBuffers`),
+    /// the transforms' scratch and the output stage.
+    struct RowStage {
+        let buffers: [ComponentBuffer]
+        let scratch: ScanScratch
+        let output: OutputStage
+    }
+
+    /// The `RowStage` of a decode at `plan`, allocated in one order for every decode (the
+    /// serial one, the two-thread ones, the restart bands), so that a ledger limit that one
+    /// cannot meet fails the others at the same buffer.
+    func makeRowStage(plan: ScalePlan, streaming: Bool = true) throws(JPEGError) -> RowStage {
+        RowStage(buffers: try Self.makeBuffers(plan: plan, streaming: streaming, ledger: ledger),
+                 scratch: try ScanScratch(ledger: ledger),
+                 output: try OutputStage(plan: plan, colorSpace: info.colorSpace, format: outputFormat, ledger: ledger))
+    }
+
+    /// What `allocate` returns, or nil where the ledger's limit leaves no room for it: for the
+    /// buffers a two-thread decode holds beyond `decode`'s, without which it decodes as
+    /// `decode` does, as it would have without a second core.
+    static func unlessOverLimit<T>(_ allocate: () throws(JPEGError) -> T) throws(JPEGError) -> T? {
+        do {
+            return try allocate()
+        } catch {
+            guard case .core(.limitExceeded) = error else { throw error }
+            return nil
         }
     }
 

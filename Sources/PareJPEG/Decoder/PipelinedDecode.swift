@@ -50,45 +50,37 @@ extension JPEGDecoder {
         let (recordsPerRow, o1) = plan.mcusPerLine.multipliedReportingOverflow(by: recordsPerMCU)
         let (ringCount, o2) = recordsPerRow.multipliedReportingOverflow(by: slots)
         guard !o1, !o2 else { throw .core(.sizeOverflow) }
-        var buffers: [ComponentBuffer]
-        let scratch: ScanScratch, replayScratch: ScanScratch
-        var output: OutputStage
-        let ring: LedgerBuffer<Int16>, candidates: LedgerBuffer<Bool>, decodedFlags: LedgerBuffer<Bool>
-        let sampleBlock: LedgerBuffer<UInt8>
-        do throws(JPEGError) {
-            (ring, candidates, decodedFlags, sampleBlock) = try core { () throws(CoreError) in
-                (try ledger.allocate(Int16.self, count: ringCount, initialValue: 0),
-                 try ledger.allocate(Bool.self, count: slots, initialValue: false),
-                 try ledger.allocate(Bool.self, count: slots, initialValue: false),
-                 try ledger.allocate(UInt8.self, count: 64, initialValue: 0))
+        let pipeline = try Self.unlessOverLimit { () throws(JPEGError) in
+            let ring = try core { () throws(CoreError) in
+                (records: try ledger.allocate(Int16.self, count: ringCount, initialValue: 0),
+                 candidates: try ledger.allocate(Bool.self, count: slots, initialValue: false),
+                 decoded: try ledger.allocate(Bool.self, count: slots, initialValue: false),
+                 samples: try ledger.allocate(UInt8.self, count: 64, initialValue: 0))
             }
-            replayScratch = try ScanScratch(ledger: ledger)
-            buffers = try Self.makeBuffers(plan: plan, streaming: true, ledger: ledger)
-            scratch = try ScanScratch(ledger: ledger)
-            output = try OutputStage(plan: plan, colorSpace: info.colorSpace, format: outputFormat, ledger: ledger)
-        } catch {
-            guard case .core(.limitExceeded) = error else { throw error }
-            return try decode(scale: scale, into: &sink)
+            return (ring: ring, replayScratch: try ScanScratch(ledger: ledger), stage: try makeRowStage(plan: plan))
         }
+        guard let pipeline else { return try decode(scale: scale, into: &sink) }
+        let ring = pipeline.ring, replayScratch = pipeline.replayScratch, scratch = pipeline.stage.scratch
+        var buffers = pipeline.stage.buffers, output = pipeline.stage.output
         var log = startFrameDecode()
         defer { finishDecode(log) }
         try beginRows(plan, into: &sink)
         var scan = try makeScan(firstScan, number: 1, tables: tables, restartInterval: info.restartInterval,
                                 plan: plan, buffers: buffers, scratch: scratch)
         let units = scan.units
-        let cursor = DeferredBlocks.Cursor(ring.baseAddress)
+        let cursor = DeferredBlocks.Cursor(ring.records.baseAddress)
         scan.deferral = Unmanaged.passUnretained(cursor)
         defer { withExtendedLifetime(cursor) {} }
         let cancellation = self.cancellation
         let rows = plan.mcuRows, columns = plan.mcusPerLine
-        let records = ring.baseAddress, samples = sampleBlock.baseAddress
+        let records = ring.records.baseAddress, samples = ring.samples.baseAddress
 
         // Shared state. A slot's entries are written by the producer while it holds the slot,
         // before `publishRow`, and read by the consumer after the matching `awaitRow`, before
         // it gives the slot back; `failure` and `stopError` are read only once both threads
         // have returned; the stop request goes through the handoff.
-        let mayStop = candidates.baseAddress           // producer, per ring slot
-        let decoded = decodedFlags.baseAddress         // producer, per ring slot: a row, or the end
+        let mayStop = ring.candidates.baseAddress      // producer, per ring slot
+        let decoded = ring.decoded.baseAddress         // producer, per ring slot: a row, or the end
         var failure: JPEGError?                        // producer
         var stopError: JPEGError?                      // consumer
         var repeated = 0                               // consumer
@@ -166,11 +158,8 @@ extension JPEGDecoder {
         if let stopError { throw stopError }
         if let failure { throw failure }
         // After the last row, or after the rows `decode` would have stopped at.
-        try scan.finish(log: &log)
+        try finishScan(&scan, log: &log)
         repeatedRows = repeated
-        decodedMCUs = scan.decodedMCUs
-        coefficientDigest = scan.coefficientDigest
-        swap(&reader, &scan.reader)
     }
 
     /// A progressive JPEG on two threads, with exactly `decode`'s rows, warnings and errors:
@@ -194,19 +183,17 @@ extension JPEGDecoder {
     ) throws(JPEGError) {
         // `decode`'s own buffers, in its order, so that the same limits fail the same way.
         let plan = try ScalePlan(frame: frame, scale: scale, offset: firstScan.offset)
-        var buffers = try Self.makeBuffers(plan: plan, streaming: true, ledger: ledger)
-        let scratch = try ScanScratch(ledger: ledger)
-        var output = try OutputStage(plan: plan, colorSpace: info.colorSpace, format: outputFormat, ledger: ledger)
+        let stage = try makeRowStage(plan: plan)
+        var buffers = stage.buffers, output = stage.output
+        let scratch = stage.scratch
         let store = try CoefficientStore(frame: frame, plan: plan, options: options, ledger: ledger)
         // The ring's other sets; without room for them the one set serves, as in `decode`.
         let slots = max(2, handoff.slots)
-        var sets = [buffers]
-        do throws(JPEGError) {
+        let sets = try Self.unlessOverLimit { () throws(JPEGError) in
+            var sets = [buffers]
             for _ in 1 ..< slots { sets.append(try Self.makeBuffers(plan: plan, streaming: true, ledger: ledger)) }
-        } catch {
-            guard case .core(.limitExceeded) = error else { throw error }
-            sets = [buffers]
-        }
+            return sets
+        } ?? [buffers]
         var log = startFrameDecode()
         defer { finishDecode(log) }
         try beginRows(plan, into: &sink)

@@ -151,12 +151,10 @@ extension JPEGDecoder {
     /// needs it.
     mutating func makeBandSetup(scale: JPEGScale) throws(JPEGError) -> BandSetup {
         let plan = try ScalePlan(frame: frame, scale: scale, offset: firstScan.offset)
-        let buffers = try Self.makeBuffers(plan: plan, streaming: true, ledger: ledger)
-        let scratch = try ScanScratch(ledger: ledger)
-        let output = try OutputStage(plan: plan, colorSpace: info.colorSpace, format: outputFormat, ledger: ledger)
+        let stage = try makeRowStage(plan: plan)
         let scan = try makeScan(firstScan, number: 1, tables: tables, restartInterval: info.restartInterval,
-                                plan: plan, buffers: buffers, scratch: scratch)
-        return BandSetup(scale: scale, plan: plan, buffers: buffers, output: output, scan: scan)
+                                plan: plan, buffers: stage.buffers, scratch: stage.scratch)
+        return BandSetup(scale: scale, plan: plan, buffers: stage.buffers, output: stage.output, scan: scan)
     }
 }
 

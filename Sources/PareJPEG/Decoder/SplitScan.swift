@@ -227,33 +227,29 @@ extension JPEGDecoder {
         let capacity = min(total, share * 5 / 4 + interval)
         let snapshotCount = capacity / interval + 1
         let entries = capacity * typicalMCU + interval * largestMCU
-        var buffers: [ComponentBuffer]
-        let scratch: ScanScratch, secondScratch: ScanScratch, replayScratch: ScanScratch
-        var output: OutputStage
-        let records: LedgerBuffer<Int16>, snapshotBuffer: LedgerBuffer<SplitScan.Snapshot>
-        let predictorBuffer: LedgerBuffer<Int32>, progressBuffer: LedgerBuffer<SplitScan.Progress>
-        let secondStream: ByteStream
-        do throws(JPEGError) {
-            buffers = try Self.makeBuffers(plan: plan, streaming: true, ledger: ledger)
-            scratch = try ScanScratch(ledger: ledger)
-            output = try OutputStage(plan: plan, colorSpace: info.colorSpace, format: outputFormat, ledger: ledger)
-            secondScratch = try ScanScratch(ledger: ledger)
-            replayScratch = try ScanScratch(ledger: ledger)
-            (records, snapshotBuffer, predictorBuffer, progressBuffer, secondStream) = try core { () throws(CoreError) in
-                (try ledger.allocate(Int16.self, count: entries, initialValue: 0),
-                 try ledger.allocate(SplitScan.Snapshot.self, count: snapshotCount,
-                                     initialValue: SplitScan.Snapshot(position: 0, count: 0, buffer: 0, record: 0)),
-                 try ledger.allocate(Int32.self, count: snapshotCount * SplitScan.predictorsPerSnapshot, initialValue: 0),
+        let split = try Self.unlessOverLimit { () throws(JPEGError) in
+            let stage = try makeRowStage(plan: plan)
+            let scratches = (second: try ScanScratch(ledger: ledger), replay: try ScanScratch(ledger: ledger))
+            let shared = try core { () throws(CoreError) in
+                (records: try ledger.allocate(Int16.self, count: entries, initialValue: 0),
+                 snapshots: try ledger.allocate(SplitScan.Snapshot.self, count: snapshotCount,
+                                                initialValue: SplitScan.Snapshot(position: 0, count: 0, buffer: 0, record: 0)),
+                 predictors: try ledger.allocate(Int32.self, count: snapshotCount * SplitScan.predictorsPerSnapshot,
+                                                 initialValue: 0),
                  // At most one publication a snapshot, and the last.
-                 try ledger.allocate(SplitScan.Progress.self, count: snapshotCount + 1,
-                                     initialValue: SplitScan.Progress(snapshots: 0, decoded: 0, done: false)),
-                 try ByteStream(sharingSourceOf: reader.stream, ledger: ledger,
-                                windowSize: min(reader.stream.capacity, SplitScan.windowSize)))
+                 progress: try ledger.allocate(SplitScan.Progress.self, count: snapshotCount + 1,
+                                               initialValue: SplitScan.Progress(snapshots: 0, decoded: 0, done: false)),
+                 secondStream: try ByteStream(sharingSourceOf: reader.stream, ledger: ledger,
+                                              windowSize: min(reader.stream.capacity, SplitScan.windowSize)))
             }
-        } catch {
-            guard case .core(.limitExceeded) = error else { throw error }
-            return try decode(scale: scale, into: &sink)
+            return (stage: stage, scratches: scratches, shared: shared)
         }
+        guard let split else { return try decode(scale: scale, into: &sink) }
+        var buffers = split.stage.buffers, output = split.stage.output
+        let scratch = split.stage.scratch, secondScratch = split.scratches.second, replayScratch = split.scratches.replay
+        let records = split.shared.records, snapshotBuffer = split.shared.snapshots
+        let predictorBuffer = split.shared.predictors, progressBuffer = split.shared.progress
+        let secondStream = split.shared.secondStream
         var log = startFrameDecode()
         defer { finishDecode(log) }
         try beginRows(plan, into: &sink)
@@ -378,11 +374,8 @@ extension JPEGDecoder {
         report.end = part.end
         lastSplit = report
         if let stopError { throw stopError }
-        try scan.finish(log: &log)
+        try finishScan(&scan, log: &log)
         repeatedRows = repeated
-        decodedMCUs = scan.decodedMCUs
-        coefficientDigest = scan.coefficientDigest
-        swap(&reader, &scan.reader)
     }
 
     /// The first thread's side of the meeting (see `SplitScan`): the MCUs from `mcu` (at

@@ -54,20 +54,17 @@ struct LZWDecoder {
         // Bits not yet used: `bitCount` of them, the next code's at the top (new style) or
         // at the bottom (old style).
         var bits: UInt64 = 0, bitCount = 0, next = 0
-        var width = 9
-        var nextCode = Self.firstFreeCode
-        // The previous code's string in the output; -1 after a Clear.
-        var previousStart = -1, previousLength = 0
+        var table = TableState()
         var o = 0
         let end = output.count
         // The early change: new-style data widens when the next free code is one below the
         // width's limit, old-style data when it reaches it.
         let early = oldStyle ? 0 : 1
         // SAFETY: input reads at next < input.count (checked); table indices are codes
-        // below nextCode ≤ maxCodes; a copy of n bytes from `from` to o has
+        // below table.nextCode ≤ maxCodes; a copy of n bytes from `from` to o has
         // from + n ≤ o (an earlier string) and o + n ≤ end (cut to the room left).
         while o < end {
-            while bitCount < width {
+            while bitCount < table.width {
                 guard next < input.count else { return Decompressed(produced: o, damage: .ended) }
                 if oldStyle {
                     bits |= UInt64(input[next]) << UInt64(bitCount)
@@ -79,17 +76,15 @@ struct LZWDecoder {
             }
             let code: Int
             if oldStyle {
-                code = Int(bits & ((1 << UInt64(width)) - 1))
-                bits >>= UInt64(width)
+                code = Int(bits & ((1 << UInt64(table.width)) - 1))
+                bits >>= UInt64(table.width)
             } else {
-                code = Int((bits >> UInt64(bitCount - width)) & ((1 << UInt64(width)) - 1))
+                code = Int((bits >> UInt64(bitCount - table.width)) & ((1 << UInt64(table.width)) - 1))
             }
-            bitCount -= width
+            bitCount -= table.width
             if code == Self.endCode { break }
             if code == Self.clearCode {
-                width = 9
-                nextCode = Self.firstFreeCode
-                previousStart = -1
+                table.clear()
                 continue
             }
             let stringStart = o
@@ -97,28 +92,19 @@ struct LZWDecoder {
             if code < 256 {
                 output[o] = UInt8(code)
                 stringLength = 1
-            } else if code < nextCode {
+            } else if code < table.nextCode {
                 stringLength = length[code]
                 copy(output, from: start[code], to: o, count: min(stringLength, end - o))
-            } else if code == nextCode && previousStart >= 0 {
+            } else if code == table.nextCode && table.previousStart >= 0 {
                 // KwKwK: the previous string and its own first byte.
-                stringLength = previousLength + 1
-                copy(output, from: previousStart, to: o, count: min(previousLength, end - o))
-                if o + previousLength < end { output[o + previousLength] = output[previousStart] }
+                stringLength = table.previousLength + 1
+                copy(output, from: table.previousStart, to: o, count: min(table.previousLength, end - o))
+                if o + table.previousLength < end { output[o + table.previousLength] = output[table.previousStart] }
             } else {
-                return Decompressed(produced: o, damage: .refused("LZW code \(code) beyond the table (\(nextCode))"))
+                return Decompressed(produced: o, damage: .refused("LZW code \(code) beyond the table (\(table.nextCode))"))
             }
-            // The new code: the previous string and this one's first byte, which
-            // follow each other in the output.
-            if previousStart >= 0 && nextCode < Self.maxCodes {
-                start[nextCode] = previousStart
-                length[nextCode] = previousLength + 1
-                nextCode += 1
-            }
+            table.add(stringStart, stringLength, early: early, start: start, length: length)
             o = min(o + stringLength, end)
-            previousStart = stringStart
-            previousLength = stringLength
-            if nextCode + early >= 1 << width && width < 12 { width += 1 }
         }
         return Decompressed(produced: o, damage: o < end ? .ended : nil)
     }
@@ -137,22 +123,20 @@ struct LZWDecoder {
         }
         let count = input.count, end = output.count
         var bits: UInt64 = 0, bitCount = 0, next = 0
-        var width = 9
-        var nextCode = Self.firstFreeCode
-        var previousStart = -1, previousLength = 0
+        var table = TableState()
         var o = 0
         // SAFETY: input loads at next + 4 ≤ count or next < count (checked); table indices
-        // are codes below nextCode ≤ maxCodes; a copy to o writes below end (`copyPieces`
+        // are codes below table.nextCode ≤ maxCodes; a copy to o writes below end (`copyPieces`
         // only where o + n + 8 ≤ end, else byte by byte up to end); its source is earlier output.
         while o < end {
-            if bitCount < width {
+            if bitCount < table.width {
                 if next + 4 <= count {
                     // At most 11 bits are left, so 43 fit in the 64.
                     bits = bits << 32 | UInt64(UInt32(bigEndian: (source + next).loadUnaligned(as: UInt32.self)))
                     next += 4
                     bitCount += 32
                 } else {
-                    while bitCount < width {
+                    while bitCount < table.width {
                         guard next < count else { return Decompressed(produced: o, damage: .ended) }
                         bits = bits << 8 | UInt64(source.load(fromByteOffset: next, as: UInt8.self))
                         next += 1
@@ -160,13 +144,11 @@ struct LZWDecoder {
                     }
                 }
             }
-            let code = Int(truncatingIfNeeded: (bits >> UInt64(bitCount - width)) & ((1 << UInt64(width)) - 1))
-            bitCount -= width
+            let code = Int(truncatingIfNeeded: (bits >> UInt64(bitCount - table.width)) & ((1 << UInt64(table.width)) - 1))
+            bitCount -= table.width
             if code == Self.endCode { break }
             if code == Self.clearCode {
-                width = 9
-                nextCode = Self.firstFreeCode
-                previousStart = -1
+                table.clear()
                 continue
             }
             let stringStart = o
@@ -174,31 +156,56 @@ struct LZWDecoder {
             if code < 256 {
                 target.storeBytes(of: UInt8(truncatingIfNeeded: code), toByteOffset: o, as: UInt8.self)
                 stringLength = 1
-            } else if code < nextCode {
+            } else if code < table.nextCode {
                 stringLength = length[code]
                 copyPieces(target, from: start[code], to: o, count: stringLength, end: end)
-            } else if code == nextCode && previousStart >= 0 {
+            } else if code == table.nextCode && table.previousStart >= 0 {
                 // KwKwK: the previous string and its own first byte.
-                stringLength = previousLength + 1
-                copyPieces(target, from: previousStart, to: o, count: previousLength, end: end)
-                if o + previousLength < end {
-                    target.storeBytes(of: target.load(fromByteOffset: previousStart, as: UInt8.self),
-                                      toByteOffset: o + previousLength, as: UInt8.self)
+                stringLength = table.previousLength + 1
+                copyPieces(target, from: table.previousStart, to: o, count: table.previousLength, end: end)
+                if o + table.previousLength < end {
+                    target.storeBytes(of: target.load(fromByteOffset: table.previousStart, as: UInt8.self),
+                                      toByteOffset: o + table.previousLength, as: UInt8.self)
                 }
             } else {
-                return Decompressed(produced: o, damage: .refused("LZW code \(code) beyond the table (\(nextCode))"))
+                return Decompressed(produced: o, damage: .refused("LZW code \(code) beyond the table (\(table.nextCode))"))
             }
-            if previousStart >= 0 && nextCode < Self.maxCodes {
+            table.add(stringStart, stringLength, early: 1, start: start, length: length)
+            o = min(o + stringLength, end)
+        }
+        return Decompressed(produced: o, damage: o < end ? .ended : nil)
+    }
+
+    /// The string table between codes, one rule for both loops (each keeps it in a local,
+    /// whose fields stay in registers): the next free code, the code width, and the previous
+    /// code's string in the output (its start −1 after a Clear).
+    private struct TableState {
+        var width = 9
+        var nextCode = LZWDecoder.firstFreeCode
+        var previousStart = -1
+        var previousLength = 0
+
+        /// A Clear code: only the 258 fixed entries left, 9-bit codes again.
+        @inline(__always)
+        mutating func clear() {
+            self = TableState()
+        }
+
+        /// After a code's string was written at `stringStart`: the new code is the previous
+        /// string and this one's first byte, which follow each other in the output; the width
+        /// grows when the next free code comes `early` codes short of the width's limit.
+        @inline(__always)
+        mutating func add(_ stringStart: Int, _ stringLength: Int, early: Int,
+                          start: UnsafeMutableBufferPointer<Int>, length: UnsafeMutableBufferPointer<Int>) {
+            if previousStart >= 0 && nextCode < LZWDecoder.maxCodes {
                 start[nextCode] = previousStart
                 length[nextCode] = previousLength + 1
                 nextCode += 1
             }
-            o = min(o + stringLength, end)
             previousStart = stringStart
             previousLength = stringLength
-            if nextCode + 1 >= 1 << width && width < 12 { width += 1 }
+            if nextCode + early >= 1 << width && width < 12 { width += 1 }
         }
-        return Decompressed(produced: o, damage: o < end ? .ended : nil)
     }
 
     /// Copies `count` bytes of earlier output (`from + count ≤ to`) to `to`: in 8-byte

@@ -216,7 +216,7 @@ public struct TIFFDecoder<Source: ByteSource> {
                        TIFFCompression.deflate]
         guard streams.contains(s.compression), s.down >= 4 else { return false }
         // The producer's ledger: the largest compressed segment it may read, its LZW tables
-        // or inflater (zlib's state and window, with room), all reserved here first.
+        // or inflater (its window and tables, with room), all reserved here first.
         var largest = 0
         for i in 0 ..< s.counts.count where s.offsets[i] < UInt64(source.count) {
             largest = max(largest, Int(min(s.counts[i], UInt64(source.count) - s.offsets[i])))

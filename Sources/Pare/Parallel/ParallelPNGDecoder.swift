@@ -8,7 +8,7 @@ import Synchronization
 let runningPNGInflaters = Atomic<Int>(0)
 
 /// Decodes a PNG on two threads: one inflates, the other does everything after that, so
-/// that the sequential part (zlib's inflate, RFC 1951) no longer waits for unfiltering,
+/// that the sequential part (inflate, RFC 1951) no longer waits for unfiltering,
 /// pixel expansion and the sink (the resampler).
 ///
 /// A zlib stream can only be inflated front to back, but what follows inflation needs only
@@ -27,12 +27,12 @@ let runningPNGInflaters = Atomic<Int>(0)
 /// scanline for the top of each pass take the place of the serial decode's two scanlines,
 /// and the CRC reader adds a window and a scratch buffer (`ImageDataCRCCheck.bufferSize`
 /// each); everything else is what the serial decode allocates, in the caller's ledger and in the
-/// same order. `MemoryLedger` is single-threaded, so the stage (input buffer, zlib's state)
-/// is made on the caller's thread before the helper starts, and the one allocation zlib
-/// makes later, its window, happens in the helper's first inflate call, before it hands
-/// over its first slot, while the caller's thread waits for that slot. The helper never
-/// waits for anything but a free slot, and it fills at most one slot between two looks at
-/// `stopped`.
+/// same order. `MemoryLedger` is single-threaded, so the stage (input buffer, the
+/// inflater's window and tables) is made whole on the caller's thread before the helper
+/// starts; the helper allocates nothing. When the ring, the CRC reader and the stage do not
+/// fit the ledger's limit together, none of them is kept and the decode runs on one thread,
+/// which needs less. The helper never waits for anything but a free slot, and it fills at
+/// most one slot between two looks at `stopped`.
 ///
 /// Errors: the helper's error ends its last slot, after the scanlines it did inflate; the
 /// caller's thread reconstructs those first, so whichever error comes first in the serial
@@ -68,26 +68,18 @@ public enum ParallelPNGDecoder {
         let order = decoder.scanlineOrder
         let stride = order.maxLineBytes
         let rowsPerSlot = max(1, min(order.count, ringBytes / slotCount / stride))
-        let ring: LedgerBuffer<UInt8>, zeros: LedgerBuffer<UInt8>
-        var crcCheck: ImageDataCRCCheck<Source>
+        // The ring, the zero scanline, the CRC reader and the image data stage, made together
+        // in the caller's ledger (the stage as the serial decode makes it): when the four do
+        // not fit its limit, none is kept and one thread, which needs less, decodes.
+        let made: ParallelStages<Source>
         do throws(PNGError) {
-            do throws(CoreError) {
-                let (bytes, overflow) = (slotCount * rowsPerSlot).multipliedReportingOverflow(by: stride)
-                guard !overflow else { throw .sizeOverflow }
-                ring = try ledger.allocate(UInt8.self, count: bytes, initialValue: 0)
-                zeros = try ledger.allocate(UInt8.self, count: stride, initialValue: 0)
-            } catch {
-                throw .core(error)
-            }
-            crcCheck = try decoder.imageDataCRCCheck(ledger: ledger)
+            made = try ParallelStages(&decoder, ledger: ledger, slotBytes: rowsPerSlot * stride, stride: stride)
         } catch {
-            // No room for the ring within the ledger's limit: one thread needs less.
             return try decoder.decodeRows(&rows, into: &sink)
         }
-        // The stage is made here, in the caller's ledger, as the serial decode makes it. The one
-        // allocation left, zlib's window, comes in the helper's first inflate call, while this
-        // thread waits for the first slot and so does not touch the ledger.
-        var stage = try decoder.beginImageData(ledger: ledger)
+        let ring = made.ring, zeros = made.zeros
+        var crcCheck = made.crcCheck
+        var stage = made.stage
         let job = InflationJob(decoder: decoder, stage: stage,
                                ring: ScanlineRing(base: ring.baseAddress, stride: stride, rowsPerSlot: rowsPerSlot),
                                rows: order.count)
@@ -152,7 +144,7 @@ public enum ParallelPNGDecoder {
         }
         job.stop()
         helper.join()
-        // zlib's state goes back to the ledger on this thread.
+        // The inflater's buffers go back to the ledger on this thread.
         job.stage = nil
         decoder = job.decoder
         decoder.checksImageDataCRC = true
@@ -280,4 +272,26 @@ struct ScanlineRing {
 
     /// Scanline `row` of `slot`.
     func line(slot: Int, row: Int) -> UnsafeMutablePointer<UInt8> { base + index(slot: slot, row: row) * stride }
+}
+
+/// What the two-thread decode needs beyond the serial decode's buffers, made in one go so
+/// that a refusal part way gives every piece back before the serial decode starts.
+private struct ParallelStages<Source: ByteSource> {
+    let ring: LedgerBuffer<UInt8>
+    let zeros: LedgerBuffer<UInt8>
+    var crcCheck: ImageDataCRCCheck<Source>
+    var stage: ImageDataInflation
+
+    init(_ decoder: inout PNGDecoder<Source>, ledger: MemoryLedger, slotBytes: Int, stride: Int) throws(PNGError) {
+        do throws(CoreError) {
+            let (bytes, overflow) = ParallelPNGDecoder.slotCount.multipliedReportingOverflow(by: slotBytes)
+            guard !overflow else { throw .sizeOverflow }
+            ring = try ledger.allocate(UInt8.self, count: bytes, initialValue: 0)
+            zeros = try ledger.allocate(UInt8.self, count: stride, initialValue: 0)
+        } catch {
+            throw .core(error)
+        }
+        crcCheck = try decoder.imageDataCRCCheck(ledger: ledger)
+        stage = try decoder.beginImageData(ledger: ledger)
+    }
 }

@@ -61,7 +61,7 @@ enum JobCost {
     }
 
     /// A reservation for decoding a disk-cache entry: its payload, the image, the codec's
-    /// state (zlib's window, or a JPEG's MCU rows).
+    /// state (the inflater's window, or a JPEG's MCU rows).
     static func estimate(entry: DiskCacheEntry) -> Int {
         minimum + entry.payload.count + entry.width * entry.height * 4 + entry.width * 64
     }

@@ -1,12 +1,12 @@
 /// A zlib decompressor (RFC 1950/1951) that a decoder borrows from a module that links one.
 ///
 /// TIFF's Deflate compression (TIFF Technical Note 2 / Adobe PageMaker 6.0 §"Deflate") is
-/// one zlib stream per strip or tile. PareTIFF must stay Embedded-ready, and the one zlib in
-/// Pare (ParePNG's, through the C library) cannot be linked there, so PareTIFF takes the
+/// one zlib stream per strip or tile. PareTIFF must stay Embedded-ready, and ParePNG, whose
+/// encoder links the zlib C library, cannot be linked there, so PareTIFF takes the
 /// decompressor as a value: a closure, as `CancellationCheck` is, so that no existential is
-/// needed and nothing is linked when it is absent. ParePNG supplies `ZlibInflater.zlib`;
-/// a firmware without zlib leaves it out and Deflate-compressed files report themselves
-/// unsupported.
+/// needed and nothing is linked when it is absent. ParePNG supplies `ZlibInflater.zlib`
+/// (its inflater); a firmware without it leaves it out and Deflate-compressed files report
+/// themselves unsupported.
 public struct ZlibInflater: Sendable {
     /// How one call ended.
     public enum Outcome: Sendable, Equatable {

@@ -236,17 +236,15 @@ private struct ImageDataReader {
             start += 1
             if zlibHead.count == 2 { structure.zlib = PNGZlibHeader(cmf: zlibHead[0], flg: zlibHead[1]) }
         }
-        // The header bytes go to zlib too: it checks them itself.
+        // The header bytes go to the inflater too: it checks them itself.
         guard !inflater.finished else { return }
         inflater.supply(data, count: count)
-        while inflater.availableInput > 0 && !inflater.finished {
-            let before = inflater.availableInput
+        while !inflater.needsInput && !inflater.finished {
             let n = try inflater.inflate(into: scratch.baseAddress, count: scratch.count,
-                                         offset: offset + count - before)
+                                         offset: offset + count - inflater.availableInput)
             structure.inflatedBytes += n
             try scan(scratch.baseAddress, count: n, offset: offset + count - inflater.availableInput,
                      into: &structure, options: options)
-            if n == 0 && inflater.availableInput == before { break }
         }
         structure.streamComplete = inflater.finished
     }

@@ -2,7 +2,7 @@ import PareCore
 
 /// The image data stage (PNG 3rd ed. §10, §10.1): the concatenated data of the IDAT run,
 /// each chunk's CRC-32 checked as its last byte is read, inflated one filtered scanline at
-/// a time. Its buffers (the compressed-input buffer and zlib's state) are counted by the
+/// a time. Its buffers (the compressed-input buffer and the inflater's) are counted by the
 /// ledger it was begun with, which may be another thread's: this stage touches nothing else
 /// but the decoder's chunk reader, so it can run on a thread of its own while
 /// `ScanlineReconstruction` works through the scanlines it has already inflated.
@@ -42,8 +42,8 @@ extension PNGDecoder {
     }
 
     /// Inflates exactly the next filtered scanline, its filter byte first, into `line`
-    /// (which holds at least `scanlineOrder.maxLineBytes`), reading IDAT chunks as zlib
-    /// asks for more.
+    /// (which holds at least `scanlineOrder.maxLineBytes`), reading IDAT chunks as the
+    /// inflater asks for more.
     @_spi(Stages)
     public mutating func inflateScanline(_ stage: inout ImageDataInflation,
                                          into line: UnsafeMutablePointer<UInt8>) throws(PNGError) {
@@ -52,7 +52,7 @@ extension PNGDecoder {
         let inputBuffer = UnsafeMutableRawBufferPointer(start: stage.input.baseAddress, count: stage.input.count)
         var filled = 0
         while filled <= rowBytes {
-            if inflater.availableInput == 0 && !inflater.finished {
+            if inflater.needsInput {
                 let n = try reader.readImageData(into: inputBuffer)
                 if n == 0 { throw .notEnoughImageData(offset: reader.position, rowsMissing: stage.rowsLeft) }
                 inflater.supply(stage.input.baseAddress, count: n)
@@ -78,7 +78,7 @@ extension PNGDecoder {
         let inputBuffer = UnsafeMutableRawBufferPointer(start: stage.input.baseAddress, count: stage.input.count)
         var excess = 0
         while !inflater.finished {
-            if inflater.availableInput == 0 {
+            if inflater.needsInput {
                 let n = try reader.readImageData(into: inputBuffer)
                 if n == 0 { return }
                 inflater.supply(stage.input.baseAddress, count: n)
@@ -96,7 +96,7 @@ extension PNGDecoder {
 /// The IDAT chunks' CRC-32s (PNG 3rd ed. §5.3) checked by a second reader of the same file,
 /// so that the image data stage, run with `checksImageDataCRC` false, only reads and
 /// inflates. The checks come out where the serial decode makes them: that decode checks an
-/// IDAT's CRC when zlib asks for input past the chunk's last byte, so by the time its reader
+/// IDAT's CRC when the inflater asks for input past the chunk's last byte, so by the time its reader
 /// has reached a position P it has checked exactly the chunks whose data ends before P.
 /// `check(upTo: P)` checks those, in file order, with the same reading code (`ChunkReader`),
 /// so a mismatch, or a damaged or cut chunk header after a chunk, throws the serial decode's

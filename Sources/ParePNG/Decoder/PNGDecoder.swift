@@ -1,7 +1,7 @@
 import PareCore
 
 /// A streaming PNG decoder (PNG Specification, 3rd edition): chunks (§5), IHDR/PLTE/IDAT/IEND
-/// and their ordering (§5.6, §11.2), zlib inflate over a bounded input buffer (§10),
+/// and their ordering (§5.6, §11.2), inflation of the zlib stream over a bounded input buffer (§10),
 /// unfiltering with only the previous scanline kept (§9), Adam7 (§8.2), every colour type
 /// and bit depth (§11.2.1), palette expansion and tRNS.
 ///
@@ -13,7 +13,8 @@ import PareCore
 /// default; without it the rows before the damage are kept, the rest are zero, and
 /// `warnings` says so (`PNGWarning`, PNG 3rd ed. §13.1). It reads the chunks after the image
 /// data up to IEND, adding their metadata. Memory: two scanlines, one output row, the
-/// 64 KiB read window, a 32 KiB input buffer and zlib's state, all counted by the ledger.
+/// 64 KiB read window, a 32 KiB input buffer and the inflater's window, input buffer and
+/// tables (`Inflater`), all counted by the ledger.
 public struct PNGDecoder<Source: ByteSource> {
     var reader: ChunkReader<Source>
     /// Counts what the decoder holds, and a whole decoded image (`decodeImage`).
@@ -41,7 +42,7 @@ public struct PNGDecoder<Source: ByteSource> {
     /// `.core(.cancelled)`. Never, by default.
     public var cancellation = CancellationCheck()
 
-    /// The compressed-input buffer handed to zlib.
+    /// The compressed-input buffer handed to the inflater.
     static var inputBufferSize: Int { 32 * 1024 }
 
     public init(source: Source, ledger: MemoryLedger, options: PNGOptions = PNGOptions()) throws(PNGError) {

@@ -6,7 +6,7 @@ import CZlib
 /// field), so that `description` gives one line: the stage, the reason, then "at byte N",
 /// for example "PNG: CRC mismatch in chunk IDAT at byte 1234". Errors from the image data
 /// (zlib, filter types, palette indices, missing scanlines) give the offset of the end of the
-/// compressed bytes read so far, the nearest place zlib's buffering allows.
+/// compressed bytes read so far, the nearest place the inflater's buffering allows.
 public enum PNGError: Error, Equatable, Sendable {
     /// The byte source or the memory ledger failed (its own description names the offset or size).
     case core(CoreError)

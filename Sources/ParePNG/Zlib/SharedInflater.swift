@@ -1,8 +1,8 @@
 import PareCore
 
 extension ZlibInflater {
-    /// ParePNG's zlib, lent to decoders that cannot link it themselves (PareTIFF's Deflate
-    /// strips): one whole stream per call, zlib's state counted in the ledger.
+    /// ParePNG's inflater, lent to decoders that cannot depend on ParePNG (PareTIFF's
+    /// Deflate strips): one whole stream per call, its buffers counted in the ledger.
     public static let zlib = ZlibInflater { input, output, ledger in
         let inflater: Inflater
         do throws(PNGError) { inflater = try Inflater(ledger: ledger) } catch {
@@ -10,7 +10,7 @@ extension ZlibInflater {
             return (0, .damaged("\(error)"))
         }
         guard let base = input.baseAddress, input.count > 0 else { return (0, .inputEnded) }
-        // zlib's next_in is not const; it only reads through it.
+        // The inflater only reads through the pointer.
         inflater.supply(UnsafeMutableRawPointer(mutating: base), count: input.count)
         guard let out = output.baseAddress else { return (0, .outputFull) }
         var produced = 0

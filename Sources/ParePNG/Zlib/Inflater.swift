@@ -490,7 +490,7 @@ final class Inflater {
         // SAFETY: ip ≤ inEnd − 8 keeps each 8-byte load inside the input buffer; op ≤ windowEnd − 258
         // keeps every write of a round (three literals, or a match of ≤ 258 bytes written in 8-byte
         // pieces, ≤ 7 past its end) inside the window and its `copySlack`.
-        while ip <= inLimit && op <= outLimit {
+        decoding: while ip <= inLimit && op <= outLimit {
             // Wrapping arithmetic throughout: every quantity is bounded by the loop's entry
             // condition or by 64. A masking shift by a whole entry shifts by its low 6 bits,
             // its bit count (≤ 15, so bits 4–7 are clear), one instruction fewer on the
@@ -502,18 +502,11 @@ final class Inflater {
             var entry = HuffmanEntry(raw: pairs[Int(truncatingIfNeeded: bits & literalMask)])
             if entry.isLiterals {
                 emitLiterals(entry, &bits, &count, out, &op)
-                entry = HuffmanEntry(raw: pairs[Int(truncatingIfNeeded: bits & literalMask)])
-                if !entry.isLiterals { continue }
-                emitLiterals(entry, &bits, &count, out, &op)
-                entry = HuffmanEntry(raw: pairs[Int(truncatingIfNeeded: bits & literalMask)])
-                if !entry.isLiterals { continue }
-                emitLiterals(entry, &bits, &count, out, &op)
-                entry = HuffmanEntry(raw: pairs[Int(truncatingIfNeeded: bits & literalMask)])
-                if !entry.isLiterals { continue }
-                emitLiterals(entry, &bits, &count, out, &op)
-                entry = HuffmanEntry(raw: pairs[Int(truncatingIfNeeded: bits & literalMask)])
-                if !entry.isLiterals { continue }
-                emitLiterals(entry, &bits, &count, out, &op)
+                for _ in 0 ..< 4 {
+                    entry = HuffmanEntry(raw: pairs[Int(truncatingIfNeeded: bits & literalMask)])
+                    guard entry.isLiterals else { continue decoding }
+                    emitLiterals(entry, &bits, &count, out, &op)
+                }
                 continue
             }
             if entry.isLink {

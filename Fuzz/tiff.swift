@@ -36,7 +36,6 @@ public func fuzzTIFF(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     for strict in [true, false] {
         var options = TIFFOptions()
-        options.inflater = .zlib
         options.strict = strict
         options.maxPixels = 1 << 22
         let ledger = MemoryLedger(limit: ledgerLimit)

@@ -36,8 +36,7 @@ for path in CommandLine.arguments.dropFirst() {
     var times: [Double] = []
     var peak = 0, info = ""
     for _ in 0 ..< runs {
-        var options = TIFFOptions()
-        options.inflater = .zlib
+        let options = TIFFOptions()
         let ledger = MemoryLedger()
         let start = now()
         do {

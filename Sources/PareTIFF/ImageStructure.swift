@@ -169,12 +169,8 @@ struct ImageStructure {
 
         let compressionAt = ifd.entry(TIFFTag.compression)?.valueOffset ?? ifd.offset
         switch compression {
-        case TIFFCompression.none, TIFFCompression.lzw, TIFFCompression.packBits: break
-        case TIFFCompression.adobeDeflate, TIFFCompression.deflate:
-            if options.inflater == nil {
-                throw .unsupported(what: "Deflate compression without a zlib inflater (TIFFOptions.inflater)",
-                                   value: compression, offset: compressionAt)
-            }
+        case TIFFCompression.none, TIFFCompression.lzw, TIFFCompression.packBits, TIFFCompression.adobeDeflate,
+             TIFFCompression.deflate: break
         case TIFFCompression.ccittRLE, TIFFCompression.ccittT4, TIFFCompression.ccittT6:
             guard bitsPerSample == 1, spp == 1 else {
                 throw .invalidTag(tag: TIFFTag.compression, name: "Compression", offset: compressionAt,

@@ -1,5 +1,5 @@
 @_spi(TIFF) import PareEXIF
-@_spi(Pipeline) import PareCore
+@_spi(Pipeline) @_spi(Codec) import PareCore
 
 /// A streaming TIFF decoder (TIFF 6.0; BigTIFF): the first image of the file, from strips
 /// or tiles, uncompressed, PackBits, LZW, Deflate, JPEG or CCITT fax; min-is-white,
@@ -412,10 +412,9 @@ public struct TIFFDecoder<Source: ByteSource> {
     }
 
     /// Deflate (Adobe's compression 8 and the older 32946, TIFF Technical Note 2): one zlib
-    /// stream per segment, through the inflater the options supply.
+    /// stream per segment, through PareCore's `Inflater`.
     func inflate(_ data: UnsafeRawBufferPointer, into region: UnsafeMutableRawBufferPointer) -> Decompressed {
-        guard let inflater = options.inflater else { return Decompressed(produced: 0, damage: .refused("no inflater")) }
-        let (produced, outcome) = inflater.inflate(data, into: region, ledger: ledger)
+        let (produced, outcome) = Inflater.inflate(data, into: region, ledger: ledger)
         switch outcome {
         case .finished, .outputFull:
             return Decompressed(produced: produced, damage: produced < region.count ? .ended : nil)

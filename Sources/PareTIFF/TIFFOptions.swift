@@ -30,9 +30,6 @@ public struct TIFFOptions: Sendable {
     /// a `TIFFError` in `TIFFDecoder.warnings`. Errors in the directory (tags, offsets of the
     /// first strip) throw either way.
     public var strict: Bool = true
-    /// The zlib decompressor for Deflate strips (compression 8 and 32946); nil (the default)
-    /// makes them `TIFFError.unsupported`. ParePNG supplies `ZlibInflater.zlib`.
-    public var inflater: ZlibInflater?
 
     public init() {}
 }

@@ -4,10 +4,9 @@ import ParePNG
 import PareTIFF
 import TestSupport
 
-/// Decoder options for the tests: ParePNG's zlib lent for Deflate, as the pipeline does.
+/// Decoder options for the tests.
 func testOptions(strict: Bool = true) -> TIFFOptions {
     var options = TIFFOptions()
-    options.inflater = .zlib
     options.strict = strict
     return options
 }

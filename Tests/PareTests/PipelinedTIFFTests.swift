@@ -16,7 +16,6 @@ import Testing
         var rows = ParallelDecodeTests.RowCollector()
         var options = TIFFOptions()
         options.strict = strict
-        options.inflater = ThumbnailOptions.exactDecode.tiff.inflater
         do {
             var decoder = try TIFFDecoder(source: MemoryByteSource(bytes), ledger: MemoryLedger(), options: options)
             decoder.cancellation = cancellation
@@ -74,8 +73,7 @@ import Testing
         for name in ["rgb8-lzw-strips.tif", "rgb8-deflate-strips.tif", "rgb8-packbits-strips.tif", "rgb8-none-strips.tif"] {
             let bytes = try #require(FileSystem.read(Corpus.fixtures + "/tiff/" + name))
             var options = TIFFOptions()
-            options.inflater = ThumbnailOptions.exactDecode.tiff.inflater
-            let decoder = try TIFFDecoder(source: MemoryByteSource(bytes), ledger: MemoryLedger(), options: options)
+                let decoder = try TIFFDecoder(source: MemoryByteSource(bytes), ledger: MemoryLedger(), options: options)
             for segment in decoder.info.segments.prefix(7) {
                 let cut = Array(bytes[..<(segment.offset + segment.count / 2)])
                 Self.expectSame(cut, "\(name) cut at \(cut.count)")

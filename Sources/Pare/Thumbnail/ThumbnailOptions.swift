@@ -135,12 +135,10 @@ public struct ThumbnailOptions: Sendable {
         options.walksAllBlocks = false
         return options
     }()
-    /// Limits applied to the TIFF image decoder, with zlib lent for Deflate strips;
-    /// `strict` false, as the others'.
+    /// Limits applied to the TIFF image decoder; `strict` false, as the others'.
     public var tiff: TIFFOptions = {
         var options = TIFFOptions()
         options.strict = false
-        options.inflater = .zlib
         return options
     }()
     /// Limits applied to EXIF, TIFF and MPF metadata.
@@ -178,7 +176,6 @@ public struct ThumbnailOptions: Sendable {
         options.webp = WebPOptions()
         options.gif = GIFOptions()
         options.tiff = TIFFOptions()
-        options.tiff.inflater = .zlib
         return options
     }
 

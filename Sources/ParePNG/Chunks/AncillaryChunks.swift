@@ -1,4 +1,4 @@
-import PareCore
+@_spi(Codec) import PareCore
 
 /// The ancillary chunks ParePNG keeps as metadata (PNG 3rd ed. §11.3; APNG acTL/fcTL/fdAT;
 /// eXIf from the PNG Extensions, now §11.3.6.1), with their placement rules (§5.6).

@@ -1,4 +1,4 @@
-import PareCore
+@_spi(Codec) import PareCore
 
 /// The fields of IHDR (PNG 3rd ed. §11.2.1).
 public struct PNGHeader: Sendable, Equatable {

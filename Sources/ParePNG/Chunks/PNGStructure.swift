@@ -212,7 +212,7 @@ private struct ImageDataReader {
     var excess = 0
 
     init(header: PNGHeader, ledger: MemoryLedger) throws(PNGError) {
-        inflater = try Inflater(ledger: ledger)
+        inflater = try Inflater.forPNG(ledger: ledger)
         let passes = header.interlaced ? Adam7Pass.passes : [Adam7Pass.sequential]
         var bytes: [Int] = [], rows: [Int] = []
         for pass in passes {

@@ -1,4 +1,4 @@
-import PareCore
+@_spi(Codec) import PareCore
 
 /// The image data stage (PNG 3rd ed. §10, §10.1): the concatenated data of the IDAT run,
 /// each chunk's CRC-32 checked as its last byte is read, inflated one filtered scanline at
@@ -35,7 +35,7 @@ extension PNGDecoder {
         } catch {
             throw .core(error)
         }
-        let inflater = try Inflater(ledger: ledger, verifiesChecksum: options.verifiesZlibChecksum)
+        let inflater = try Inflater.forPNG(ledger: ledger, verifiesChecksum: options.verifiesZlibChecksum)
         reader.beginImageData(firstImageChunk)
         let order = scanlineOrder
         return ImageDataInflation(inflater: inflater, input: input, order: order, rowsLeft: order.count)

@@ -88,9 +88,7 @@ enum ExplainContainers {
     /// page's layout and picture as the decoder reads them.
     static func tiff(_ bytes: [UInt8], into page: inout ExplainPage) {
         ExplainMetadata.explainTIFF(bytes, into: &page)
-        var options = TIFFOptions()
-        options.inflater = .zlib
-        guard let decoded = decode(bytes, as: TIFFDecoder<MemoryByteSource>.self, options: options, into: &page)
+        guard let decoded = decode(bytes, as: TIFFDecoder<MemoryByteSource>.self, options: TIFFOptions(), into: &page)
         else { return }
         let info = decoded.decoder.info
         let name = info.isTiled ? "tile" : "strip"

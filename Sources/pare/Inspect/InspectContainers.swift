@@ -110,9 +110,7 @@ enum InspectContainers {
         var object = JSONObjectBuilder()
         let info: TIFFInfo
         do {
-            var options = TIFFOptions()
-            options.inflater = .zlib
-            info = try TIFFDecoder(source: MemoryByteSource(bytes), ledger: MemoryLedger(), options: options).info
+            info = try TIFFDecoder(source: MemoryByteSource(bytes), ledger: MemoryLedger(), options: TIFFOptions()).info
         } catch {
             object.add("error", "\(error)")
             return object.value

@@ -1,5 +1,3 @@
-import PareCore
-
 /// One entry of a Huffman decoding table: what the code at the front of the bit stream
 /// means, and how many bits of it this entry accounts for.
 ///

@@ -1,7 +1,6 @@
-import PareCore
-
-/// A zlib stream being inflated (RFC 1950, RFC 1951; PNG 3rd ed. §10), fed from a bounded
-/// input buffer and drained into whatever output the caller offers: the next scanline.
+/// A zlib stream being inflated (RFC 1950, RFC 1951), fed from a bounded input buffer and
+/// drained into whatever output the caller offers: a PNG's next scanline (PNG 3rd ed. §10),
+/// a TIFF strip (TIFF Technical Note 2), a compressed metadata chunk.
 ///
 /// Buffers, all allocated up front in the ledger:
 /// - the window: `historyBytes` of output kept for back-references (§3.2: a distance
@@ -23,7 +22,8 @@ import PareCore
 /// Errors carry zlib's own messages ("invalid distance too far back", "incorrect data
 /// check", …), and come out when the caller has taken every byte decoded before them, as
 /// zlib reports them in the call that reaches them.
-final class Inflater {
+@_spi(Codec)
+public final class Inflater {
     static let historyBytes = 32 * 1024
     static let aheadBytes = 64 * 1024
     /// Past the window's end: the 8-byte match copy may write up to 7 bytes beyond a match.
@@ -77,12 +77,12 @@ final class Inflater {
     private var summedPos = 0
     /// Set when decoding stopped for want of input and nothing is left to take in.
     private var starved = true
-    private var failure: String?
+    private var failure: MessageText?
 
     /// `verifiesChecksum: false` neither computes nor checks the stream's Adler-32; every
     /// other check stays.
-    init(ledger: MemoryLedger, verifiesChecksum: Bool = true) throws(PNGError) {
-        do {
+    public init(ledger: MemoryLedger, verifiesChecksum: Bool = true) throws(CoreError) {
+        do throws(CoreError) {
             window = try ledger.allocate(UInt8.self, count: Self.historyBytes + Self.aheadBytes + Self.copySlack,
                                          initialValue: 0)
             input = try ledger.allocate(UInt8.self, count: Self.inputBytes, initialValue: 0)
@@ -92,23 +92,23 @@ final class Inflater {
             lengths = try ledger.allocate(UInt8.self, count: 320, initialValue: 0)
             scratch = try ledger.allocate(UInt16.self, count: HuffmanDecodeTable.scratchCount, initialValue: 0)
         } catch {
-            throw .core(error)
+            throw error
         }
         self.verifiesChecksum = verifiesChecksum
     }
 
     /// True once the stream's end has been read (its Adler-32 checked, if asked) and the
     /// caller has taken every byte.
-    var finished: Bool { mode == .done && readPos == writePos }
+    public var finished: Bool { mode == .done && readPos == writePos }
 
     /// True when nothing more comes out until more input is supplied.
-    var needsInput: Bool { starved && readPos == writePos && mode != .done && mode != .failed }
+    public var needsInput: Bool { starved && readPos == writePos && mode != .done && mode != .failed }
 
     /// Compressed bytes supplied and not yet decoded (bits held in the bit buffer aside).
-    var availableInput: Int { externalCount + inEnd - inPos }
+    public var availableInput: Int { externalCount + inEnd - inPos }
 
     /// Hands over the next compressed bytes; the buffer must stay valid until `needsInput`.
-    func supply(_ bytes: UnsafeMutableRawPointer, count: Int) {
+    public func supply(_ bytes: UnsafeMutableRawPointer, count: Int) {
         external = bytes.assumingMemoryBound(to: UInt8.self)
         externalCount = count
         starved = false
@@ -116,8 +116,7 @@ final class Inflater {
 
     /// Inflates into `output[0 ..< count]` and returns how many bytes were produced. Stops
     /// when the output is full, more input is needed, or the stream ends (`finished`).
-    /// `offset` names the file position for errors.
-    func inflate(into output: UnsafeMutableRawPointer, count: Int, offset: Int) throws(PNGError) -> Int {
+    public func inflate(into output: UnsafeMutableRawPointer, count: Int) throws(InflateError) -> Int {
         var produced = 0
         while true {
             let pending = writePos - readPos
@@ -128,7 +127,7 @@ final class Inflater {
                 produced += n
             }
             if readPos == writePos, let failure {
-                throw .zlibDataError(offset: offset, message: failure)
+                throw InflateError(message: failure)
             }
             if produced == count || mode == .done || (starved && readPos == writePos) { return produced }
             produce()
@@ -200,7 +199,7 @@ final class Inflater {
         externalCount -= n
     }
 
-    private func fail(_ message: String) -> Stop {
+    private func fail(_ message: MessageText) -> Stop {
         failure = message
         mode = .failed
         return .progress
@@ -577,32 +576,49 @@ final class Inflater {
 
     // MARK: - Whole streams
 
-    /// Inflates a whole zlib stream held in memory (iCCP, zTXt, iTXt) into at most `limit`
-    /// bytes. `offset` is where the stream starts in the file. `produced` grows by the bytes
-    /// inflated, also when it throws, so that a caller can bound the work of many streams.
-    static func inflateWhole(_ compressed: [UInt8], limit: Int, offset: Int, ledger: MemoryLedger,
-                             produced: inout Int) throws(PNGError) -> [UInt8] {
-        let inflater = try Inflater(ledger: ledger)
-        let chunk: LedgerBuffer<UInt8>
-        do { chunk = try ledger.allocate(UInt8.self, count: 16 * 1024, initialValue: 0) } catch { throw .core(error) }
-        let input: LedgerBuffer<UInt8>
-        do { input = try ledger.allocate(UInt8.self, count: compressed.count, initialValue: 0) } catch { throw .core(error) }
-        for i in 0 ..< compressed.count { input.baseAddress[i] = compressed[i] }
-        inflater.supply(UnsafeMutableRawPointer(input.baseAddress), count: compressed.count)
-        var result: [UInt8] = []
-        while !inflater.finished {
-            let consumed = compressed.count - inflater.availableInput
-            let n = try inflater.inflate(into: chunk.baseAddress, count: min(chunk.count, limit - result.count + 1),
-                                         offset: offset + consumed)
-            produced += n
-            if n == 0 && !inflater.finished {
-                throw .zlibDataError(offset: offset + compressed.count, message: "stream ends early")
-            }
-            guard result.count + n <= limit else {
-                throw .limitExceeded(what: "inflated metadata bytes", value: result.count + n, limit: limit, offset: offset)
-            }
-            result.append(contentsOf: UnsafeBufferPointer(start: chunk.baseAddress, count: n))
-        }
-        return result
+    /// How a whole-stream inflation ended.
+    public enum Outcome: Sendable, Equatable {
+        /// The stream ended (and its checksum matched).
+        case finished
+        /// The output was filled before the stream ended: the rest is more than was asked for.
+        case outputFull
+        /// The input ran out before the stream ended: a stream cut short.
+        case inputEnded
+        /// The data is not a valid zlib stream; the text says why.
+        case damaged(MessageText)
+        /// The ledger refused the inflater's buffers.
+        case refused(CoreError)
     }
+
+    /// Inflates the zlib stream in `input` into `output` (a TIFF strip, say), stopping when
+    /// either is used up or the stream ends; returns the bytes written and how it ended.
+    public static func inflate(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer,
+                               ledger: MemoryLedger) -> (produced: Int, outcome: Outcome) {
+        let inflater: Inflater
+        do throws(CoreError) { inflater = try Inflater(ledger: ledger) } catch { return (0, .refused(error)) }
+        guard let base = input.baseAddress, input.count > 0 else { return (0, .inputEnded) }
+        // The inflater only reads through the pointer.
+        inflater.supply(UnsafeMutableRawPointer(mutating: base), count: input.count)
+        guard let out = output.baseAddress else { return (0, .outputFull) }
+        var produced = 0
+        while produced < output.count {
+            let n: Int
+            do throws(InflateError) {
+                n = try inflater.inflate(into: out + produced, count: output.count - produced)
+            } catch {
+                return (produced, .damaged(error.message))
+            }
+            produced += n
+            if inflater.finished { return (produced, .finished) }
+            if n == 0 { return (produced, .inputEnded) }
+        }
+        return (produced, inflater.finished ? .finished : .outputFull)
+    }
+}
+
+/// Why the data is not a valid zlib stream, in zlib's words ("invalid distance too far
+/// back", "incorrect data check", …).
+@_spi(Codec)
+public struct InflateError: Error, Sendable, Equatable {
+    public let message: MessageText
 }

@@ -1,6 +1,5 @@
 import CZlib
-import PareCore
-@testable import ParePNG
+@_spi(Codec) @testable import PareCore
 import Testing
 import TestSupport
 
@@ -80,12 +79,11 @@ import TestSupport
                     inflater.supply(UnsafeMutableRawPointer(inBuffer.baseAddress! + next), count: n)
                     next += n
                 }
-                do throws(PNGError) {
-                    let n = try inflater.inflate(into: chunk, count: take, offset: 0)
+                do throws(InflateError) {
+                    let n = try inflater.inflate(into: chunk, count: take)
                     out += UnsafeBufferPointer(start: chunk, count: n)
                 } catch {
-                    guard case let .zlibDataError(_, message) = error else { return Outcome(bytes: out, message: "\(error)") }
-                    return Outcome(bytes: out, message: message)
+                    return Outcome(bytes: out, message: error.message)
                 }
             }
             return Outcome(bytes: out, message: nil)
@@ -263,6 +261,6 @@ import TestSupport
         }
         #expect(ledger.currentBytes == 0)
         let limited = MemoryLedger(limit: 50_000)
-        #expect(throws: PNGError.self) { _ = try Inflater(ledger: limited) }
+        #expect(throws: CoreError.self) { _ = try Inflater(ledger: limited) }
     }
 }

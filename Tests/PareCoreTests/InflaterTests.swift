@@ -35,6 +35,42 @@ import TestSupport
         return Array(output[0 ..< produced])
     }
 
+    /// One stream, its pieces deflated at `levels` in turn (`deflateParams` ends a block at
+    /// each change), so that stored and compressed blocks alternate.
+    static func deflateMixed(_ data: [UInt8], levels: [Int32], piece: Int) -> [UInt8] {
+        var stream = z_stream()
+        precondition(deflateInit_(&stream, levels[0], zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK)
+        defer { deflateEnd(&stream) }
+        var result: [UInt8] = []
+        var output = [UInt8](repeating: 0, count: 1 << 20)
+        var input = data
+        input.withUnsafeMutableBufferPointer { inBuffer in
+            output.withUnsafeMutableBufferPointer { outBuffer in
+                var at = 0, round = 0
+                repeat {
+                    let n = min(piece, inBuffer.count - at)
+                    stream.next_in = inBuffer.baseAddress! + at
+                    stream.avail_in = uInt(n)
+                    at += n
+                    repeat {
+                        stream.next_out = outBuffer.baseAddress
+                        stream.avail_out = uInt(outBuffer.count)
+                        _ = CZlib.deflate(&stream, at == inBuffer.count ? Z_FINISH : Z_NO_FLUSH)
+                        result += outBuffer.prefix(outBuffer.count - Int(stream.avail_out))
+                    } while stream.avail_in > 0 || (at == inBuffer.count && stream.avail_out == 0)
+                    round += 1
+                    if at < inBuffer.count {
+                        stream.next_out = outBuffer.baseAddress
+                        stream.avail_out = uInt(outBuffer.count)
+                        precondition(deflateParams(&stream, levels[round % levels.count], Z_DEFAULT_STRATEGY) == Z_OK)
+                        result += outBuffer.prefix(outBuffer.count - Int(stream.avail_out))
+                    }
+                } while at < inBuffer.count
+            }
+        }
+        return result
+    }
+
     /// zlib's inflate in one call with room for everything.
     static func zlibInflate(_ compressed: [UInt8], room: Int) -> Outcome {
         var stream = z_stream()
@@ -144,6 +180,31 @@ import TestSupport
                 #expect(outcome == Outcome(bytes: Array(data.prefix(40_000)), message: nil),
                         "\(name) piece \(piece) take \(take)")
             }
+        }
+    }
+
+    /// A megabyte of short matches fills and slides the window many times; each time the
+    /// careful loop finishes the window and hands the fast loop its bit buffer. (The hand-over
+    /// a fuzzer found wrong is replayed by `PNGRegressionTests`.)
+    @Test func manyWindowsOfShortMatches() throws {
+        let samples = Self.samples()
+        var data: [UInt8] = []
+        for _ in 0 ..< 4 { data += samples[3].1 + samples[1].1 }
+        for level: Int32 in [1, 6] {
+            let compressed = Self.deflate(data, level: level, strategy: Z_DEFAULT_STRATEGY)
+            #expect(try Self.inflate(compressed, take: 1000) == Outcome(bytes: data, message: nil), "level \(level)")
+        }
+    }
+
+    /// Pieces from 8 to 40 bytes switch between the two loops at every bit position.
+    @Test func everySmallPieceSize() throws {
+        let data = Array(Self.samples()[1].1.prefix(30_000)) + Array(Self.samples()[0].1.prefix(10_000))
+        // Stored blocks between compressed ones: a stored header leaves the bit buffer on a
+        // byte boundary.
+        let compressed = Self.deflateMixed(data, levels: [0, 6, 1, 0, 9], piece: 3000)
+        for piece in 8 ... 40 {
+            #expect(try Self.inflate(compressed, piece: piece, take: 500) == Outcome(bytes: data, message: nil),
+                    "pieces of \(piece)")
         }
     }
 

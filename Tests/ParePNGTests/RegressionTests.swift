@@ -96,6 +96,18 @@ import TestSupport
         }
     }
 
+    /// The inflater's fast loop once took over a bit buffer of 64 bits from its careful loop
+    /// and read it as a step back: this cut-off file then decoded wrongly ("invalid filter
+    /// type 250 on scanline 86") where zlib and the fixed inflater run out of data.
+    @Test func inflaterHandOverRegressionEndsWhereZlibDoes() throws {
+        let input = try #require(Regressions.inputs("png").first { $0.name == "crash-857ca35c7e84.png" })
+        guard case let .error(error) = Self.replay(input.bytes).native else {
+            Issue.record("decoded")
+            return
+        }
+        #expect(error.description == "PNG: unexpected end of file in chunk IDAT (2330 more byte(s) needed) at byte 739")
+    }
+
     @Test(.requiresCorpus) func corruptPngSuiteFilesEndInATypedError() throws {
         let root = Corpus.path
         let names = FileSystem.list(root + "/png/pngsuite").filter { $0.hasPrefix("x") && $0.hasSuffix(".png") }

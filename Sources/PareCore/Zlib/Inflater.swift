@@ -69,7 +69,8 @@ public final class Inflater {
     /// The caller's supply not yet taken in.
     private var external: UnsafeMutablePointer<UInt8>?
     private var externalCount = 0
-    /// The next `bitCount` bits of the stream, first bit lowest (RFC 1951 §3.1.1).
+    /// The next `bitCount` bits of the stream, first bit lowest (RFC 1951 §3.1.1); never
+    /// more than 63, so that a shift by `bitCount` is in range.
     private var bitBuffer: UInt64 = 0
     private var bitCount = 0
     private var adler = Adler32()
@@ -207,11 +208,12 @@ public final class Inflater {
 
     // MARK: - Bits, one byte at a time
 
-    /// Fills the bit buffer from the input buffer, a byte at a time, to 57 bits or the input's end.
+    /// Fills the bit buffer from the input buffer, a byte at a time, to at least 56 bits or
+    /// the input's end. It stops below 64: `decodeFast` takes `bitCount` ≤ 63 as given.
     @inline(__always) private func refill() {
         bitBuffer &= (1 << UInt64(bitCount)) &- 1
         // SAFETY: inPos < inEnd ≤ inputBytes.
-        while bitCount <= 56 && inPos < inEnd {
+        while bitCount < 56 && inPos < inEnd {
             bitBuffer |= UInt64(input.baseAddress[inPos]) << UInt64(bitCount)
             inPos += 1
             bitCount += 8
@@ -486,9 +488,10 @@ public final class Inflater {
             inPos = ip
             writePos = op
         }
-        // SAFETY: ip ≤ inEnd − 8 keeps each 8-byte load inside the input buffer; op ≤ windowEnd − 258
-        // keeps every write of a round (three literals, or a match of ≤ 258 bytes written in 8-byte
-        // pieces, ≤ 7 past its end) inside the window and its `copySlack`.
+        // SAFETY: 0 ≤ ip ≤ inEnd − 8 keeps each 8-byte load inside the input buffer (ip only grows:
+        // count ≤ 63 on entry and after each refill); op ≤ windowEnd − 258 keeps every write of a
+        // round (ten literal bytes, or a match of ≤ 258 bytes written in 8-byte pieces, ≤ 7 past
+        // its end) inside the window and its `copySlack`.
         decoding: while ip <= inLimit && op <= outLimit {
             // Wrapping arithmetic throughout: every quantity is bounded by the loop's entry
             // condition or by 64. A masking shift by a whole entry shifts by its low 6 bits,

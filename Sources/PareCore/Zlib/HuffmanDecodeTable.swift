@@ -107,15 +107,19 @@ enum HuffmanDecodeTable {
         case incomplete
     }
 
+    /// The most code lengths a block lists: the fixed code's 288 literal/length and 32
+    /// distance codes (§3.2.6); a dynamic header's 286 + 30 fit too.
+    static let maxSymbols = 320
+
     /// Scratch a build needs: the symbols sorted by code length, and per-length counts.
-    static let scratchCount = 320 + 3 * (maxCodeLength + 2)
+    static let scratchCount = maxSymbols + 3 * (maxCodeLength + 2)
 
     /// Builds the table for the symbols `0 ..< count` whose code lengths are `lengths`
     /// (0: the symbol is not used) into `table`, which holds `capacity` entries.
     static func build(lengths: UnsafePointer<UInt8>, count: Int, alphabet: HuffmanAlphabet, rootBits: Int,
                       into table: UnsafeMutablePointer<UInt32>, capacity: Int,
                       scratch: UnsafeMutablePointer<UInt16>) throws(Refusal) {
-        let lengthCount = scratch + 320            // codes of each length, 0 ... 15
+        let lengthCount = scratch + maxSymbols     // codes of each length, 0 ... 15
         let remaining = lengthCount + (maxCodeLength + 2)
         let nextCode = remaining + (maxCodeLength + 2)
         for l in 0 ... maxCodeLength { lengthCount[l] = 0 }

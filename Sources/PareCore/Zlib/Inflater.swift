@@ -83,18 +83,14 @@ public final class Inflater {
     /// `verifiesChecksum: false` neither computes nor checks the stream's Adler-32; every
     /// other check stays.
     public init(ledger: MemoryLedger, verifiesChecksum: Bool = true) throws(CoreError) {
-        do throws(CoreError) {
-            window = try ledger.allocate(UInt8.self, count: Self.historyBytes + Self.aheadBytes + Self.copySlack,
-                                         initialValue: 0)
-            input = try ledger.allocate(UInt8.self, count: Self.inputBytes, initialValue: 0)
-            tables = try ledger.allocate(UInt32.self, count: HuffmanDecodeTable.literalCapacity
-                                         + HuffmanDecodeTable.distanceCapacity + HuffmanDecodeTable.codeLengthCapacity
-                                         + 1 << HuffmanDecodeTable.literalRootBits, initialValue: 0)
-            lengths = try ledger.allocate(UInt8.self, count: 320, initialValue: 0)
-            scratch = try ledger.allocate(UInt16.self, count: HuffmanDecodeTable.scratchCount, initialValue: 0)
-        } catch {
-            throw error
-        }
+        window = try ledger.allocate(UInt8.self, count: Self.historyBytes + Self.aheadBytes + Self.copySlack,
+                                     initialValue: 0)
+        input = try ledger.allocate(UInt8.self, count: Self.inputBytes, initialValue: 0)
+        tables = try ledger.allocate(UInt32.self, count: HuffmanDecodeTable.literalCapacity
+                                     + HuffmanDecodeTable.distanceCapacity + HuffmanDecodeTable.codeLengthCapacity
+                                     + 1 << HuffmanDecodeTable.literalRootBits, initialValue: 0)
+        lengths = try ledger.allocate(UInt8.self, count: HuffmanDecodeTable.maxSymbols, initialValue: 0)
+        scratch = try ledger.allocate(UInt16.self, count: HuffmanDecodeTable.scratchCount, initialValue: 0)
         self.verifiesChecksum = verifiesChecksum
     }
 
@@ -377,7 +373,7 @@ public final class Inflater {
     private func buildFixedTables() {
         let lengths = lengths.baseAddress
         for s in 0 ..< 288 { lengths[s] = s < 144 ? 8 : s < 256 ? 9 : s < 280 ? 7 : 8 }
-        for s in 288 ..< 320 { lengths[s] = 5 }
+        for s in 288 ..< HuffmanDecodeTable.maxSymbols { lengths[s] = 5 }
         // Complete codes: neither build can refuse them.
         try? HuffmanDecodeTable.build(lengths: lengths, count: 288, alphabet: .literalLength,
                                       rootBits: HuffmanDecodeTable.literalRootBits, into: literalTable,

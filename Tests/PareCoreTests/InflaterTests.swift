@@ -254,6 +254,12 @@ import TestSupport
                 #expect(Self.agree(ours, reference, take: take), "\(message), pieces of \(piece): \(ours)")
             }
         }
+        // When the caller's call takes exactly the bytes before the error: a match too far
+        // back waits for the next call (zlib checks it only with room to write), every other
+        // error comes with those bytes, which the caller then does not get.
+        let far = cases.first { $0.0 == "invalid distance too far back" }!.1
+        #expect(try Self.inflate(far, take: 1) == Outcome(bytes: Array("a".utf8), message: "invalid distance too far back"))
+        #expect(try Self.inflate(badCheck, take: 23) == Outcome(bytes: [], message: "incorrect data check"))
         // A block of literals may send an empty distance code: "aaa", Adler-32 and all.
         let literalsOnly: [UInt8] = [0x78, 0x9C, 0x05, 0xC0, 0x21, 0x09, 0, 0, 0, 0, 0xA0, 0xAD, 0xFE, 0x3F, 0x21, 0x08,
                                      0x02, 0x49, 0x01, 0x24]

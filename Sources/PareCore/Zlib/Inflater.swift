@@ -20,8 +20,9 @@
 /// the tests hold the two to the same output.
 ///
 /// Errors carry zlib's own messages ("invalid distance too far back", "incorrect data
-/// check", …), and come out when the caller has taken every byte decoded before them, as
-/// zlib reports them in the call that reaches them.
+/// check", …) and come out in the call zlib's inflate would report them in: the call that
+/// hands out the last bytes before them, or for a match reaching too far back, the first
+/// call with room left after those bytes (zlib checks the distance only when it can write).
 @_spi(Codec)
 public final class Inflater {
     static let historyBytes = 32 * 1024
@@ -79,6 +80,11 @@ public final class Inflater {
     /// Set when decoding stopped for want of input and nothing is left to take in.
     private var starved = true
     private var failure: MessageText?
+    /// The failure is a match reaching back too far, which zlib checks only with room left
+    /// for the match: a call that the bytes before it fill exactly returns them, and the
+    /// next call throws. Every other failure zlib reaches without writing, so it throws in
+    /// the call that hands out the last bytes before it.
+    private var failureWaitsForRoom = false
 
     /// `verifiesChecksum: false` neither computes nor checks the stream's Adler-32; every
     /// other check stays.
@@ -123,7 +129,7 @@ public final class Inflater {
                 readPos += n
                 produced += n
             }
-            if readPos == writePos, let failure {
+            if readPos == writePos, let failure, produced < count || !failureWaitsForRoom {
                 throw InflateError(message: failure)
             }
             if produced == count || mode == .done || (starved && readPos == writePos) { return produced }
@@ -200,6 +206,11 @@ public final class Inflater {
         failure = message
         mode = .failed
         return .progress
+    }
+
+    private func failTooFarBack() -> Stop {
+        failureWaitsForRoom = true
+        return fail("invalid distance too far back")
     }
 
     // MARK: - Bits, one byte at a time
@@ -453,7 +464,7 @@ public final class Inflater {
             guard code.isBase else { return fail("invalid distance code") }
             guard let distanceExtra = take(code.width) else { return rewind(to: start) }
             let distance = code.value + distanceExtra
-            if distance > writePos { return fail("invalid distance too far back") }
+            if distance > writePos { return failTooFarBack() }
             guard writePos + length <= windowEnd else {
                 _ = rewind(to: start)
                 return .windowFull
@@ -541,7 +552,7 @@ public final class Inflater {
             let distance = code.value &+ Int(truncatingIfNeeded: bits & ((1 &<< UInt64(code.width)) &- 1))
             bits &>>= UInt64(code.width); count &-= code.width
             if distance > op {
-                _ = fail("invalid distance too far back")
+                _ = failTooFarBack()
                 return
             }
             let to = out + op, from = out + (op &- distance)

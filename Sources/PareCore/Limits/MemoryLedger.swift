@@ -76,6 +76,19 @@ public final class MemoryLedger {
         return buffer
     }
 
+    /// A buffer of `count` elements left unset, counted until it is released: for a buffer
+    /// its owner writes before it reads (the inflater's window and input), where setting a
+    /// hundred kilobytes would be most of a small image's work.
+    @_spi(Codec) @inlinable @inline(never)
+    public func allocateUninitialized<Element: BitwiseCopyable>(
+        _ type: Element.Type, count: Int
+    ) throws(CoreError) -> LedgerBuffer<Element> {
+        let bytes = try reserve(count: count, stride: MemoryLayout<Element>.stride)
+        let buffer = LedgerBuffer<Element>(ledger: self, count: count, byteCount: bytes, initialValue: nil)
+        noteAllocated()
+        return buffer
+    }
+
     /// Records `count` elements of `stride` bytes as `reserve(bytes:)` does, returning the
     /// bytes: the part of `allocate` that does not depend on the element type, out of line
     /// so that each element type's copy of `allocate` is only the buffer's creation.
@@ -101,13 +114,14 @@ public final class LedgerBuffer<Element: BitwiseCopyable> {
     @usableFromInline let ledger: MemoryLedger
 
     @inlinable @inline(__always)
-    init(ledger: MemoryLedger, count: Int, byteCount: Int, initialValue: Element) {
+    init(ledger: MemoryLedger, count: Int, byteCount: Int, initialValue: Element?) {
         self.ledger = ledger
         self.count = count
         self.byteCount = byteCount
         // One element at least, so that baseAddress is always a real pointer.
         baseAddress = UnsafeMutablePointer<Element>.allocate(capacity: max(count, 1))
-        baseAddress.initialize(repeating: initialValue, count: max(count, 1))
+        // Elements are BitwiseCopyable: memory left unset is valid to write, then read.
+        if let initialValue { baseAddress.initialize(repeating: initialValue, count: max(count, 1)) }
     }
 
     deinit {

@@ -89,9 +89,9 @@ public final class Inflater {
     /// `verifiesChecksum: false` neither computes nor checks the stream's Adler-32; every
     /// other check stays.
     public init(ledger: MemoryLedger, verifiesChecksum: Bool = true) throws(CoreError) {
-        window = try ledger.allocate(UInt8.self, count: Self.historyBytes + Self.aheadBytes + Self.copySlack,
-                                     initialValue: 0)
-        input = try ledger.allocate(UInt8.self, count: Self.inputBytes, initialValue: 0)
+        // Written before read: the window below `writePos`, the input below `inEnd`.
+        window = try ledger.allocateUninitialized(UInt8.self, count: Self.historyBytes + Self.aheadBytes + Self.copySlack)
+        input = try ledger.allocateUninitialized(UInt8.self, count: Self.inputBytes)
         tables = try ledger.allocate(UInt32.self, count: HuffmanDecodeTable.literalCapacity
                                      + HuffmanDecodeTable.distanceCapacity + HuffmanDecodeTable.codeLengthCapacity
                                      + 1 << HuffmanDecodeTable.literalRootBits, initialValue: 0)

@@ -2,13 +2,15 @@
 /// means, and how many bits of it this entry accounts for.
 ///
 /// Layout of `raw` (one 32-bit word, so that a lookup is one load):
-/// - bits 0–7: the bits to drop (the code's length, or the root's width for a link);
+/// - bits 0–7: the code's length, the bits to drop; for a link, the length of the longest
+///   code it leads to (the root's width + the subtable's), so that an entry whose length is
+///   at most the root's width is a whole code;
 /// - bits 8–15: the kind (`literal`, `base` + extra-bit count, `link` + subtable width,
 ///   `endOfBlock`, `invalid`);
 /// - bits 16–31: the value (a literal byte or code-length symbol, a length or distance
 ///   base, or a subtable's start).
-struct HuffmanEntry {
-    var raw: UInt32
+@_spi(Codec) @frozen public struct HuffmanEntry {
+    public var raw: UInt32
 
     static let literal: UInt32 = 0x00
     /// Two literals whose codes, together, fit the root's width: the value holds the first
@@ -16,36 +18,42 @@ struct HuffmanEntry {
     static let literalPair: UInt32 = 0x01
     /// Ored with the count of extra bits that follow the code (RFC 1951 §3.2.5), 0–13.
     static let base: UInt32 = 0x10
-    /// Ored with the subtable's index width.
+    /// Ored with the subtable's index width. The only kind with bit 6 set, so that telling a
+    /// link from the rest takes one test.
     static let link: UInt32 = 0x40
-    static let endOfBlock: UInt32 = 0x60
+    static let endOfBlock: UInt32 = 0x20
     static let invalid: UInt32 = 0x80
 
-    @inline(__always) init(raw: UInt32) { self.raw = raw }
+    @inlinable @inline(__always) public init(raw: UInt32) { self.raw = raw }
     @inline(__always) init(kind: UInt32, bits: Int, value: Int) {
         raw = UInt32(truncatingIfNeeded: value) << 16 | kind << 8 | UInt32(truncatingIfNeeded: bits)
     }
 
-    @inline(__always) var bits: Int { Int(raw & 0xFF) }
+    @inlinable @inline(__always) public var bits: Int { Int(raw & 0xFF) }
     @inline(__always) var kind: UInt32 { (raw >> 8) & 0xFF }
-    @inline(__always) var value: Int { Int(raw >> 16) }
+    @inlinable @inline(__always) public var value: Int { Int(raw >> 16) }
     /// The extra-bit count of a `base` entry, or the index width of a `link`.
     @inline(__always) var width: Int { Int((raw >> 8) & 0x0F) }
     @inline(__always) var isLiteral: Bool { raw & 0xFF00 == 0 }
     /// A literal or a pair of them.
     @inline(__always) var isLiterals: Bool { raw & 0xFE00 == 0 }
     @inline(__always) var isBase: Bool { raw & 0xF000 == 0x1000 }
-    @inline(__always) var isLink: Bool { raw & 0xF000 == 0x4000 }
+    @inline(__always) var isLink: Bool { raw & 0x4000 != 0 }
 }
 
-/// The three alphabets of RFC 1951 §3.2.5–3.2.7, each with what its symbols mean.
-enum HuffmanAlphabet {
+/// What the symbols of a code mean, and which sets of code lengths make a code: the three
+/// alphabets of RFC 1951 §3.2.5–3.2.7, and the prefix codes of WebP Lossless §6.2.2.
+@_spi(Codec) public enum HuffmanAlphabet: Sendable {
     /// The code-length code of a dynamic block header (§3.2.7): symbols 0–18.
     case codeLengths
     /// Literal bytes 0–255, end of block 256, lengths 257–285; 286 and 287 are invalid.
     case literalLength
     /// Distances 0–29; 30 and 31 are invalid.
     case distance
+    /// Symbols that stand for themselves (WebP Lossless §6.2.2: the codes of green, red,
+    /// blue, alpha and distance, and their code-length code). A code must be complete, except
+    /// that one used symbol is a code of zero-length words: it takes no bits to read.
+    case symbols
 
     static let lengthBase: [UInt16] = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31,
                                        35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258]
@@ -60,7 +68,7 @@ enum HuffmanAlphabet {
     /// The entry for `symbol` once its code, `bits` long, has been read.
     func entry(symbol: Int, bits: Int) -> HuffmanEntry {
         switch self {
-        case .codeLengths:
+        case .codeLengths, .symbols:
             return HuffmanEntry(kind: HuffmanEntry.literal, bits: bits, value: symbol)
         case .literalLength:
             if symbol < 256 { return HuffmanEntry(kind: HuffmanEntry.literal, bits: bits, value: symbol) }
@@ -89,7 +97,7 @@ enum HuffmanAlphabet {
 /// accepts fit `capacity(rootBits:)`: 1334 entries for literals/lengths with a 10-bit root,
 /// 402 for distances with an 8-bit root (the largest totals over every complete code of
 /// 286 and 30 symbols up to 15 bits long), 128 for the code-length code (7 bits at most).
-enum HuffmanDecodeTable {
+@_spi(Codec) public enum HuffmanDecodeTable {
     static let literalRootBits = 10
     static let distanceRootBits = 8
     static let codeLengthRootBits = 7
@@ -99,27 +107,31 @@ enum HuffmanDecodeTable {
     static let maxCodeLength = 15
 
     /// What `build` found wrong with a set of code lengths.
-    enum Refusal: Error {
+    public enum Refusal: Error {
         /// More codes of some length than the lengths before it leave room for.
         case oversubscribed
-        /// Codes left unused where RFC 1951 leaves none (any incomplete set except a single
-        /// one-bit code, which zlib also accepts for a block that uses one symbol).
+        /// Codes left unused where the format leaves none. RFC 1951 accepts one incomplete
+        /// set, a single one-bit code (zlib too, for a block that uses one symbol), and an
+        /// empty distance code; WebP Lossless a single used symbol of any length.
         case incomplete
     }
 
-    /// The most code lengths a block lists: the fixed code's 288 literal/length and 32
-    /// distance codes (§3.2.6); a dynamic header's 286 + 30 fit too.
+    /// The most code lengths a deflate block lists: the fixed code's 288 literal/length and
+    /// 32 distance codes (§3.2.6); a dynamic header's 286 + 30 fit too.
     static let maxSymbols = 320
 
-    /// Scratch a build needs: the symbols sorted by code length, and per-length counts.
-    static let scratchCount = maxSymbols + 3 * (maxCodeLength + 2)
+    /// The scratch a build of up to `symbols` symbols needs, in `UInt16`s: the symbols sorted
+    /// by code length, and three arrays indexed by code length.
+    public static func scratchCount(symbols: Int) -> Int { symbols + 3 * (maxCodeLength + 2) }
 
-    /// Builds the table for the symbols `0 ..< count` whose code lengths are `lengths`
-    /// (0: the symbol is not used) into `table`, which holds `capacity` entries.
-    static func build(lengths: UnsafePointer<UInt8>, count: Int, alphabet: HuffmanAlphabet, rootBits: Int,
-                      into table: UnsafeMutablePointer<UInt32>, capacity: Int,
-                      scratch: UnsafeMutablePointer<UInt16>) throws(Refusal) {
-        let lengthCount = scratch + maxSymbols     // codes of each length, 0 ... 15
+    /// Builds the table for the symbols `0 ..< count` whose code lengths (at most 15) are
+    /// `lengths` (0: the symbol is not used) into `table`, which holds `capacity` entries, and
+    /// returns how many of them it used. `scratch` holds `scratchCount(symbols: count)`.
+    @discardableResult
+    public static func build(lengths: UnsafePointer<UInt8>, count: Int, alphabet: HuffmanAlphabet, rootBits: Int,
+                             into table: UnsafeMutablePointer<UInt32>, capacity: Int,
+                             scratch: UnsafeMutablePointer<UInt16>) throws(Refusal) -> Int {
+        let lengthCount = scratch + count     // codes of each length, 0 ... 15
         let remaining = lengthCount + (maxCodeLength + 2)
         let nextCode = remaining + (maxCodeLength + 2)
         for l in 0 ... maxCodeLength { lengthCount[l] = 0 }
@@ -128,19 +140,30 @@ enum HuffmanDecodeTable {
         var longest = 0
         for l in 1 ... maxCodeLength where lengthCount[l] > 0 { longest = l }
         let rootSize = 1 << rootBits
+        guard rootSize <= capacity else { throw .oversubscribed }
         guard longest > 0 else {
             // No codes at all: a block of literals alone may send an empty distance code;
-            // every lookup in it is invalid. The code-length code cannot be empty.
-            if alphabet == .codeLengths { throw .incomplete }
+            // every lookup in it is invalid. No other code can be empty.
+            if alphabet != .distance { throw .incomplete }
             table.initialize(repeating: HuffmanEntry(kind: HuffmanEntry.invalid, bits: 1, value: 0).raw, count: rootSize)
-            return
+            return rootSize
         }
         var left = 1
+        var used = 0
         for l in 1 ... maxCodeLength {
             left = left << 1 - Int(lengthCount[l])
+            used += Int(lengthCount[l])
             if left < 0 { throw .oversubscribed }
         }
-        if left > 0 && (alphabet == .codeLengths || longest != 1) { throw .incomplete }
+        if alphabet == .symbols && used == 1 {
+            // WebP's one-symbol code: every lookup is that symbol, read in no bits.
+            var symbol = 0
+            while lengths[symbol] == 0 { symbol += 1 }
+            table.initialize(repeating: HuffmanEntry(kind: HuffmanEntry.literal, bits: 0, value: symbol).raw,
+                             count: rootSize)
+            return rootSize
+        }
+        if left > 0 && (alphabet == .codeLengths || alphabet == .symbols || longest != 1) { throw .incomplete }
 
         // The symbols in code order: by length, then by value (§3.2.2).
         var offset = 0
@@ -163,7 +186,7 @@ enum HuffmanDecodeTable {
         table.initialize(repeating: HuffmanEntry(kind: HuffmanEntry.invalid, bits: 1, value: 0).raw, count: rootSize)
 
         let rootMask = rootSize - 1
-        var used = rootSize
+        used = rootSize
         var currentPrefix = -1, subStart = 0, subBits = 0
         for i in 0 ..< offset {
             let symbol = Int(scratch[i])
@@ -196,7 +219,7 @@ enum HuffmanDecodeTable {
                     used += 1 << width
                     (table + subStart).initialize(repeating: HuffmanEntry(kind: HuffmanEntry.invalid, bits: 1,
                                                                          value: 0).raw, count: 1 << width)
-                    table[prefix] = HuffmanEntry(kind: HuffmanEntry.link | UInt32(width), bits: rootBits,
+                    table[prefix] = HuffmanEntry(kind: HuffmanEntry.link | UInt32(width), bits: rootBits + width,
                                                  value: subStart).raw
                     currentPrefix = prefix
                 }
@@ -209,6 +232,7 @@ enum HuffmanDecodeTable {
             }
             remaining[length] -= 1
         }
+        return used
     }
 
     /// The fast decoder's root table for literals/lengths: `root`'s entries, except that a

@@ -96,7 +96,8 @@ public final class Inflater {
                                      + HuffmanDecodeTable.distanceCapacity + HuffmanDecodeTable.codeLengthCapacity
                                      + 1 << HuffmanDecodeTable.literalRootBits, initialValue: 0)
         lengths = try ledger.allocate(UInt8.self, count: HuffmanDecodeTable.maxSymbols, initialValue: 0)
-        scratch = try ledger.allocate(UInt16.self, count: HuffmanDecodeTable.scratchCount, initialValue: 0)
+        scratch = try ledger.allocate(UInt16.self, count: HuffmanDecodeTable.scratchCount(symbols: HuffmanDecodeTable.maxSymbols),
+                                      initialValue: 0)
         self.verifiesChecksum = verifiesChecksum
     }
 
@@ -519,7 +520,7 @@ public final class Inflater {
                 continue
             }
             if entry.isLink {
-                bits &>>= UInt64(entry.raw); count &-= Int(entry.raw & 0xFF)
+                bits &>>= UInt64(HuffmanDecodeTable.literalRootBits); count &-= HuffmanDecodeTable.literalRootBits
                 let index = Int(truncatingIfNeeded: bits & ((1 &<< UInt64(entry.width)) &- 1))
                 entry = HuffmanEntry(raw: literals[entry.value &+ index])
             }
@@ -540,7 +541,7 @@ public final class Inflater {
             bits &>>= UInt64(entry.width); count &-= entry.width
             var code = HuffmanEntry(raw: distances[Int(truncatingIfNeeded: bits & distanceMask)])
             if code.isLink {
-                bits &>>= UInt64(code.raw); count &-= Int(code.raw & 0xFF)
+                bits &>>= UInt64(HuffmanDecodeTable.distanceRootBits); count &-= HuffmanDecodeTable.distanceRootBits
                 let index = Int(truncatingIfNeeded: bits & ((1 &<< UInt64(code.width)) &- 1))
                 code = HuffmanEntry(raw: distances[code.value &+ index])
             }

@@ -1,4 +1,4 @@
-import PareCore
+@_spi(Codec) import PareCore
 
 /// The prefix codes of one entropy-coded image (WebP Lossless Bitstream §6.2): one group of
 /// five codes (green + length + cache, red, blue, alpha, distance) per meta prefix code, all
@@ -27,15 +27,20 @@ struct PrefixCodeGroups {
         do { try reservation.grow(bytes: upfront) } catch { throw .core(error) }
         var counted = count * 5 * rootBytes
         var lengths = [UInt8](repeating: 0, count: sizes[0])
+        var scratch = [UInt16](repeating: 0, count: HuffmanDecodeTable.scratchCount(symbols: sizes[0]))
         groups.reserveCapacity(count * 5)
         tables.reserveCapacity(count * 5 * (1 << PrefixCode.rootBits))
         for _ in 0 ..< count {
             for size in sizes {
-                try readCode(alphabetSize: size, lengths: &lengths, reader: &reader)
-                let used = tables.count * MemoryLayout<UInt32>.stride
-                if used > counted {
-                    do { try reservation.grow(bytes: used - counted) } catch { throw .core(error) }
-                    counted = used
+                // A build takes room for its largest table first and gives back what it did
+                // not use: the room is counted before it is taken.
+                let most = (tables.count + PrefixCode.capacity(alphabetSize: size)) * MemoryLayout<UInt32>.stride
+                if most > counted {
+                    do { try reservation.grow(bytes: most - counted) } catch { throw .core(error) }
+                    counted = most
+                }
+                try scratch.withUnsafeMutableBufferPointer { (scratch: inout UnsafeMutableBufferPointer<UInt16>) throws(WebPError) in
+                    try readCode(alphabetSize: size, lengths: &lengths, scratch: scratch.baseAddress!, reader: &reader)
                 }
             }
         }
@@ -43,7 +48,9 @@ struct PrefixCodeGroups {
 
     /// §6.2.2: a simple code (one or two symbols) or a normal one whose lengths are themselves
     /// prefix-coded, with runs (16: repeat the last non-zero length, 17 and 18: zeros).
-    mutating func readCode(alphabetSize: Int, lengths: inout [UInt8], reader: inout LosslessBitReader) throws(WebPError) {
+    /// `scratch` holds `HuffmanDecodeTable.scratchCount(symbols: alphabetSize)`.
+    mutating func readCode(alphabetSize: Int, lengths: inout [UInt8], scratch: UnsafeMutablePointer<UInt16>,
+                           reader: inout LosslessBitReader) throws(WebPError) {
         let at = reader.offset
         for i in 0 ..< alphabetSize { lengths[i] = 0 }
         if reader.flag() {
@@ -59,7 +66,7 @@ struct PrefixCodeGroups {
             let n = reader.read(4) + 4
             for i in 0 ..< n { codeLengthLengths[Self.codeLengthOrder[i]] = UInt8(reader.read(3)) }
             var lengthTable: [UInt32] = []
-            let built = codeLengthLengths.withUnsafeBufferPointer { PrefixCode.build(lengths: $0, into: &lengthTable) }
+            let built = codeLengthLengths.withUnsafeBufferPointer { PrefixCode.build(lengths: $0, scratch: scratch, into: &lengthTable) }
             guard built != nil else { throw .invalidVP8L(offset: at, reason: "code length code is not a prefix code") }
             var maxSymbol = alphabetSize
             if reader.flag() {
@@ -99,7 +106,8 @@ struct PrefixCodeGroups {
         }
         if reader.overrun { throw .truncated(what: "VP8L prefix codes", offset: reader.offset, needed: 1) }
         let start = lengths.withUnsafeBufferPointer {
-            PrefixCode.build(lengths: UnsafeBufferPointer(rebasing: $0[0 ..< alphabetSize]), into: &tables)
+            PrefixCode.build(lengths: UnsafeBufferPointer(rebasing: $0[0 ..< alphabetSize]), scratch: scratch,
+                             into: &tables)
         }
         guard let start else { throw .invalidVP8L(offset: at, reason: "prefix code is not complete") }
         groups.append(start)

@@ -36,8 +36,10 @@ import TestSupport
     }
 
     /// One stream, its pieces deflated at `levels` in turn (`deflateParams` ends a block at
-    /// each change), so that stored and compressed blocks alternate.
-    static func deflateMixed(_ data: [UInt8], levels: [Int32], piece: Int) -> [UInt8] {
+    /// each change), so that stored and compressed blocks alternate; `strategies`, taken in
+    /// turn the same way, alternate fixed and dynamic blocks.
+    static func deflateMixed(_ data: [UInt8], levels: [Int32], strategies: [Int32] = [Z_DEFAULT_STRATEGY],
+                             piece: Int) -> [UInt8] {
         var stream = z_stream()
         precondition(deflateInit_(&stream, levels[0], zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK)
         defer { deflateEnd(&stream) }
@@ -62,7 +64,8 @@ import TestSupport
                     if at < inBuffer.count {
                         stream.next_out = outBuffer.baseAddress
                         stream.avail_out = uInt(outBuffer.count)
-                        precondition(deflateParams(&stream, levels[round % levels.count], Z_DEFAULT_STRATEGY) == Z_OK)
+                        precondition(deflateParams(&stream, levels[round % levels.count],
+                                                   strategies[round % strategies.count]) == Z_OK)
                         result += outBuffer.prefix(outBuffer.count - Int(stream.avail_out))
                     }
                 } while at < inBuffer.count
@@ -206,6 +209,16 @@ import TestSupport
             #expect(try Self.inflate(compressed, piece: piece, take: 500) == Outcome(bytes: data, message: nil),
                     "pieces of \(piece)")
         }
+    }
+
+    /// Runs of fixed blocks between dynamic ones: the fixed tables, built once for a run,
+    /// are built again after a dynamic block has overwritten them.
+    @Test func fixedBlocksAfterDynamicOnes() throws {
+        let data = Self.samples()[1].1
+        let compressed = Self.deflateMixed(data, levels: [6], strategies: [Z_FIXED, Z_FIXED, Z_DEFAULT_STRATEGY],
+                                           piece: 2000)
+        #expect(try Self.inflate(compressed) == Outcome(bytes: data, message: nil))
+        #expect(try Self.inflate(compressed, piece: 13, take: 500) == Outcome(bytes: data, message: nil))
     }
 
     /// A small window (CINFO 1) and a stored stream are read like any other.

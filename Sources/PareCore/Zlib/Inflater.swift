@@ -58,6 +58,8 @@ public final class Inflater {
     private var pairTable: UnsafeMutablePointer<UInt32> { codeLengthTable + HuffmanDecodeTable.codeLengthCapacity }
 
     private var mode = Mode.streamHeader
+    /// The tables hold the fixed codes (§3.2.6): a run of fixed blocks builds them once.
+    private var tablesAreFixed = false
     private var lastBlock = false
     private var storedLeft = 0
     /// The window: bytes before `readPos` are the caller's; `readPos ..< writePos` wait for it.
@@ -297,7 +299,7 @@ public final class Inflater {
             storedLeft = length
             mode = .stored
         case 1:
-            buildFixedTables()
+            if !tablesAreFixed { buildFixedTables() }
             mode = .codes
         case 2:
             return readDynamicTables(start: start)
@@ -320,6 +322,7 @@ public final class Inflater {
             guard let length = take(3) else { return rewind(to: start) }
             lengths[Self.codeLengthOrder[i]] = UInt8(length)
         }
+        tablesAreFixed = false
         do throws(HuffmanDecodeTable.Refusal) {
             try HuffmanDecodeTable.build(lengths: lengths, count: 19, alphabet: .codeLengths,
                                          rootBits: HuffmanDecodeTable.codeLengthRootBits, into: codeLengthTable,
@@ -383,6 +386,7 @@ public final class Inflater {
 
     /// The fixed codes of §3.2.6.
     private func buildFixedTables() {
+        tablesAreFixed = true
         let lengths = lengths.baseAddress
         for s in 0 ..< 288 { lengths[s] = s < 144 ? 8 : s < 256 ? 9 : s < 280 ? 7 : 8 }
         for s in 288 ..< HuffmanDecodeTable.maxSymbols { lengths[s] = 5 }

@@ -70,11 +70,13 @@ public enum ParallelPNGDecoder {
         let rowsPerSlot = max(1, min(order.count, ringBytes / slotCount / stride))
         // The ring, the zero scanline, the CRC reader and the image data stage, made together
         // in the caller's ledger (the stage as the serial decode makes it): when the four do
-        // not fit its limit, none is kept and one thread, which needs less, decodes.
+        // not fit its limit, none is kept and one thread, which needs less, decodes. Any other
+        // failure is the file's or the source's, and the serial decode would meet it too.
         let made: ParallelStages<Source>
         do throws(PNGError) {
             made = try ParallelStages(&decoder, ledger: ledger, slotBytes: rowsPerSlot * stride, stride: stride)
         } catch {
+            guard case .core(.limitExceeded) = error else { throw error }
             return try decoder.decodeRows(&rows, into: &sink)
         }
         let ring = made.ring, zeros = made.zeros

@@ -391,12 +391,12 @@ public final class Inflater {
         for s in 0 ..< 288 { lengths[s] = s < 144 ? 8 : s < 256 ? 9 : s < 280 ? 7 : 8 }
         for s in 288 ..< HuffmanDecodeTable.maxSymbols { lengths[s] = 5 }
         // Complete codes: neither build can refuse them.
-        try? HuffmanDecodeTable.build(lengths: lengths, count: 288, alphabet: .literalLength,
-                                      rootBits: HuffmanDecodeTable.literalRootBits, into: literalTable,
-                                      capacity: HuffmanDecodeTable.literalCapacity, scratch: scratch.baseAddress)
-        try? HuffmanDecodeTable.build(lengths: lengths + 288, count: 32, alphabet: .distance,
-                                      rootBits: HuffmanDecodeTable.distanceRootBits, into: distanceTable,
-                                      capacity: HuffmanDecodeTable.distanceCapacity, scratch: scratch.baseAddress)
+        _ = try? HuffmanDecodeTable.build(lengths: lengths, count: 288, alphabet: .literalLength,
+                                          rootBits: HuffmanDecodeTable.literalRootBits, into: literalTable,
+                                          capacity: HuffmanDecodeTable.literalCapacity, scratch: scratch.baseAddress)
+        _ = try? HuffmanDecodeTable.build(lengths: lengths + 288, count: 32, alphabet: .distance,
+                                          rootBits: HuffmanDecodeTable.distanceRootBits, into: distanceTable,
+                                          capacity: HuffmanDecodeTable.distanceCapacity, scratch: scratch.baseAddress)
         HuffmanDecodeTable.buildPairs(from: literalTable, rootBits: HuffmanDecodeTable.literalRootBits, into: pairTable)
     }
 

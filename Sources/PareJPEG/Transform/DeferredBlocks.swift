@@ -65,7 +65,9 @@ enum DeferredBlocks {
     // cell, with `recordFlat` out of line, or with the property's exclusivity unchecked. The
     // scan holds it unmanaged (`ScanDecoder.deferral`), which left that loop as it was.
     final class Cursor {
-        var next: UnsafeMutablePointer<Int16>
+        /// Unchecked: only the producer's thread uses the cursor, and each access is a single
+        /// read or write; the dynamic exclusivity check was a runtime call for every block.
+        @exclusivity(unchecked) var next: UnsafeMutablePointer<Int16>
 
         init(_ start: UnsafeMutablePointer<Int16>) { next = start }
 

@@ -38,7 +38,7 @@ case "$TARGET" in
     jpeg)     MODULES="PareCore PareJPEG";           DICTS="jpeg" ;;
     icc)      MODULES="PareCore PareICC";            DICTS="icc" ;;
     gif)      MODULES="PareCore PareGIF";            DICTS="gif" ;;
-    tiff)     MODULES="PareCore PareJPEG PareEXIF ParePNG PareTIFF"; DICTS="tiff" ;;
+    tiff)     MODULES="PareCore PareJPEG PareEXIF PareTIFF"; DICTS="tiff" ;;
     encoder)  MODULES="PareCore PareJPEG";           DICTS="" ;;
     pipeline) MODULES="$ALL_MODULES";                DICTS="jpeg png tiff" ;;
     # The differential targets seed from the jpeg and png targets' corpora (SEED_CORPUS).

@@ -1,10 +1,9 @@
 // libFuzzer target: TIFF decode (PareTIFF). Each input is decoded under a 64 MiB ledger and a
 // 4-megapixel limit (a 22 KB Deflate strip of a 4096×4096 image is legitimately 16 million
-// pixels of work, over the 2 s budget under ASan) with ParePNG's zlib for Deflate, strictly into a sink that checks each row's placement and
-// discards it, and leniently into an ImageBuilder. Any typed error is an accepted outcome;
+// pixels of work, over the 2 s budget under ASan), strictly into a sink that checks each row's
+// placement and discards it, and leniently into an ImageBuilder. Any typed error is an accepted outcome;
 // a trap, a sanitizer report, a timeout or an RSS blow-up is a finding.
 import PareCore
-import ParePNG
 import PareTIFF
 
 /// Checks what the decoder promises a sink (rows inside the announced image, top to

@@ -48,7 +48,7 @@ import TestSupport
         for i in stride(from: 0, to: decoded.pixels.count, by: 2) {
             rgba += [decoded.pixels[i], decoded.pixels[i], decoded.pixels[i], decoded.pixels[i + 1]]
         }
-        var encoder = PNGEncoder(ledger: MemoryLedger())
+        let encoder = PNGEncoder(ledger: MemoryLedger())
         let rgbaFile = try encoder.encode(Image(width: 40, height: 30, format: .rgba8, pixels: rgba))
         let smallRGBA = try Self.thumbnail(rgbaFile, size: 13)
         #expect(small.image.format == .grayAlpha8 && smallRGBA.image.format == .rgba8)

@@ -72,8 +72,7 @@ import Testing
     @Test func cutFilesMatchTheSerialDecode() throws {
         for name in ["rgb8-lzw-strips.tif", "rgb8-deflate-strips.tif", "rgb8-packbits-strips.tif", "rgb8-none-strips.tif"] {
             let bytes = try #require(FileSystem.read(Corpus.fixtures + "/tiff/" + name))
-            var options = TIFFOptions()
-                let decoder = try TIFFDecoder(source: MemoryByteSource(bytes), ledger: MemoryLedger(), options: options)
+            let decoder = try TIFFDecoder(source: MemoryByteSource(bytes), ledger: MemoryLedger(), options: TIFFOptions())
             for segment in decoder.info.segments.prefix(7) {
                 let cut = Array(bytes[..<(segment.offset + segment.count / 2)])
                 Self.expectSame(cut, "\(name) cut at \(cut.count)")

@@ -40,7 +40,7 @@ enum LoopFilter {
 
     /// The normal filter across a horizontal edge, 16 positions at once in vector registers
     /// (8 from `first` and 8 from `second`: the two halves of a luma edge, or a U and a V
-    /// edge): the same tests and adjustments as `normalEdge`, every one computed in every lane,
+    /// edge): the tests and adjustments of §15.3, every one computed in every lane,
     /// each lane keeping what its tests pick.
     // SAFETY: `first` and `second` each start 8 contiguous pixels just below the edge, with
     // four rows of `stride` above and below them inside the cache.
@@ -122,24 +122,89 @@ enum LoopFilter {
 
     /// The normal filter across a vertical edge, 16 positions (rows) at once: the 8 pixels
     /// across the edge in each row are turned into 8 rows of 16 in a scratch block, filtered
-    /// there as a horizontal edge, and the 6 that may change turned back.
+    /// there as a horizontal edge, and turned back.
     // SAFETY: `first` and `second` each start 8 rows (`stride` apart) with four pixels left
     // and right of the edge inside the cache; the scratch block is 8 × 16 bytes.
     static func normalVerticalEdge16(_ first: UnsafeMutablePointer<UInt8>, _ second: UnsafeMutablePointer<UInt8>,
                                      stride: Int, limit: Int, interior: Int, hevThreshold: Int,
                                      macroblockEdge: Bool) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { scratch in
-            let block = scratch.baseAddress!
-            for lane in 0 ..< 16 {
-                let row = lane < 8 ? first + lane * stride : second + (lane - 8) * stride
-                for k in 0 ..< 8 { block[k * 16 + lane] = row[k - 4] }
+        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 16) { scratch in
+            let block = UnsafeMutableRawPointer(scratch.baseAddress!)
+            // Column k of the rows from `first` is bytes 16k ..< 16k + 8 of the block, from
+            // `second` the 8 after them.
+            for half in 0 ..< 2 {
+                let rows = half == 0 ? first : second
+                var words = Transpose8x8()
+                for r in 0 ..< 8 { words[r] = UnsafeRawPointer(rows + r * stride - 4).loadUnaligned(as: UInt64.self) }
+                words.transpose()
+                for k in 0 ..< 8 { block.storeBytes(of: words[k], toByteOffset: 16 * k + 8 * half, as: UInt64.self) }
             }
-            normalHorizontalEdge16(block + 64, block + 72, stride: 16, limit: limit, interior: interior,
+            let q0 = block.assumingMemoryBound(to: UInt8.self) + 64
+            normalHorizontalEdge16(q0, q0 + 8, stride: 16, limit: limit, interior: interior,
                                    hevThreshold: hevThreshold, macroblockEdge: macroblockEdge)
-            for lane in 0 ..< 16 {
-                let row = lane < 8 ? first + lane * stride : second + (lane - 8) * stride
-                for k in 1 ..< 7 { row[k - 4] = block[k * 16 + lane] }
+            // Back: p3 and q3 are rewritten with the values they had.
+            for half in 0 ..< 2 {
+                let rows = half == 0 ? first : second
+                var words = Transpose8x8()
+                for k in 0 ..< 8 { words[k] = block.load(fromByteOffset: 16 * k + 8 * half, as: UInt64.self) }
+                words.transpose()
+                for r in 0 ..< 8 { UnsafeMutableRawPointer(rows + r * stride - 4).storeBytes(of: words[r], as: UInt64.self) }
             }
+        }
+    }
+
+    /// Eight rows of eight bytes, one 64-bit word a row (byte j of word i is element (i, j)),
+    /// transposed in place by swapping ever larger blocks: bytes between neighbouring rows,
+    /// then pairs of bytes two rows apart, then halves four rows apart.
+    struct Transpose8x8 {
+        var r0: UInt64 = 0, r1: UInt64 = 0, r2: UInt64 = 0, r3: UInt64 = 0
+        var r4: UInt64 = 0, r5: UInt64 = 0, r6: UInt64 = 0, r7: UInt64 = 0
+
+        subscript(i: Int) -> UInt64 {
+            @inline(__always) get {
+                switch i {
+                case 0: r0
+                case 1: r1
+                case 2: r2
+                case 3: r3
+                case 4: r4
+                case 5: r5
+                case 6: r6
+                default: r7
+                }
+            }
+            @inline(__always) set {
+                switch i {
+                case 0: r0 = newValue
+                case 1: r1 = newValue
+                case 2: r2 = newValue
+                case 3: r3 = newValue
+                case 4: r4 = newValue
+                case 5: r5 = newValue
+                case 6: r6 = newValue
+                default: r7 = newValue
+                }
+            }
+        }
+
+        /// Swaps the `mask`ed elements of `a` shifted down by `shift` with those of `b`.
+        @inline(__always)
+        static func swap(_ a: inout UInt64, _ b: inout UInt64, _ shift: UInt64, _ mask: UInt64) {
+            let t = ((a &>> shift) ^ b) & mask
+            b ^= t
+            a ^= t &<< shift
+        }
+
+        @inline(__always)
+        mutating func transpose() {
+            let bytes: UInt64 = 0x00FF_00FF_00FF_00FF, pairs: UInt64 = 0x0000_FFFF_0000_FFFF
+            let halves: UInt64 = 0x0000_0000_FFFF_FFFF
+            Self.swap(&r0, &r1, 8, bytes); Self.swap(&r2, &r3, 8, bytes)
+            Self.swap(&r4, &r5, 8, bytes); Self.swap(&r6, &r7, 8, bytes)
+            Self.swap(&r0, &r2, 16, pairs); Self.swap(&r1, &r3, 16, pairs)
+            Self.swap(&r4, &r6, 16, pairs); Self.swap(&r5, &r7, 16, pairs)
+            Self.swap(&r0, &r4, 32, halves); Self.swap(&r1, &r5, 32, halves)
+            Self.swap(&r2, &r6, 32, halves); Self.swap(&r3, &r7, 32, halves)
         }
     }
 

@@ -2,9 +2,53 @@
 import Testing
 import TestSupport
 
-/// The lossy decoder's vector stages against their plain forms: the loop filter's
-/// transposed vertical edges.
+/// The lossy decoder's vector stages against their plain forms: colour conversion at full
+/// and half size, and the loop filter's transposed vertical edges.
 @Suite struct LossyStagesTests {
+    /// `convertRow` (eight pixels at a time in 16-bit lanes) gives `convert`'s bytes for
+    /// every sample value, with three and four channels (alpha left alone), at widths that
+    /// end inside and outside a step of eight.
+    @Test(arguments: [3, 4])
+    func convertRowMatchesConvert(channels: Int) {
+        var rng = SplitMix(state: 0xC0_10_0B)
+        for width in [1, 7, 8, 9, 16, 17, 40, 256] {
+            // Every combination of extreme values shows up: ends of the range and random ones.
+            let pick: () -> UInt8 = { [0, 255, 16, 235, 128][Int(rng.next() % 5)] }
+            var y = (0 ..< width).map { _ in rng.next() % 3 == 0 ? pick() : UInt8(truncatingIfNeeded: rng.next()) }
+            var u = (0 ..< width).map { _ in UInt16(rng.next() % 3 == 0 ? pick() : UInt8(truncatingIfNeeded: rng.next())) }
+            var v = (0 ..< width).map { _ in UInt16(rng.next() % 3 == 0 ? pick() : UInt8(truncatingIfNeeded: rng.next())) }
+            var fast = [UInt8](repeating: 0xA5, count: width * channels)
+            var plain = fast
+            YUVToRGB.convertRow(y: &y, u: &u, v: &v, width: width, out: &fast, channels: channels)
+            for x in 0 ..< width {
+                plain.withUnsafeMutableBufferPointer {
+                    YUVToRGB.convert(Int32(y[x]), Int32(u[x]), Int32(v[x]), to: $0.baseAddress! + x * channels)
+                }
+            }
+            #expect(fast == plain, "width \(width), \(channels) channels")
+        }
+    }
+
+    /// `halfRow` gives `halfRowPlain`'s pixels, odd widths (the last column alone) included.
+    @Test func halfRowMatchesItsPlainForm() {
+        var rng = SplitMix(state: 0x4A1F)
+        for width in [1, 2, 15, 16, 17, 31, 32, 33, 100] {
+            let half = (width + 1) / 2
+            var top = (0 ..< width).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            var bottom = (0 ..< width).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            var u = (0 ..< half).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            var v = (0 ..< half).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            var luma = [UInt8](repeating: 0, count: half)
+            var scratch = [UInt16](repeating: 0, count: 2 * width)
+            var fast = [UInt8](repeating: 0, count: half * 3), plain = fast
+            YUVToRGB.halfRow(top: &top, bottom: &bottom, u: &u, v: &v, width: width, luma: &luma, out: &fast,
+                             channels: 3, scratch: &scratch)
+            YUVToRGB.halfRowPlain(top: &top, bottom: &bottom, u: &u, v: &v, width: width, luma: &luma, out: &plain,
+                                  channels: 3, scratch: &scratch)
+            #expect(fast == plain, "width \(width)")
+        }
+    }
+
     @Test func transposeOfEightByEightBytes() {
         var words = LoopFilter.Transpose8x8()
         for i in 0 ..< 8 {

@@ -42,7 +42,7 @@ struct LossyDecoder {
     let halfScale: Bool
     let halfLuma: LedgerBuffer<UInt8>
     /// The upsampled U and V of one output row.
-    let chromaRow: LedgerBuffer<Int32>
+    let chromaRow: LedgerBuffer<UInt16>
     let channels: Int
 
     static let workStride = 32
@@ -90,7 +90,7 @@ struct LossyDecoder {
             leftFlags = try ledger.allocate(UInt8.self, count: 9, initialValue: 0)
             output = try ledger.allocate(UInt8.self, count: width * channels, initialValue: 255)
             halfLuma = try ledger.allocate(UInt8.self, count: halfScale ? (width + 1) / 2 : 0, initialValue: 0)
-            chromaRow = try ledger.allocate(Int32.self, count: 2 * width, initialValue: 0)
+            chromaRow = try ledger.allocate(UInt16.self, count: 2 * width, initialValue: 0)
         } catch { throw .core(error) }
     }
 

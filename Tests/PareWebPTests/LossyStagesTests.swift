@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// The lossy decoder's vector stages against their plain forms: colour conversion at full
-/// and half size, and the loop filter's transposed vertical edges.
+/// and half size, the inverse DCT, and the loop filter's transposed vertical edges.
 @Suite struct LossyStagesTests {
     /// `convertRow` (eight pixels at a time in 16-bit lanes) gives `convert`'s bytes for
     /// every sample value, with three and four channels (alpha left alone), at widths that
@@ -46,6 +46,24 @@ import TestSupport
             YUVToRGB.halfRowPlain(top: &top, bottom: &bottom, u: &u, v: &v, width: width, luma: &luma, out: &plain,
                                   channels: 3, scratch: &scratch)
             #expect(fast == plain, "width \(width)")
+        }
+    }
+
+    /// `InverseTransform.add` (four lanes at a time) gives `addPlain`'s pixels for random
+    /// blocks, from small coefficients to the extremes of 16 bits, over random predictions.
+    @Test func inverseDCTMatchesItsPlainForm() {
+        var rng = SplitMix(state: 0x1DC7)
+        let stride = 7
+        for round in 0 ..< 2000 {
+            let range: Int = [64, 1024, 65536][round % 3]
+            let coefficients = (0 ..< 16).map { _ in Int16(truncatingIfNeeded: Int(rng.next() % UInt64(range)) - range / 2) }
+            let prediction = (0 ..< 4 * stride).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            var fast = prediction, plain = prediction
+            coefficients.withUnsafeBufferPointer { c in
+                InverseTransform.add(c.baseAddress!, to: &fast, stride: stride)
+                InverseTransform.addPlain(c.baseAddress!, to: &plain, stride: stride)
+            }
+            #expect(fast == plain, "round \(round): \(coefficients)")
         }
     }
 

@@ -263,7 +263,11 @@ struct LossyDecoder {
         @inline(__always)
         mutating func topUp() throws(WebPError) {
             try modesWindow.topUp(&modes)
-            try tokenWindows[part].topUp(&current)
+            // The array is written to (made unique, its generic element type looked up at run
+            // time) only when its window may need reading on, not before every macroblock.
+            if current.end - current.position < PartitionWindow<Source>.reserve {
+                try tokenWindows[part].topUp(&current)
+            }
         }
 
         mutating func startRow(_ mbY: Int) {

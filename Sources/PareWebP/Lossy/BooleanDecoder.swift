@@ -52,23 +52,27 @@ struct BooleanDecoder {
     }
 
     /// §7.3: one bit whose probability of being zero is `probability`/256.
+    ///
+    /// Shifts mask their count (`&>>`, `&<<`): `bits` is 0 ... 55 after the load (a load
+    /// happens below 0 and adds at most 56), and the renormalising shift is 0 ... 7, so no
+    /// count reaches 64 and the checks of a full shift would only cost instructions.
     @inline(__always)
     mutating func bit(_ probability: UInt8) -> Bool {
         if bits < 0 { load() }
-        let split = (range &* UInt32(probability)) >> 8
-        let window = UInt32(truncatingIfNeeded: value >> UInt64(bits))
+        let split = (range &* UInt32(probability)) &>> 8
+        let window = UInt32(truncatingIfNeeded: value &>> UInt64(bits))
         let one = window > split
         var r: UInt32
         if one {
             r = range &- split
-            value &-= UInt64(split &+ 1) << UInt64(bits)
+            value &-= UInt64(split &+ 1) &<< UInt64(bits)
         } else {
             r = split &+ 1
         }
         // Renormalise: shift until the range is at least 128 again.
-        let shift = r.leadingZeroBitCount - 24
-        r <<= UInt32(shift)
-        bits -= shift
+        let shift = r.leadingZeroBitCount &- 24
+        r &<<= UInt32(shift)
+        bits &-= shift
         range = r &- 1
         return one
     }
